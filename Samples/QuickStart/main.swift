@@ -1,0 +1,25 @@
+import Canopy
+import Foundation
+
+// A short tour: write, observe, update and read back, on an in-memory database.
+let db = try Database.inMemory()
+let posts = db.reference(withPath: "posts")
+
+posts.observe(.childAdded) { snapshot in
+    let post = snapshot.value as? [String: Any]
+    print("child_added", snapshot.key ?? "", post?["title"] as? String ?? "")
+}
+
+let first = posts.childByAutoId()
+try first.setValue(["title": "Hello, Canopy", "starCount": 0, "author": "ada"])
+try posts.childByAutoId().setValue(["title": "Second post", "starCount": 2, "author": "grace"])
+try first.updateChildValues(["starCount": ServerValue.increment(1)])
+
+let snapshot = try await posts.getData()
+for child in snapshot.children {
+    let snap = child as! DataSnapshot
+    let post = snap.value as? [String: Any] ?? [:]
+    print(snap.key ?? "", post["title"] as? String ?? "", "stars:", post["starCount"] as? Int ?? 0)
+}
+print("posts:", snapshot.childrenCount)
+db.close()

@@ -1,0 +1,107 @@
+public import Foundation
+import CanopyCore
+
+/// The data at a location at one moment (Firebase's `DataSnapshot`): an immutable value that
+/// later writes never change. Cheap to keep: it shares storage with the database.
+public struct DataSnapshot: Sendable {
+    let node: Node
+    let path: DatabasePath
+    let index: QueryIndex
+    let database: Database
+
+    init(node: Node, path: DatabasePath, index: QueryIndex = .priority, database: Database) {
+        self.node = node
+        self.path = path
+        self.index = index
+        self.database = database
+    }
+
+    /// The data as Foundation values: `NSNull` when there is none, else `Bool`, `NSNumber`
+    /// (integers keep `Int64` precision), `String`, `[String: Any]`, or `[Any]` for children keyed
+    /// `0…n` with most indices present (holes are `NSNull`). Priorities are not included.
+    ///
+    /// ```swift
+    /// let post = snapshot.value as? [String: Any]
+    /// let stars = post?["starCount"] as? Int ?? 0
+    /// ```
+    public var value: Any? { self.node.plainJSON.anyValue }
+
+    /// The data as a ``JSONValue`` (arrays as in ``value``; no priorities).
+    public var json: JSONValue { self.node.plainJSON }
+
+    /// The data with priorities: `.priority` keys, and `{".value": v, ".priority": p}` for leaves
+    /// with a priority; never arrays.
+    public func valueInExportFormat() -> Any? { self.node.exportJSON.anyValue }
+
+    /// ``valueInExportFormat()`` as a ``JSONValue``.
+    public var exportJSON: JSONValue { self.node.exportJSON }
+
+    /// Whether there is data here (a priority alone is not data).
+    public func exists() -> Bool { !self.node.isEmpty }
+
+    /// The last key of the location, `nil` for the root.
+    public var key: String? { self.path.last?.string }
+
+    /// A reference to this snapshot's location.
+    public var ref: DatabaseReference { DatabaseReference(database: self.database, path: self.path, error: nil) }
+
+    /// The priority: a `String` or `NSNumber`, or `NSNull` when there is none.
+    public var priority: Any? { self.node.priority.map { $0.jsonValue.anyValue } ?? NSNull() }
+
+    /// The number of direct children (0 for leaves and missing data).
+    public var childrenCount: UInt { UInt(self.node.childCount) }
+
+    /// Whether there is at least one child.
+    public func hasChildren() -> Bool { self.node.hasChildren }
+
+    /// Whether there is data at the relative path (`"a/b"` allowed).
+    public func hasChild(_ childPathString: String) -> Bool {
+        guard let relative = try? DatabasePath(validating: childPathString, function: "hasChild"), !childPathString.isEmpty else { return false }
+        return !self.node.node(at: relative.keys).isEmpty
+    }
+
+    /// The snapshot at a relative path; an empty snapshot (with that key) when there is no data.
+    /// An invalid path gives an empty snapshot of this location's ``childSnapshot(forPath:)``
+    /// counterpart; use ``validatedChildSnapshot(forPath:)`` to get the error instead.
+    public func childSnapshot(forPath childPathString: String) -> DataSnapshot {
+        (try? self.validatedChildSnapshot(forPath: childPathString)) ?? DataSnapshot(node: .empty, path: self.path, database: self.database)
+    }
+
+    /// Like ``childSnapshot(forPath:)`` but throws a ``DatabaseError`` for an invalid path.
+    public func validatedChildSnapshot(forPath childPathString: String) throws(DatabaseError) -> DataSnapshot {
+        if childPathString.isEmpty {
+            throw DatabaseError(.invalidPath, "childSnapshot(forPath:) failed: path argument was an invalid path = \"\". Paths must be non-empty strings and can't contain \".\", \"#\", \"$\", \"[\", or \"]\"")
+        }
+        let relative = try DatabasePath(validating: childPathString, function: "childSnapshot(forPath:)")
+        return DataSnapshot(node: self.node.node(at: relative.keys), path: self.path.appending(relative), database: self.database)
+    }
+
+    /// The direct children in this snapshot's order (the query's order for a query's `value`,
+    /// else priority then key), as an enumerator of `DataSnapshot` like Firebase's.
+    ///
+    /// ```swift
+    /// for child in snapshot.children {
+    ///     let snap = child as! DataSnapshot
+    /// }
+    /// ```
+    public var children: NSEnumerator { SnapshotEnumerator(self.childSnapshots) }
+
+    /// The direct children in this snapshot's order, typed.
+    public var childSnapshots: [DataSnapshot] {
+        var ordered = OrderedChildren(node: self.node, index: self.index)
+        return ordered.all().map { DataSnapshot(node: $0.node, path: self.path.appending($0.key), database: self.database) }
+    }
+}
+
+extension DataSnapshot: CustomStringConvertible {
+    public var description: String {
+        "Snap (\(self.key ?? "/")) \(self.node.exportJSON.jsonString())"
+    }
+}
+
+/// Firebase's `children` enumerator over snapshots.
+final class SnapshotEnumerator: NSEnumerator {
+    private var remaining: IndexingIterator<[DataSnapshot]>
+    init(_ snapshots: [DataSnapshot]) { self.remaining = snapshots.makeIterator() }
+    override func nextObject() -> Any? { self.remaining.next() }
+}

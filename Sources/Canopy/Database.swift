@@ -1,0 +1,105 @@
+import CanopyCore
+import CanopyLoop
+import Synchronization
+
+/// A realtime JSON-tree database: the entry point, like Firebase's `Database`.
+///
+/// A database owns its data and an event loop. Writes may be issued from any thread; they are
+/// applied in the order each thread issued them, one at a time, and every observer callback runs
+/// on the database's loop thread, right after the write that caused it.
+///
+/// ```swift
+/// let db = try Database.inMemory()
+/// let posts = db.reference(withPath: "posts")
+/// posts.observe(.childAdded) { snapshot in print("new post", snapshot.key ?? "") }
+/// try posts.childByAutoId().setValue(["title": "Hello", "starCount": 0])
+/// ```
+public final class Database: Sendable {
+    /// How the loop thread is provided.
+    public enum LoopMode: Sendable {
+        /// The database starts its own loop thread (the default).
+        case dedicatedThread
+        /// Nothing runs until the owner calls ``Database/drain()``, which runs every queued job
+        /// and callback on the calling thread. For deterministic tests.
+        case manual
+    }
+
+    /// Options for creating a database.
+    public struct Configuration: Sendable {
+        public var loopMode: LoopMode = .dedicatedThread
+        /// Jobs that may wait for the loop before writers on other threads block.
+        public var inboxCapacity: Int = 65_536
+        /// The clock server timestamps resolve to, in milliseconds since 1970.
+        public var clock: @Sendable () -> Int64 = DatabaseCore.systemClock
+
+        public init() {}
+    }
+
+    let core: DatabaseCore
+
+    init(configuration: Configuration) throws(DatabaseError) {
+        let loop: EventLoop
+        do {
+            loop = try EventLoop(inboxCapacity: configuration.inboxCapacity)
+            if configuration.loopMode == .dedicatedThread { try loop.startThread(name: "canopy-loop") }
+        } catch {
+            throw DatabaseError(.ioError, "Could not start the database loop: \(error)")
+        }
+        self.core = DatabaseCore(loop: loop, clock: configuration.clock)
+    }
+
+    deinit {
+        self.core.close()
+    }
+
+    /// Creates an empty database that lives in memory only.
+    public static func inMemory(_ configuration: Configuration = Configuration()) throws(DatabaseError) -> Database {
+        try Database(configuration: configuration)
+    }
+
+    private static let sharedDefault = Mutex<Database?>(nil)
+
+    /// The process-wide default database (Firebase's `Database.database()`): an in-memory
+    /// database created on first use.
+    public static func database() -> Database {
+        sharedDefault.withLock { current in
+            if let current { return current }
+            // Starting a loop thread only fails when the process is out of resources.
+            let db = try! Database(configuration: Configuration())
+            current = db
+            return db
+        }
+    }
+
+    /// A reference to the root of the database.
+    public func reference() -> DatabaseReference {
+        DatabaseReference(database: self, path: .root, error: nil)
+    }
+
+    /// A reference to `path` (slashes separate keys; empty segments are ignored).
+    ///
+    /// An invalid path does not trap: the reference reports the error to every operation on it.
+    public func reference(withPath path: String) -> DatabaseReference {
+        do {
+            return DatabaseReference(database: self, path: try DatabasePath(validating: path, function: "reference(withPath:)"), error: nil)
+        } catch {
+            return DatabaseReference(database: self, path: .root, error: error)
+        }
+    }
+
+    /// Runs every queued job and due callback on the calling thread; returns how many jobs ran.
+    /// Only for databases created with ``LoopMode/manual``.
+    @discardableResult
+    public func drain() -> Int {
+        self.core.loop.drain()
+    }
+
+    /// Closes the database: observers' cancel blocks receive a `.closed` error, queued work
+    /// finishes, and the loop thread stops. Later operations fail with `.closed`.
+    public func close() {
+        self.core.close()
+    }
+
+    /// Whether ``close()`` was called.
+    public var isClosed: Bool { self.core.isClosed }
+}

@@ -1,0 +1,59 @@
+/// One event from ``DatabaseQuery/events(_:)``.
+public struct DatabaseEvent: Sendable {
+    /// What happened.
+    public let type: DataEventType
+    /// The child's data for child events, the whole location's (or query's) for `.value`.
+    public let snapshot: DataSnapshot
+    /// The key of the previous child in the query's order, for added, changed and moved children.
+    public let previousSiblingKey: String?
+}
+
+extension DatabaseQuery {
+    /// The events of the given types as an asynchronous sequence, starting with the initial ones.
+    ///
+    /// The observers are removed when the consuming loop ends or its task is cancelled. The
+    /// sequence finishes with an error if the observation is cancelled (an invalid query, or the
+    /// database closing).
+    ///
+    /// ```swift
+    /// for try await event in db.reference(withPath: "posts").events(.childAdded) {
+    ///     print(event.snapshot.key ?? "")
+    /// }
+    /// ```
+    public func events(_ types: DataEventType...) -> AsyncThrowingStream<DatabaseEvent, any Error> {
+        self.events(types)
+    }
+
+    /// ``events(_:)`` taking an array of types (all types when empty).
+    public func events(_ types: [DataEventType]) -> AsyncThrowingStream<DatabaseEvent, any Error> {
+        let types = types.isEmpty ? DataEventType.allCases : types
+        return AsyncThrowingStream { continuation in
+            var handles: [DatabaseHandle] = []
+            for type in types {
+                handles.append(
+                    self.observe(
+                        type,
+                        andPreviousSiblingKeyWith: { snapshot, previous in
+                            continuation.yield(DatabaseEvent(type: type, snapshot: snapshot, previousSiblingKey: previous))
+                        },
+                        withCancel: { error in continuation.finish(throwing: error) }
+                    )
+                )
+            }
+            let query = self
+            let registered = handles
+            continuation.onTermination = { _ in
+                for handle in registered { query.removeObserver(withHandle: handle) }
+            }
+        }
+    }
+
+    /// The successive values of this location or query, starting with the current one.
+    public func values() -> AsyncThrowingStream<DataSnapshot, any Error> {
+        AsyncThrowingStream { continuation in
+            let handle = self.observe(.value, with: { continuation.yield($0) }, withCancel: { continuation.finish(throwing: $0) })
+            let query = self
+            continuation.onTermination = { _ in query.removeObserver(withHandle: handle) }
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import CanopyCore
+
+extension DatabaseQuery {
+    /// Observes `eventType` at this location or query.
+    ///
+    /// The block runs on the database's loop thread: first with the initial data (one
+    /// `.childAdded` per existing child in order, or the current `.value`, `null` included), then
+    /// after every write that changes what this query shows.
+    ///
+    /// - Returns: A handle for ``removeObserver(withHandle:)``.
+    @discardableResult
+    public func observe(_ eventType: DataEventType, with block: @escaping (DataSnapshot) -> Void) -> DatabaseHandle {
+        self.register(eventType, once: false, block: { snapshot, _ in block(snapshot) }, cancel: nil)
+    }
+
+    /// Observes `eventType`; `cancelBlock` runs (on the loop thread) if the observation ends for a
+    /// reason other than removal: an invalid query, or the database closing.
+    @discardableResult
+    public func observe(_ eventType: DataEventType, with block: @escaping (DataSnapshot) -> Void, withCancel cancelBlock: ((any Error) -> Void)?) -> DatabaseHandle {
+        self.register(eventType, once: false, block: { snapshot, _ in block(snapshot) }, cancel: cancelBlock)
+    }
+
+    /// Observes `eventType`, also passing the key of the previous child in this query's order
+    /// (`nil` for the first child, and for `.childRemoved` and `.value`).
+    @discardableResult
+    public func observe(_ eventType: DataEventType, andPreviousSiblingKeyWith block: @escaping (DataSnapshot, String?) -> Void) -> DatabaseHandle {
+        self.register(eventType, once: false, block: block, cancel: nil)
+    }
+
+    /// Observes `eventType` with previous sibling keys and a cancel block.
+    @discardableResult
+    public func observe(
+        _ eventType: DataEventType,
+        andPreviousSiblingKeyWith block: @escaping (DataSnapshot, String?) -> Void,
+        withCancel cancelBlock: ((any Error) -> Void)?
+    ) -> DatabaseHandle {
+        self.register(eventType, once: false, block: block, cancel: cancelBlock)
+    }
+
+    /// Calls `block` once, with the first event of `eventType` (for `.value`, the current data),
+    /// then removes the observer. The block runs on the loop thread.
+    public func observeSingleEvent(of eventType: DataEventType, with block: @escaping (DataSnapshot) -> Void) {
+        _ = self.register(eventType, once: true, block: { snapshot, _ in block(snapshot) }, cancel: nil)
+    }
+
+    /// ``observeSingleEvent(of:with:)`` with a cancel block.
+    public func observeSingleEvent(of eventType: DataEventType, with block: @escaping (DataSnapshot) -> Void, withCancel cancelBlock: ((any Error) -> Void)?) {
+        _ = self.register(eventType, once: true, block: { snapshot, _ in block(snapshot) }, cancel: cancelBlock)
+    }
+
+    /// ``observeSingleEvent(of:with:)`` passing the previous sibling key.
+    public func observeSingleEvent(of eventType: DataEventType, andPreviousSiblingKeyWith block: @escaping (DataSnapshot, String?) -> Void) {
+        _ = self.register(eventType, once: true, block: block, cancel: nil)
+    }
+
+    /// ``observeSingleEvent(of:andPreviousSiblingKeyWith:)`` with a cancel block.
+    public func observeSingleEvent(
+        of eventType: DataEventType,
+        andPreviousSiblingKeyWith block: @escaping (DataSnapshot, String?) -> Void,
+        withCancel cancelBlock: ((any Error) -> Void)?
+    ) {
+        _ = self.register(eventType, once: true, block: block, cancel: cancelBlock)
+    }
+
+    /// Removes the observer with `handle`. On a reference this finds it among every query at the
+    /// same location; on a query, only among that query's observers. Unknown handles are ignored.
+    /// Once this returns, the observer receives nothing more.
+    public func removeObserver(withHandle handle: DatabaseHandle) {
+        self.core.removeObserver(handle, matching: self)
+    }
+
+    /// Removes every observer at exactly this location (on a query: of this query). Observers of
+    /// child locations stay.
+    public func removeAllObservers() {
+        self.core.removeAllObservers(matching: self)
+    }
+
+    /// Does nothing: every location of an embedded database is always fully available.
+    public func keepSynced(_ keepSynced: Bool) {}
+
+    private func register(_ type: DataEventType, once: Bool, block: @escaping (DataSnapshot, String?) -> Void, cancel: ((any Error) -> Void)?) -> DatabaseHandle {
+        let box = ObserverBox(handle: self.core.makeHandle(), query: self, once: once, block: block, cancel: cancel)
+        self.core.observe(type, box: box)
+        return box.handle
+    }
+}

@@ -1,0 +1,33 @@
+import CanopyCore
+
+extension DatabaseQuery {
+    /// Reads the current data of this location or query once. `completion` runs on the loop thread
+    /// with the snapshot, or with an error for an invalid query or a closed database.
+    public func getData(completion: @escaping ((any Error)?, DataSnapshot?) -> Void) {
+        let callback = LoopCallback(completion)
+        if let error = self.constraintError {
+            if !self.core.perform({ callback.value(error, nil) }) { callback.value(error, nil) }
+            return
+        }
+        let accepted = self.core.read { [self] engine in
+            callback.value(nil, self.snapshot(from: engine))
+        }
+        if !accepted { callback.value(DatabaseCore.closedError, nil) }
+    }
+
+    /// Reads the current data of this location or query once.
+    public func getData() async throws -> DataSnapshot {
+        if let error = self.constraintError { throw error }
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<DataSnapshot, any Error>) in
+            let accepted = self.core.read { [self] engine in
+                continuation.resume(returning: self.snapshot(from: engine))
+            }
+            if !accepted { continuation.resume(throwing: DatabaseCore.closedError) }
+        }
+    }
+
+    /// The query's current result. Loop thread only.
+    func snapshot(from engine: SyncEngine) -> DataSnapshot {
+        DataSnapshot(node: engine.node(at: self.path), path: self.path, index: self.params.index, database: self.database)
+    }
+}

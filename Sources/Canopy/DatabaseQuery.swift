@@ -1,0 +1,33 @@
+import CanopyCore
+
+/// A location plus query parameters, to observe or read (Firebase's `DatabaseQuery`).
+///
+/// ``DatabaseReference`` is the query with no constraints. Building a query never throws: an
+/// invalid path or query is reported to the cancel block of observers, to `getData`, and to
+/// writes, as a ``DatabaseError``.
+// @unchecked Sendable: every stored property is an immutable `let` of a Sendable type; the class is
+// not final only so that `DatabaseReference` can be a query, as in Firebase.
+public class DatabaseQuery: @unchecked Sendable {
+    /// The database this query reads.
+    public let database: Database
+    let path: DatabasePath
+    let params: QueryParams
+    /// An invalid path or query, reported when the query is used.
+    let constraintError: DatabaseError?
+
+    init(database: Database, path: DatabasePath, params: QueryParams, error: DatabaseError?) {
+        self.database = database
+        self.path = path
+        self.params = params
+        self.constraintError = error
+    }
+
+    /// The plain location of this query.
+    public var ref: DatabaseReference {
+        DatabaseReference(database: self.database, path: self.path, error: self.constraintError.flatMap { $0.code == .invalidPath ? $0 : nil })
+    }
+
+    var core: DatabaseCore { self.database.core }
+
+    var isDefaultQuery: Bool { self.params == .default }
+}

@@ -1,0 +1,180 @@
+import CanopyCore
+import CanopyLoop
+import Foundation
+import Synchronization
+
+/// Wires the engine to the loop: every access to the tree and the views happens in a job on the
+/// loop thread, and events are delivered there, in order, right after the write that raised them.
+// @unchecked Sendable: `engine` is touched only on the loop thread (inside `loop.execute` jobs or
+// while draining); the cross-thread state is in `Mutex`/`Atomic` values.
+final class DatabaseCore: @unchecked Sendable {
+    let loop: EventLoop
+    /// Loop-thread only.
+    let engine: SyncEngine
+    let clock: @Sendable () -> Int64
+    private let registrations = Mutex<[DatabaseHandle: EventRegistration]>([:])
+    private let nextHandle = Atomic<UInt>(1)
+    private let closed = Atomic<Bool>(false)
+
+    init(loop: EventLoop, clock: @escaping @Sendable () -> Int64) {
+        self.loop = loop
+        self.engine = SyncEngine()
+        self.clock = clock
+    }
+
+    var isClosed: Bool { self.closed.load(ordering: .acquiring) }
+
+    static func systemClock() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
+    }
+
+    static var closedError: DatabaseError { DatabaseError(.closed, "The database is closed.") }
+
+    /// Runs `job` on the loop thread; returns `false` when the database is closed.
+    @discardableResult
+    func perform(_ job: @escaping @Sendable () -> Void) -> Bool {
+        guard !self.isClosed else { return false }
+        return self.loop.execute(job)
+    }
+
+    // MARK: - Writes
+
+    /// Applies `write` on the loop and delivers its events, then calls `completion` (loop thread).
+    func write(_ write: WriteOperation, completion: (@Sendable (DatabaseError?) -> Void)?) {
+        let accepted = self.perform { [self] in
+            let events: [Event]
+            do throws(DatabaseError) {
+                events = try self.engine.apply(write, now: self.clock())
+            } catch {
+                completion?(error)
+                return
+            }
+            self.deliver(events)
+            completion?(nil)
+        }
+        if !accepted { completion?(Self.closedError) }
+    }
+
+    // MARK: - Observers
+
+    func makeHandle() -> DatabaseHandle { self.nextHandle.wrappingAdd(1, ordering: .relaxed).oldValue }
+
+    /// Registers `box` for `type` at the query's location; initial events follow on the loop.
+    func observe(_ type: DataEventType, box: ObserverBox) {
+        let registration = EventRegistration(id: UInt64(box.handle), type: type.engineType, payload: box)
+        self.registrations.withLock { $0[box.handle] = registration }
+        let query = box.query
+        let accepted = self.perform { [self] in
+            guard registration.isActive else { return }
+            if let error = query.constraintError {
+                self.end(registration, error: error)
+                return
+            }
+            self.deliver(self.engine.register(registration, at: query.path, params: query.params))
+        }
+        if !accepted {
+            self.registrations.withLock { _ = $0.removeValue(forKey: box.handle) }
+            let cancel = LoopCallback(box.cancel)
+            // Closed: nothing will run on the loop any more, so tell the caller here.
+            cancel.value?(Self.closedError)
+        }
+    }
+
+    /// Removes the observer `handle` if it belongs to `query` (any query at its location when
+    /// `query` is a reference); it gets nothing more, even if this is called from another thread.
+    func removeObserver(_ handle: DatabaseHandle, matching query: DatabaseQuery) {
+        let registration: EventRegistration? = self.registrations.withLock { table in
+            guard let registration = table[handle], let box = registration.payload as? ObserverBox,
+                Self.matches(box.query, query)
+            else { return nil }
+            table[handle] = nil
+            return registration
+        }
+        guard let registration else { return }
+        registration.deactivate()
+        self.perform { [self] in self.engine.unregister(registration) }
+    }
+
+    /// Removes every observer at exactly the query's location (of that query, for a query).
+    func removeAllObservers(matching query: DatabaseQuery) {
+        let removed: [EventRegistration] = self.registrations.withLock { table in
+            let found = table.filter { entry in
+                guard let box = entry.value.payload as? ObserverBox else { return false }
+                return Self.matches(box.query, query)
+            }
+            for handle in found.keys { table[handle] = nil }
+            return Array(found.values)
+        }
+        for registration in removed { registration.deactivate() }
+        guard !removed.isEmpty else { return }
+        self.perform { [self] in
+            for registration in removed { self.engine.unregister(registration) }
+        }
+    }
+
+    /// Whether an observer registered on `registered` is addressed by `target`.
+    private static func matches(_ registered: DatabaseQuery, _ target: DatabaseQuery) -> Bool {
+        guard registered.path == target.path else { return false }
+        return target is DatabaseReference || registered.params == target.params
+    }
+
+    /// Ends a registration for a reason other than removal, calling its cancel block.
+    private func end(_ registration: EventRegistration, error: DatabaseError) {
+        guard let box = registration.payload as? ObserverBox else { return }
+        self.registrations.withLock { _ = $0.removeValue(forKey: box.handle) }
+        self.engine.unregister(registration)
+        box.cancel?(error)
+    }
+
+    /// Delivers events in order on the loop thread, skipping observers removed meanwhile.
+    func deliver(_ events: [Event]) {
+        for event in events {
+            let registration = event.registration
+            guard registration.isActive, let box = registration.payload as? ObserverBox else { continue }
+            if box.once {
+                registration.deactivate()
+                self.registrations.withLock { _ = $0.removeValue(forKey: box.handle) }
+                self.engine.unregister(registration)
+            }
+            let snapshot = DataSnapshot(node: event.node, path: event.path, index: event.index, database: box.query.database)
+            box.block(snapshot, event.previousKey)
+        }
+    }
+
+    // MARK: - Reads
+
+    /// Calls `body` on the loop thread with the engine; `false` when closed.
+    @discardableResult
+    func read(_ body: @escaping @Sendable (SyncEngine) -> Void) -> Bool {
+        self.perform { [self] in body(self.engine) }
+    }
+
+    // MARK: - Closing
+
+    /// Cancels every observer (their cancel blocks get a `.closed` error), stops the loop and
+    /// waits for it. Idempotent.
+    func close() {
+        guard !self.closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        _ = self.loop.execute { [self] in
+            let error = DatabaseError(.closed, "The database was closed.")
+            for registration in self.engine.allRegistrations where registration.isActive {
+                self.end(registration, error: error)
+            }
+        }
+        _ = self.loop.shutdown()
+    }
+}
+
+extension DataEventType {
+    var engineType: EventType {
+        switch self {
+        case .childAdded: return .childAdded
+        case .childRemoved: return .childRemoved
+        case .childChanged: return .childChanged
+        case .childMoved: return .childMoved
+        case .value: return .value
+        }
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+
+extension JSONValue {
+    /// Converts a Foundation-style value (`[String: Any]`, `[Any]`, `NSNumber`, `NSNull`, `String`,
+    /// Swift numbers and booleans, or a `JSONValue`) the way Firebase's `setValue` accepts it.
+    ///
+    /// - Parameters:
+    ///   - value: The value; `nil` and `NSNull` are `null`.
+    ///   - function: The API name used in error messages.
+    /// - Throws: ``DatabaseError`` `.invalidValue` for unsupported types and non-string keys.
+    public init(any value: Any?, function: String = "set") throws(DatabaseError) {
+        var converter = AnyConverter(prefix: "\(function) failed: value argument ")
+        self = try converter.convert(value, path: [])
+    }
+
+    /// The Foundation form of the value: `NSNull`, `Bool`, `NSNumber`, `String`, `[Any]`,
+    /// `[String: Any]`.
+    public var anyValue: Any {
+        switch self {
+        case .null: return NSNull()
+        case .bool(let b): return b
+        case .int(let i): return NSNumber(value: i)
+        case .double(let d): return NSNumber(value: d)
+        case .string(let s): return s
+        case .array(let a): return a.map(\.anyValue)
+        case .object(let o): return o.mapValues(\.anyValue)
+        }
+    }
+}
+
+/// Walks a Foundation-style value into a `JSONValue`, naming the property path in errors.
+struct AnyConverter {
+    let prefix: String
+    static let maxNesting = 1000
+
+    private func property(_ path: [String]) -> String {
+        path.isEmpty ? "" : " in property '\(path.joined(separator: "."))'"
+    }
+
+    mutating func convert(_ value: Any?, path: [String]) throws(DatabaseError) -> JSONValue {
+        guard let value else { return .null }
+        if path.count > Self.maxNesting {
+            throw DatabaseError(.invalidValue, "\(self.prefix)is nested more than \(Self.maxNesting) levels deep (or contains a cycle)\(self.property(path))")
+        }
+        // Exact Swift types first: a boxed `Bool` also casts to `NSNumber`, and the reverse.
+        switch value {
+        case let v as JSONValue: return v
+        case let v as String: return .string(v)
+        case is NSNull: return .null
+        default: break
+        }
+        let type = ObjectIdentifier(Swift.type(of: value))
+        if type == ObjectIdentifier(Bool.self) { return .bool(value as! Bool) }
+        if type == ObjectIdentifier(Int.self) { return .int(Int64(value as! Int)) }
+        if type == ObjectIdentifier(Int64.self) { return .int(value as! Int64) }
+        if type == ObjectIdentifier(Int32.self) { return .int(Int64(value as! Int32)) }
+        if type == ObjectIdentifier(Int16.self) { return .int(Int64(value as! Int16)) }
+        if type == ObjectIdentifier(Int8.self) { return .int(Int64(value as! Int8)) }
+        if type == ObjectIdentifier(UInt.self) { return Self.unsigned(UInt64(value as! UInt)) }
+        if type == ObjectIdentifier(UInt64.self) { return Self.unsigned(value as! UInt64) }
+        if type == ObjectIdentifier(UInt32.self) { return .int(Int64(value as! UInt32)) }
+        if type == ObjectIdentifier(UInt16.self) { return .int(Int64(value as! UInt16)) }
+        if type == ObjectIdentifier(UInt8.self) { return .int(Int64(value as! UInt8)) }
+        if type == ObjectIdentifier(Double.self) { return try self.double(value as! Double, path) }
+        if type == ObjectIdentifier(Float.self) { return try self.double(Double(value as! Float), path) }
+        switch value {
+        case let n as NSNumber: return try self.number(n, path)
+        case let s as Substring: return .string(String(s))
+        case let d as Decimal: return try self.double(NSDecimalNumber(decimal: d).doubleValue, path)
+        case let dict as [String: Any]:
+            var object: [String: JSONValue] = [:]
+            object.reserveCapacity(dict.count)
+            for (key, member) in dict { object[key] = try self.convert(member, path: path + [key]) }
+            return .object(object)
+        case let dict as [AnyHashable: Any]:
+            var object: [String: JSONValue] = [:]
+            object.reserveCapacity(dict.count)
+            for (key, member) in dict {
+                guard let key = key.base as? String else {
+                    throw DatabaseError(.invalidKey, "\(self.prefix)contains a non-string key (\(key.base))\(self.property(path)). Keys must be strings.")
+                }
+                object[key] = try self.convert(member, path: path + [key])
+            }
+            return .object(object)
+        case let array as [Any]:
+            var elements: [JSONValue] = []
+            elements.reserveCapacity(array.count)
+            for (i, element) in array.enumerated() { elements.append(try self.convert(element, path: path + [String(i)])) }
+            return .array(elements)
+        case let array as [Any?]:
+            var elements: [JSONValue] = []
+            for (i, element) in array.enumerated() { elements.append(try self.convert(element, path: path + [String(i)])) }
+            return .array(elements)
+        default:
+            throw DatabaseError(
+                .invalidValue,
+                "\(self.prefix)contains a value of unsupported type \(Swift.type(of: value))\(self.property(path)). Values must be strings, numbers, booleans, null, arrays or dictionaries."
+            )
+        }
+    }
+
+    private static func unsigned(_ u: UInt64) -> JSONValue {
+        u <= UInt64(Int64.max) ? .int(Int64(u)) : .double(Double(u))
+    }
+
+    private func double(_ d: Double, _ path: [String]) throws(DatabaseError) -> JSONValue {
+        if d.isNaN { throw DatabaseError(.invalidValue, "\(self.prefix)contains NaN\(self.property(path))") }
+        if !d.isFinite { throw DatabaseError(.invalidValue, "\(self.prefix)contains Infinity\(self.property(path))") }
+        return .double(d)
+    }
+
+    private func number(_ n: NSNumber, _ path: [String]) throws(DatabaseError) -> JSONValue {
+        switch String(cString: n.objCType) {
+        case "c", "B": return .bool(n.boolValue)
+        case "f", "d": return try self.double(n.doubleValue, path)
+        case "Q", "L":
+            return Self.unsigned(n.uint64Value)
+        default: return .int(n.int64Value)
+        }
+    }
+}

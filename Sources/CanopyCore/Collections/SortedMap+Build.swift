@@ -1,0 +1,73 @@
+extension SortedMap {
+    /// Builds a map from elements already sorted by strictly increasing key.
+    /// - Complexity: O(*n*)
+    package init(sortedKeys keys: some Collection<Key>, values: some Collection<Value>) {
+        precondition(keys.count == values.count, "keys and values differ in length")
+        guard !keys.isEmpty else {
+            self.init()
+            return
+        }
+        let capacity = Node.leafCapacity
+        var level = ContiguousArray<Node>()
+        level.reserveCapacity(keys.count / capacity + 1)
+        var keyIterator = keys.makeIterator()
+        var valueIterator = values.makeIterator()
+        var remaining = keys.count
+        while remaining > 0 {
+            // Split the tail evenly so the last leaf is not underfull.
+            let take = remaining > capacity && remaining < capacity + Node.minWidth ? remaining / 2 : Swift.min(capacity, remaining)
+            var ks = ContiguousArray<Key>()
+            var vs = ContiguousArray<Value>()
+            ks.reserveCapacity(take)
+            vs.reserveCapacity(take)
+            for _ in 0..<take {
+                ks.append(keyIterator.next()!)
+                vs.append(valueIterator.next()!)
+            }
+            level.append(Node(keys: ks, values: vs))
+            remaining -= take
+        }
+        while level.count > 1 {
+            var next = ContiguousArray<Node>()
+            var i = 0
+            while i < level.count {
+                let left = level.count - i
+                let take = left > Node.branchCapacity && left < Node.branchCapacity + Node.minWidth ? left / 2 : Swift.min(Node.branchCapacity, left)
+                next.append(Node(children: ContiguousArray(level[i..<(i + take)])))
+                i += take
+            }
+            level = next
+        }
+        self.init(root: level[0])
+    }
+}
+
+extension SortedMap {
+    /// Checks the B+tree invariants (ordering, bounds, cached counts, balance). For tests.
+    package func checkInvariants() -> Bool {
+        guard let root = self.root else { return true }
+        var leafDepth: Int? = nil
+        func check(_ node: Node, depth: Int, lower: Key?, upper: Key?) -> Bool {
+            if node.isLeaf {
+                if leafDepth == nil { leafDepth = depth }
+                guard leafDepth == depth, node.count == node.keys.count, node.keys.count == node.values.count else { return false }
+            } else {
+                guard node.keys.count == node.children.count, node.values.isEmpty else { return false }
+                guard node.count == node.children.reduce(0, { $0 + $1.count }) else { return false }
+            }
+            for i in 0..<node.keys.count {
+                if i > 0 && !(node.keys[i - 1] < node.keys[i]) { return false }
+                if let lower, node.keys[i] < lower { return false }
+                if let upper, !(node.keys[i] < upper) { return false }
+            }
+            if !node.isLeaf {
+                for i in 0..<node.children.count {
+                    let up = i + 1 < node.keys.count ? node.keys[i + 1] : upper
+                    if !check(node.children[i], depth: depth + 1, lower: node.keys[i], upper: up) { return false }
+                }
+            }
+            return true
+        }
+        return check(root, depth: 0, lower: nil, upper: nil)
+    }
+}

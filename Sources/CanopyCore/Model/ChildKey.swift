@@ -1,0 +1,122 @@
+/// One segment of a database path: a child's key, with Firebase key order as its `Comparable`.
+///
+/// Keys that parse as 32-bit signed integers (leading zeros allowed, `"-0"` included) sort first,
+/// numerically, and on equal value the shorter string first (`"3" < "03" < "003"`); every other key
+/// sorts after them by UTF-16 code units. The integer value is computed once, at creation, so
+/// comparisons never re-parse.
+package struct ChildKey: Sendable {
+    /// The key as written.
+    package let string: String
+    /// The 32-bit value for integer keys, `ChildKey.notInteger` otherwise.
+    @usableFromInline let integer: Int64
+
+    @usableFromInline static let notInteger = Int64.min
+
+    package init(_ string: String) {
+        self.string = string
+        self.integer = ChildKey.parseInteger(string) ?? ChildKey.notInteger
+    }
+
+    /// Whether the key is an integer key (spec §2.1).
+    package var isInteger: Bool { self.integer != ChildKey.notInteger }
+
+    /// The integer value of an integer key.
+    package var integerValue: Int32? { self.isInteger ? Int32(truncatingIfNeeded: self.integer) : nil }
+
+    /// Parses `^-?(0*)\d{1,10}$` within the Int32 range, as the JS SDK's `tryParseInt` does.
+    static func parseInteger(_ s: String) -> Int64? {
+        var s = s
+        return s.withUTF8 { parseInteger(bytes: $0) }
+    }
+
+    private static func parseInteger(bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
+        var i = 0
+        let n = bytes.count
+        if n == 0 { return nil }
+        var negative = false
+        if bytes[0] == UInt8(ascii: "-") {
+            negative = true
+            i = 1
+            if n == 1 { return nil }
+        }
+        // Skip leading zeros, then at most 10 significant digits.
+        var value: Int64 = 0
+        var significant = 0
+        var sawDigit = false
+        var leading = true
+        while i < n {
+            let c = bytes[i]
+            guard c >= 48 && c <= 57 else { return nil }
+            sawDigit = true
+            if leading && c == 48 {
+                i += 1
+                continue
+            }
+            leading = false
+            significant += 1
+            if significant > 10 { return nil }
+            value = value * 10 + Int64(c - 48)
+            i += 1
+        }
+        guard sawDigit else { return nil }
+        if negative { value = -value }
+        guard value >= Int64(Int32.min) && value <= Int64(Int32.max) else { return nil }
+        return value
+    }
+}
+
+extension ChildKey: Hashable {
+    package static func == (lhs: ChildKey, rhs: ChildKey) -> Bool { lhs.string == rhs.string }
+    package func hash(into hasher: inout Hasher) { hasher.combine(self.string) }
+}
+
+extension ChildKey: Comparable {
+    @inlinable
+    package static func < (lhs: ChildKey, rhs: ChildKey) -> Bool { ChildKey.compare(lhs, rhs) < 0 }
+
+    /// Three-way key comparison (spec §2.2), with the `"-0"`/`"00"` tie broken by string order.
+    @inlinable
+    package static func compare(_ a: ChildKey, _ b: ChildKey) -> Int {
+        let ai = a.integer != ChildKey.notInteger
+        let bi = b.integer != ChildKey.notInteger
+        if ai && bi {
+            if a.integer != b.integer { return a.integer < b.integer ? -1 : 1 }
+            let la = a.string.utf8.count, lb = b.string.utf8.count
+            if la != lb { return la < lb ? -1 : 1 }
+            return compareUTF16(a.string, b.string)
+        }
+        if ai { return -1 }
+        if bi { return 1 }
+        return compareUTF16(a.string, b.string)
+    }
+
+    /// Compares two strings by UTF-16 code units (JavaScript's `<`).
+    @inlinable
+    package static func compareUTF16(_ a: String, _ b: String) -> Int {
+        if a == b { return 0 }
+        // UTF-8 byte order equals code-point order, which equals UTF-16 order except that
+        // supplementary-plane characters (4 UTF-8 bytes, surrogates in UTF-16) sort before U+E000…U+FFFF.
+        var ia = a.utf8.makeIterator()
+        var ib = b.utf8.makeIterator()
+        while true {
+            guard let ca = ia.next() else { return ib.next() == nil ? 0 : -1 }
+            guard let cb = ib.next() else { return 1 }
+            if ca == cb { continue }
+            // First differing byte. Both are at the same offset within equal prefixes, so either both
+            // start a scalar here or both are continuation bytes of scalars of the same lead byte.
+            if ca >= 0xEE && cb >= 0xEE && (ca >= 0xF0) != (cb >= 0xF0) {
+                // One is U+E000…U+FFFF (lead 0xEE/0xEF), the other supplementary (lead 0xF0…).
+                return ca >= 0xF0 ? -1 : 1
+            }
+            return ca < cb ? -1 : 1
+        }
+    }
+}
+
+extension ChildKey: CustomStringConvertible {
+    package var description: String { self.string }
+}
+
+extension ChildKey: ExpressibleByStringLiteral {
+    package init(stringLiteral value: String) { self.init(value) }
+}

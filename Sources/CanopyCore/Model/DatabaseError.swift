@@ -1,0 +1,58 @@
+/// The one error type Canopy throws and passes to completion and cancel blocks.
+///
+/// Every error carries a ``code`` to switch on and a ``message`` that names the offending part
+/// (the key, the path, the query argument). Codes are an extensible set: new ones may be added
+/// without breaking code that switches over the existing ones with a `default` branch.
+///
+/// ```swift
+/// do {
+///     try db.reference().child("users").setValue(["a.b": 1])
+/// } catch let error as DatabaseError where error.code == .invalidKey {
+///     print(error.message)
+/// }
+/// ```
+public struct DatabaseError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What kind of failure this is.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        public let name: String
+        private init(_ name: String) { self.name = name }
+        public var description: String { self.name }
+
+        /// A path string is not valid (empty segment rules, forbidden characters, too long).
+        public static let invalidPath = Code("invalid_path")
+        /// A key inside written data is not valid.
+        public static let invalidKey = Code("invalid_key")
+        /// A written value is not valid (type, NaN/Infinity, `.value`/`.sv` misuse, depth, size).
+        public static let invalidValue = Code("invalid_value")
+        /// A priority is not a string, finite number, server value or null.
+        public static let invalidPriority = Code("invalid_priority")
+        /// A query combines constraints that cannot go together.
+        public static let invalidQuery = Code("invalid_query")
+        /// A JSON text could not be parsed.
+        public static let invalidJSON = Code("invalid_json")
+        /// A write was refused by the database state (e.g. a priority on a missing location).
+        public static let writeFailed = Code("write_failed")
+        /// A transaction was overridden by a conflicting set or update, or gave up retrying.
+        public static let writeCanceled = Code("write_canceled")
+        /// The database is closed.
+        public static let closed = Code("closed")
+        /// Reading or writing files failed.
+        public static let ioError = Code("io_error")
+        /// Files on disk are damaged.
+        public static let corrupted = Code("corrupted")
+        /// The database directory is in use by another process.
+        public static let inUse = Code("in_use")
+        /// An error thrown by user code (for example inside a transaction block).
+        public static let userCodeFailed = Code("user_code_failed")
+    }
+
+    public var code: Code
+    public var message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(self.code): \(self.message)" }
+}

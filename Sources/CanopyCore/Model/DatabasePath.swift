@@ -1,0 +1,97 @@
+/// A location in the tree: a sequence of keys from the root.
+///
+/// Parsing splits on `/` and drops empty segments, so `"/a//b/"` is `a/b` and `""`, `"/"` are the
+/// root (spec §1.2). Segments must be valid keys; `.info` is allowed only as the first segment.
+package struct DatabasePath: Sendable, Hashable {
+    package var keys: [ChildKey]
+
+    package init(_ keys: [ChildKey] = []) { self.keys = keys }
+
+    package static let root = DatabasePath()
+
+    /// Parses and validates a path string; `function` names the API in the error message.
+    package init(validating string: String, function: String, argument: String = "path") throws(DatabaseError) {
+        self.keys = []
+        for segment in string.split(separator: "/", omittingEmptySubsequences: true) {
+            let key = String(segment)
+            if !KeyValidation.isValidPathSegment(key) && !(self.keys.isEmpty && key == ".info") {
+                throw DatabaseError(
+                    .invalidPath,
+                    "\(function) failed: \(argument) argument was an invalid path = \"\(string)\". Paths must be non-empty strings and can't contain \".\", \"#\", \"$\", \"[\", or \"]\""
+                )
+            }
+            self.keys.append(ChildKey(key))
+        }
+    }
+
+    package var isRoot: Bool { self.keys.isEmpty }
+    package var count: Int { self.keys.count }
+    package var last: ChildKey? { self.keys.last }
+
+    package var parent: DatabasePath? {
+        guard !self.keys.isEmpty else { return nil }
+        return DatabasePath(Array(self.keys.dropLast()))
+    }
+
+    package func appending(_ other: DatabasePath) -> DatabasePath { DatabasePath(self.keys + other.keys) }
+    package func appending(_ key: ChildKey) -> DatabasePath { DatabasePath(self.keys + [key]) }
+
+    /// Whether `self` is `other` or one of its ancestors.
+    package func contains(_ other: DatabasePath) -> Bool {
+        guard self.keys.count <= other.keys.count else { return false }
+        for i in 0..<self.keys.count where self.keys[i] != other.keys[i] { return false }
+        return true
+    }
+
+    /// The path of `other` relative to `self`, when `self` contains it.
+    package func relative(to ancestor: DatabasePath) -> ArraySlice<ChildKey>? {
+        guard ancestor.contains(self) else { return nil }
+        return self.keys[ancestor.keys.count...]
+    }
+
+    /// Whether the path is under the reserved `.info` tree.
+    package var isInfo: Bool { self.keys.first?.string == ".info" }
+
+    /// `/a/b`, or `/` for the root.
+    package var string: String { self.keys.isEmpty ? "/" : "/" + self.keys.map(\.string).joined(separator: "/") }
+}
+
+extension DatabasePath: Comparable {
+    /// Path order (spec §1.2): segment by segment in key order, a proper prefix first.
+    package static func < (lhs: DatabasePath, rhs: DatabasePath) -> Bool {
+        for (a, b) in zip(lhs.keys, rhs.keys) {
+            let c = ChildKey.compare(a, b)
+            if c != 0 { return c < 0 }
+        }
+        return lhs.keys.count < rhs.keys.count
+    }
+}
+
+extension DatabasePath: CustomStringConvertible {
+    package var description: String { self.string }
+}
+
+/// Key and path-segment rules (spec §1.1).
+package enum KeyValidation {
+    /// A key: non-empty, none of `. # $ / [ ]`, no ASCII control character.
+    package static func isValidKey(_ key: String) -> Bool {
+        guard !key.isEmpty else { return false }
+        for b in key.utf8 {
+            switch b {
+            case 0x2E, 0x23, 0x24, 0x2F, 0x5B, 0x5D, 0x00...0x1F, 0x7F: return false
+            default: continue
+            }
+        }
+        return true
+    }
+
+    /// A path segment (after splitting on `/`): the same rules as a key.
+    package static func isValidPathSegment(_ segment: String) -> Bool { isValidKey(segment) }
+
+    /// The largest path, in UTF-8 bytes with a leading `/` and separators, that a write may produce.
+    package static let maxPathBytes = 768
+    /// The deepest path, in segments, that a write may produce.
+    package static let maxDepth = 32
+    /// The largest string leaf, in UTF-8 bytes.
+    package static let maxStringBytes = 10_485_760
+}

@@ -1,0 +1,85 @@
+/// A leaf of the tree: boolean, number (`Int64` or `Double`, compared by value) or string.
+///
+/// Also the representation of priorities (numbers and strings only).
+package enum LeafValue: Sendable {
+    case bool(Bool)
+    case int(Int64)
+    case double(Double)
+    case string(String)
+
+    /// Rank of the type in value order (spec §3.1): booleans, numbers, strings.
+    @inlinable
+    var typeRank: Int {
+        switch self {
+        case .bool: return 1
+        case .int, .double: return 2
+        case .string: return 3
+        }
+    }
+
+    /// Three-way comparison in value order: false < true < numbers (by value) < strings (UTF-16).
+    @inlinable
+    package static func compare(_ a: LeafValue, _ b: LeafValue) -> Int {
+        switch (a, b) {
+        case let (.int(x), .int(y)): return NumberComparison.compare(x, y)
+        case let (.double(x), .double(y)): return NumberComparison.compare(x, y)
+        case let (.int(x), .double(y)): return NumberComparison.compare(x, y)
+        case let (.double(x), .int(y)): return -NumberComparison.compare(y, x)
+        case let (.string(x), .string(y)): return ChildKey.compareUTF16(x, y)
+        case let (.bool(x), .bool(y)): return x == y ? 0 : (x ? 1 : -1)
+        default:
+            let ra = a.typeRank, rb = b.typeRank
+            return ra < rb ? -1 : (ra > rb ? 1 : 0)
+        }
+    }
+
+    /// The number as a `Double`, if this is a number.
+    package var doubleValue: Double? {
+        switch self {
+        case .int(let i): return Double(i)
+        case .double(let d): return d
+        default: return nil
+        }
+    }
+
+    package var isNumber: Bool {
+        switch self {
+        case .int, .double: return true
+        default: return false
+        }
+    }
+
+    package var jsonValue: JSONValue {
+        switch self {
+        case .bool(let b): return .bool(b)
+        case .int(let i): return .int(i)
+        case .double(let d): return .double(d)
+        case .string(let s): return .string(s)
+        }
+    }
+}
+
+extension LeafValue: Equatable {
+    /// Value equality: numbers compare by value (`.int(1) == .double(1.0)`).
+    @inlinable
+    package static func == (lhs: LeafValue, rhs: LeafValue) -> Bool {
+        switch (lhs, rhs) {
+        case let (.string(x), .string(y)): return x == y
+        case let (.int(x), .int(y)): return x == y
+        case let (.bool(x), .bool(y)): return x == y
+        default:
+            return lhs.typeRank == rhs.typeRank && LeafValue.compare(lhs, rhs) == 0
+        }
+    }
+}
+
+extension LeafValue: CustomStringConvertible {
+    package var description: String {
+        switch self {
+        case .bool(let b): return b.description
+        case .int(let i): return i.description
+        case .double(let d): return d.description
+        case .string(let s): return "\"\(s)\""
+        }
+    }
+}

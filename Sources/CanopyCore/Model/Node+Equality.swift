@@ -1,0 +1,22 @@
+extension Node: Equatable {
+    /// Deep equality: numbers by value, priorities included, shared storage short-circuits.
+    package static func == (lhs: Node, rhs: Node) -> Bool {
+        switch (lhs, rhs) {
+        case (.empty, .empty): return true
+        case let (.leaf(a), .leaf(b)): return a == b
+        case let (.prioritizedLeaf(a), .prioritizedLeaf(b)):
+            return a === b || (a.value == b.value && a.priority == b.priority)
+        case let (.children(a), .children(b)):
+            if a.priority != b.priority { return false }
+            if a.map.isIdentical(to: b.map) { return true }
+            guard a.map.count == b.map.count else { return false }
+            var ia = a.map.makeIterator()
+            var ib = b.map.makeIterator()
+            while let x = ia.next(), let y = ib.next() {
+                if x.key != y.key || x.value != y.value { return false }
+            }
+            return true
+        default: return false
+        }
+    }
+}

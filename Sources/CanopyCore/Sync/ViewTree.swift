@@ -1,0 +1,38 @@
+/// The views of a database arranged by location, so a write visits only the views on its path and
+/// below it (never views elsewhere).
+final class ViewTreeNode {
+    var children: [ChildKey: ViewTreeNode] = [:]
+    /// Views at this location, in creation order.
+    var views: [QueryView] = []
+
+    var isEmpty: Bool { self.children.isEmpty && self.views.isEmpty }
+
+    /// The node at `path`, created on the way when `create` is set.
+    func descendant(_ path: some Sequence<ChildKey>, create: Bool) -> ViewTreeNode? {
+        var node = self
+        for key in path {
+            if let next = node.children[key] {
+                node = next
+            } else if create {
+                let next = ViewTreeNode()
+                node.children[key] = next
+                node = next
+            } else {
+                return nil
+            }
+        }
+        return node
+    }
+
+    /// Removes empty nodes along `path` (deepest first).
+    func prune(_ path: [ChildKey]) {
+        guard let first = path.first, let child = self.children[first] else { return }
+        child.prune(Array(path.dropFirst()))
+        if child.isEmpty { self.children[first] = nil }
+    }
+
+    /// Children in plain string order of their keys (the order events below a write go out in).
+    var childrenInStringOrder: [(key: ChildKey, node: ViewTreeNode)] {
+        self.children.map { ($0.key, $0.value) }.sorted { ChildKey.compareUTF16($0.key.string, $1.key.string) < 0 }
+    }
+}

@@ -1,0 +1,86 @@
+/// A server value placeholder (`{".sv": …}`), resolved when its write is applied (spec §5.7).
+package enum ServerValuePlaceholder: Sendable, Equatable {
+    case timestamp
+    case increment(LeafValue)
+
+    /// Parses the contents of a `.sv` key, or returns `nil` when they are not a known server value.
+    package init?(_ json: JSONValue) {
+        switch json {
+        case .string("timestamp"): self = .timestamp
+        case .object(let o) where o.count == 1:
+            guard let delta = o["increment"] else { return nil }
+            switch delta {
+            case .int(let i): self = .increment(.int(i))
+            case .double(let d) where d.isFinite: self = .increment(.double(d))
+            default: return nil
+            }
+        default: return nil
+        }
+    }
+
+    /// The value this placeholder resolves to, given the current leaf at its location.
+    ///
+    /// Increments add to a current number (Int64 arithmetic while it does not overflow, else
+    /// Double) and otherwise replace the current value with the delta.
+    package func resolve(current: LeafValue?, now: Int64) -> LeafValue {
+        switch self {
+        case .timestamp:
+            return .int(now)
+        case .increment(let delta):
+            switch (current, delta) {
+            case let (.int(a)?, .int(b)):
+                let (sum, overflow) = a.addingReportingOverflow(b)
+                return overflow ? .double(Double(a) + Double(b)) : .int(sum)
+            case let (.int(a)?, .double(b)): return .double(Double(a) + b)
+            case let (.double(a)?, .int(b)): return .double(a + Double(b))
+            case let (.double(a)?, .double(b)): return .double(a + b)
+            default: return delta
+            }
+        }
+    }
+}
+
+/// A validated value ready to be written: the node, plus the server values inside it.
+package struct WriteValue: Sendable {
+    /// One placeholder: where it sits (relative to the written location) and what it is.
+    package struct Placeholder: Sendable {
+        package var path: [ChildKey]
+        package var value: ServerValuePlaceholder
+        /// Whether it is the priority of the node at `path` rather than its value.
+        package var isPriority: Bool
+
+        package init(path: [ChildKey], value: ServerValuePlaceholder, isPriority: Bool) {
+            self.path = path
+            self.value = value
+            self.isPriority = isPriority
+        }
+    }
+
+    package var node: Node
+    package var placeholders: [Placeholder]
+
+    package init(node: Node, placeholders: [Placeholder] = []) {
+        self.node = node
+        self.placeholders = placeholders
+    }
+
+    /// The node with every placeholder resolved against `current`, the data now at the location.
+    package func resolved(against current: Node, now: Int64) -> Node {
+        guard !self.placeholders.isEmpty else { return self.node }
+        var node = self.node
+        for p in self.placeholders {
+            let here = current.node(at: p.path)
+            if p.isPriority {
+                let target = node.node(at: p.path)
+                guard !target.isEmpty else { continue }
+                let value = p.value.resolve(current: here.priority, now: now)
+                node.set(target.withPriority(value), at: p.path[...])
+            } else {
+                let value = p.value.resolve(current: here.leafValue, now: now)
+                let priority = node.node(at: p.path).priority
+                node.set(Node.leaf(value).withPriority(priority), at: p.path[...])
+            }
+        }
+        return node
+    }
+}

@@ -1,0 +1,57 @@
+import Glibc
+
+/// A pthread mutex and condition variable guarding one value: the event loop's inbox.
+///
+/// Producers must be able to block while the inbox is full, which `Synchronization.Mutex` cannot
+/// do; pthread locks are also understood by ThreadSanitizer, unlike the futex-based `Mutex`
+/// (libuv-loop.md §3). Any thread may use it.
+// @unchecked Sendable: `state` is only read or written while `mutex` is held.
+final class ConditionLock<State>: @unchecked Sendable {
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private var state: State
+
+    init(_ state: State) {
+        self.state = state
+        precondition(pthread_mutex_init(self.mutex, nil) == 0, "pthread_mutex_init failed")
+        precondition(pthread_cond_init(self.condition, nil) == 0, "pthread_cond_init failed")
+    }
+
+    deinit {
+        pthread_cond_destroy(self.condition)
+        pthread_mutex_destroy(self.mutex)
+        self.condition.deallocate()
+        self.mutex.deallocate()
+    }
+
+    /// Runs `body` with the lock held.
+    func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
+        pthread_mutex_lock(self.mutex)
+        defer { pthread_mutex_unlock(self.mutex) }
+        return try body(&self.state)
+    }
+
+    /// Runs `body` with the lock held once `mustWait` returns `false`.
+    ///
+    /// `mustWait` is called with the lock held before each wait and after each wake-up, so it may
+    /// record statistics; while it returns `true` the caller sleeps on the condition variable with
+    /// the lock released. A fresh access to the state is made on every call, never across a wait.
+    func withLock<Result>(
+        waitingWhile mustWait: (inout State) -> Bool,
+        _ body: (inout State) throws -> Result
+    ) rethrows -> Result {
+        pthread_mutex_lock(self.mutex)
+        defer { pthread_mutex_unlock(self.mutex) }
+        while mustWait(&self.state) {
+            pthread_cond_wait(self.condition, self.mutex)
+        }
+        return try body(&self.state)
+    }
+
+    /// Wakes every thread waiting in ``withLock(waitingWhile:_:)``; they re-check their condition.
+    ///
+    /// Cheap when nobody waits (glibc returns without a system call).
+    func broadcast() {
+        pthread_cond_broadcast(self.condition)
+    }
+}

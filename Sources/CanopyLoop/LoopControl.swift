@@ -1,0 +1,39 @@
+import CLibUV
+
+/// Who drives an ``EventLoop``; decided once, under the inbox lock.
+enum LoopDriver: Equatable {
+    /// Nobody yet.
+    case none
+    /// A dedicated thread from ``EventLoop/startThread(name:)``.
+    case thread
+    /// A caller blocked in ``EventLoop/run(stopOn:)``.
+    case run
+    /// The thread that calls ``EventLoop/drain(maxTurns:)`` (test mode).
+    case manual
+    /// ``EventLoop/shutdown()`` found no driver and closed the loop on the calling thread.
+    case inline
+}
+
+/// The cross-thread state of an ``EventLoop``, guarded by its ``ConditionLock``.
+///
+/// The wake-up protocol (libuv-loop.md §2): `wakePending` is set, and `uv_async_send` called,
+/// only by the producer that flips it from `false` to `true`, while holding the lock; the async
+/// callback clears it first thing and re-arms when work is left.
+struct LoopControl {
+    /// Jobs posted since the loop last took the inbox, in submission order.
+    var jobs: [EventLoop.Job] = []
+    /// Accepted jobs not yet run: `jobs` plus what is left of the loop's current batch.
+    var pending = 0
+    /// A `uv_async_send` was made and its callback has not started yet.
+    var wakePending = false
+    /// `false` once shutdown has begun; from then on the async handle may be closed.
+    var accepting = true
+    var driver = LoopDriver.none
+    /// The dedicated thread, once created.
+    var thread: uv_thread_t?
+    var joinClaimed = false
+    var threadJoined = false
+    /// Set once `uv_loop_close` has run.
+    var report: LoopCloseReport?
+    var statistics = EventLoopStatistics()
+}

@@ -1,0 +1,1 @@
+print("canopy-bench: scenarios come next")
