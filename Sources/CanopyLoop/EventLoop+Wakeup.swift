@@ -90,6 +90,11 @@ extension EventLoop {
             job()
         }
         self.jobsRunOnLoop += ran
+        if self.backlogHead == self.backlog.count {
+            // Drop finished jobs now: one that captures the loop would otherwise keep it alive.
+            self.backlog.removeAll(keepingCapacity: true)
+            self.backlogHead = 0
+        }
         let closing = self.closingStarted
         let accepting = self.control.withLock { state in
             state.pending -= ran

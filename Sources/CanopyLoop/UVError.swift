@@ -22,6 +22,7 @@ package struct UVError: Error, Sendable, Hashable, CustomStringConvertible {
         Self.describe(self.code, with: uv_strerror_r)
     }
 
+    /// `"EBUSY (-16): resource busy or locked"`.
     package var description: String {
         "\(self.name) (\(self.code)): \(self.message)"
     }

@@ -10,14 +10,17 @@ struct ShutdownTests {
         let loop = try EventLoop()
         try loop.startThread(name: name)
         let handles = Locked<Int?>(nil)
+        let armed = DispatchSemaphore(value: 0)
         loop.execute {
             loop.schedule(after: .seconds(3_600)) {}
             loop.schedule(after: .seconds(3_600)) {}
             loop.schedule(after: .milliseconds(1), repeating: .milliseconds(1)) {}
             handles.mutate { $0 = loop.openHandleCount }
+            armed.signal()
         }
         let ran = Locked(0)
         for _ in 0..<1_000 { loop.execute { ran.mutate { $0 += 1 } } }
+        armed.wait()  // the thread names itself before it runs any job
         #expect(liveThreadNames().contains(name))
 
         let report = try #require(loop.shutdown())
@@ -106,6 +109,20 @@ struct ShutdownTests {
         #expect(reports.value.count == 4)
         #expect(reports.value.allSatisfy { $0?.isClean == true })
         #expect(joinedSeen.value == [true, true, true, true])
+    }
+
+    @Test("jobs that capture their loop do not keep it alive once they have run", arguments: [DriveMode.drain, .thread])
+    func jobsCapturingLoopDoNotLeakIt(mode: DriveMode) throws {
+        weak var weakLoop: EventLoop?
+        do {
+            let loop = try EventLoop(jobsPerTurn: 3)
+            weakLoop = loop
+            if mode == .drain { loop.drain() } else { try loop.startThread(name: "capture-test") }
+            for _ in 0..<10 { loop.execute { loop.preconditionInLoop() } }
+            if mode == .drain { loop.drain() }
+            #expect(loop.shutdown()?.isClean == true)
+        }
+        #expect(weakLoop == nil)
     }
 
     @Test("a loop released without shutdown closes itself and frees its jobs")

@@ -1,0 +1,127 @@
+/// A ``JSONBuilder`` that builds database nodes straight from JSON text, without an intermediate
+/// ``JSONValue``: the fast path for importing large files.
+///
+/// It applies the same rules as ``ValueConverter`` (null members dropped, arrays as integer keys,
+/// `.value` and `.priority`) but, building bottom-up, it cannot name the path of a problem. So it
+/// throws ``NodeBuilder/Fallback`` for anything unusual (an invalid key, a server value, a huge
+/// string), and ``NodeImporter`` then redoes the work on the slow path, which produces the
+/// precise error message or resolves the server values.
+package struct NodeBuilder: JSONBuilder {
+    /// A node plus what the path limits need: the deepest relative path in segments, and the
+    /// largest `segments + UTF-8 bytes` of any relative path below it.
+    package struct Built {
+        package var node: Node
+        package var depth: Int
+        package var cost: Int
+        /// Set for `{".value": …}` and `{".priority": …}` members, and plain leaves.
+        var isLeafOnly: Bool
+    }
+
+    /// Thrown to request the slow path.
+    package struct Fallback: Error {}
+
+    package init() {}
+
+    package func null() -> Built { Built(node: .empty, depth: 0, cost: 0, isLeafOnly: true) }
+    package func bool(_ b: Bool) -> Built { Built(node: .leaf(.bool(b)), depth: 0, cost: 0, isLeafOnly: true) }
+    package func int(_ i: Int64) -> Built { Built(node: .leaf(.int(i)), depth: 0, cost: 0, isLeafOnly: true) }
+    package func double(_ d: Double) -> Built { Built(node: .leaf(.double(d)), depth: 0, cost: 0, isLeafOnly: true) }
+
+    package func string(_ s: String) throws -> Built {
+        if s.utf8.count > KeyValidation.maxStringBytes { throw Fallback() }
+        return Built(node: .leaf(.string(s)), depth: 0, cost: 0, isLeafOnly: true)
+    }
+
+    package func array(_ elements: inout [Built]) -> Built {
+        var keys: [ChildKey] = []
+        var nodes: [Node] = []
+        keys.reserveCapacity(elements.count)
+        nodes.reserveCapacity(elements.count)
+        var depth = 0
+        var cost = 0
+        for (i, element) in elements.enumerated() where !element.node.isEmpty {
+            let key = ChildKey(String(i))
+            keys.append(key)
+            nodes.append(element.node)
+            depth = max(depth, element.depth + 1)
+            cost = max(cost, element.cost + 1 + key.string.utf8.count)
+        }
+        return Built(node: Node.from(children: SortedMap(sortedKeys: keys, values: nodes)), depth: depth, cost: cost, isLeafOnly: false)
+    }
+
+    package func object(_ members: inout [(key: String, value: Built)]) throws -> Built {
+        var pairs: [(key: ChildKey, node: Node)] = []
+        pairs.reserveCapacity(members.count)
+        var priority: Built? = nil
+        var dotValue: Built? = nil
+        var depth = 0
+        var cost = 0
+        var seen = members.count > 1 ? Set<String>(minimumCapacity: members.count) : []
+        // Last duplicate wins: walk backwards and skip keys already seen.
+        for member in members.reversed() {
+            if members.count > 1 && !seen.insert(member.key).inserted { continue }
+            switch member.key {
+            case ".priority": priority = member.value
+            case ".value": dotValue = member.value
+            default:
+                guard KeyValidation.isValidKey(member.key) else { throw Fallback() }
+                let key = ChildKey(member.key)
+                depth = max(depth, member.value.depth + 1)
+                cost = max(cost, member.value.cost + 1 + member.key.utf8.count)
+                if !member.value.node.isEmpty { pairs.append((key, member.value.node)) }
+            }
+        }
+        var built: Built
+        if let dotValue {
+            guard pairs.isEmpty, depth == 0, dotValue.isLeafOnly else { throw Fallback() }
+            built = Built(node: dotValue.node, depth: 0, cost: 0, isLeafOnly: true)
+        } else {
+            pairs.sort { ChildKey.compare($0.key, $1.key) < 0 }
+            built = Built(
+                node: Node.from(children: SortedMap(sortedKeys: pairs.lazy.map(\.key), values: pairs.lazy.map(\.node))),
+                depth: depth, cost: cost, isLeafOnly: false)
+        }
+        if let priority {
+            switch priority.node {
+            case .empty: built.node = built.node.withoutPriority
+            case .leaf(.string(let s)): built.node = built.node.withPriority(.string(s))
+            case .leaf(.int(let i)): built.node = built.node.withPriority(.int(i))
+            case .leaf(.double(let d)): built.node = built.node.withPriority(.double(d))
+            default: throw Fallback()  // booleans, objects and server values: slow path
+            }
+        }
+        return built
+    }
+}
+
+/// Turns JSON text into a validated ``WriteValue`` for a location: the fast ``NodeBuilder`` first,
+/// and the exact ``ValueConverter`` path when the fast one declines.
+package enum NodeImporter {
+    /// - Throws: ``DatabaseError`` `.invalidJSON` for malformed text, or the validation error the
+    ///   value would get from `setValue` (naming the offending key, path or value).
+    package static func writeValue(fromJSON bytes: UnsafeRawBufferPointer, location: [ChildKey], function: String) throws(DatabaseError) -> WriteValue {
+        var builder = NodeBuilder()
+        do {
+            let built = try JSONParser().parse(bytes, into: &builder)
+            let locationBytes = location.reduce(0) { $0 + $1.string.utf8.count }
+            let fits = location.count + built.depth <= KeyValidation.maxDepth
+                && (built.depth == 0 ? max(1, location.count) + locationBytes : location.count + locationBytes + built.cost) <= KeyValidation.maxPathBytes
+            if fits { return WriteValue(node: built.node) }
+        } catch let error as DatabaseError {
+            throw error
+        } catch {
+            // Fallback requested: redo it precisely below.
+        }
+        let json: JSONValue
+        do {
+            var valueBuilder = JSONValueBuilder()
+            json = try JSONParser().parse(bytes, into: &valueBuilder)
+        } catch let error as DatabaseError {
+            throw error
+        } catch {
+            throw DatabaseError(.invalidJSON, "\(error)")
+        }
+        var converter = try ValueConverter(function: function, location: location.map(\.string))
+        return try converter.convert(json)
+    }
+}
