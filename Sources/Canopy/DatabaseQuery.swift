@@ -11,14 +11,16 @@ public class DatabaseQuery: @unchecked Sendable {
     /// The database this query reads.
     public let database: Database
     let path: DatabasePath
+    let builder: QueryBuilder
     let params: QueryParams
     /// An invalid path or query, reported when the query is used.
     let constraintError: DatabaseError?
 
-    init(database: Database, path: DatabasePath, params: QueryParams, error: DatabaseError?) {
+    init(database: Database, path: DatabasePath, builder: QueryBuilder, error: DatabaseError?) {
         self.database = database
         self.path = path
-        self.params = params
+        self.builder = builder
+        self.params = builder.params
         self.constraintError = error
     }
 

@@ -6,7 +6,7 @@ import CanopyCore
 /// `child("a.b")` returns a reference that reports the invalid path to every operation on it.
 public final class DatabaseReference: DatabaseQuery, @unchecked Sendable {
     init(database: Database, path: DatabasePath, error: DatabaseError?) {
-        super.init(database: database, path: path, params: .default, error: error)
+        super.init(database: database, path: path, builder: QueryBuilder(), error: error)
     }
 
     /// The last key of the path, `nil` at the root.

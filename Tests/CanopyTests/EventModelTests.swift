@@ -96,7 +96,7 @@ struct EventModelTests {
             })
             handles[id] = (ref, handle)
             let listener = EventOracle.Listener(id: id, path: path, type: type)
-            oracle.listeners.append(listener)
+            oracle.add(listener)
             db.drain()
             #expect(log.take() == oracle.initialEvents(listener, tree: model), "initial events of L\(id) \(type) at /\(path.joined(separator: "/"))")
         }
@@ -107,7 +107,7 @@ struct EventModelTests {
                 // Churn: drop a listener and add another.
                 if let id = handles.keys.sorted().first(where: { _ in random.chance(50) }), let (ref, handle) = handles.removeValue(forKey: id) {
                     ref.removeObserver(withHandle: handle)
-                    oracle.listeners.removeAll { $0.id == id }
+                    oracle.remove(id: id)
                 }
                 addListener()
             }
@@ -140,7 +140,9 @@ struct EventModelTests {
                     modelEntries.append((relative, value))
                 }
                 try ref.updateChildValues(entries.mapValues { $0 as Any })
-                for (relative, value) in modelEntries { model.set(ModelNode.from(value), at: path + relative) }
+                // Values, then removals: a node keeps its priority iff it is not empty afterwards.
+                for (relative, value) in modelEntries where ModelNode.from(value) != nil { model.set(ModelNode.from(value), at: path + relative) }
+                for (relative, value) in modelEntries where ModelNode.from(value) == nil { model.set(nil, at: path + relative) }
                 description = "update /\(path.joined(separator: "/")) \(JSONValue.object(entries).jsonString())"
             default:
                 let priority = random.priority()

@@ -132,24 +132,44 @@ struct RecordedEvent: Equatable, CustomStringConvertible {
     }
 }
 
-/// Computes the events a write raises for listeners, by diffing the whole old and new trees.
+/// Computes the events a write raises for listeners, by diffing whole trees per view.
 struct EventOracle {
     struct Listener {
         var id: Int
         var path: [String]
         var type: DataEventType
+        var query = OracleQuery()
     }
 
-    var listeners: [Listener] = []
+    /// Listeners in registration order.
+    private(set) var listeners: [Listener] = []
+    /// Views, (path, query), in creation order: a view is created by its first listener and
+    /// lives until its last listener is removed (spec addendum).
+    private(set) var views: [(path: [String], query: OracleQuery)] = []
+
+    mutating func add(_ listener: Listener) {
+        self.listeners.append(listener)
+        if !self.views.contains(where: { $0.path == listener.path && $0.query == listener.query }) {
+            self.views.append((listener.path, listener.query))
+        }
+    }
+
+    mutating func remove(id: Int) {
+        guard let i = self.listeners.firstIndex(where: { $0.id == id }) else { return }
+        let removed = self.listeners.remove(at: i)
+        if !self.listeners.contains(where: { $0.path == removed.path && $0.query == removed.query }) {
+            self.views.removeAll { $0.path == removed.path && $0.query == removed.query }
+        }
+    }
 
     /// Initial events of a new listener (spec §6.7).
     func initialEvents(_ listener: Listener, tree: ModelTree) -> [RecordedEvent] {
         let node = tree.node(at: listener.path)
         switch listener.type {
         case .value:
-            return [RecordedEvent(listener: listener.id, type: .value, key: listener.path.last, previous: nil, value: node?.export ?? .null)]
+            return [RecordedEvent(listener: listener.id, type: .value, key: listener.path.last, previous: nil, value: listener.query.viewNode(node)?.export ?? .null)]
         case .childAdded:
-            let sorted = (node?.children ?? [:]).sorted(by: oracleChildLess)
+            let sorted = listener.query.window(node)
             return sorted.enumerated().map { i, child in
                 RecordedEvent(listener: listener.id, type: .childAdded, key: child.key, previous: i == 0 ? nil : sorted[i - 1].key, value: child.value.export)
             }
@@ -160,9 +180,8 @@ struct EventOracle {
 
     /// Events for a write at `written`, going from `old` to `new` (spec §6.3–6.5).
     func events(written: [String], old: ModelTree, new: ModelTree) -> [RecordedEvent] {
-        // Locations with listeners, grouped, in first-registration order within a location.
         var locations: [[String]] = []
-        for l in self.listeners where !locations.contains(l.path) { locations.append(l.path) }
+        for v in self.views where !locations.contains(v.path) { locations.append(v.path) }
         func isPrefix(_ a: [String], _ b: [String]) -> Bool { a.count <= b.count && Array(b.prefix(a.count)) == a }
         let below = locations.filter { $0.count > written.count && isPrefix(written, $0) }
             .sorted { a, b in
@@ -174,25 +193,29 @@ struct EventOracle {
         let above = locations.filter { $0.count < written.count && isPrefix($0, written) }.sorted { $0.count > $1.count }
         var result: [RecordedEvent] = []
         for location in below + at + above {
-            result += self.viewEvents(location, old: old.node(at: location), new: new.node(at: location))
+            for view in self.views where view.path == location {
+                result += self.viewEvents(view.path, view.query, old: old.node(at: location), new: new.node(at: location))
+            }
         }
         return result
     }
 
-    private func viewEvents(_ location: [String], old: ModelNode?, new: ModelNode?) -> [RecordedEvent] {
-        guard old != new else { return [] }
-        let here = self.listeners.filter { $0.path == location }
-        let oldChildren = old?.children ?? [:]
-        let newChildren = new?.children ?? [:]
-        let newSorted = newChildren.sorted(by: oracleChildLess)
+    private func viewEvents(_ location: [String], _ query: OracleQuery, old: ModelNode?, new: ModelNode?) -> [RecordedEvent] {
+        let oldView = query.viewNode(old)
+        let newView = query.viewNode(new)
+        guard oldView != newView else { return [] }
+        let here = self.listeners.filter { $0.path == location && $0.query == query }
+        let oldChildren = oldView?.children ?? [:]
+        let newChildren = newView?.children ?? [:]
+        let newSorted = newChildren.map { (key: $0.key, value: $0.value) }.sorted(by: query.less)
         func previous(_ key: String) -> String? {
             guard let i = newSorted.firstIndex(where: { $0.key == key }), i > 0 else { return nil }
             return newSorted[i - 1].key
         }
-        let removed = oldChildren.filter { newChildren[$0.key] == nil }.sorted(by: oracleChildLess)
-        let added = newChildren.filter { oldChildren[$0.key] == nil }.sorted(by: oracleChildLess)
-        let changed = newChildren.filter { k, v in oldChildren[k].map { $0 != v } ?? false }.sorted(by: oracleChildLess)
-        let moved = changed.filter { oldChildren[$0.key]?.priority != $0.value.priority }
+        let removed = oldChildren.filter { newChildren[$0.key] == nil }.map { (key: $0.key, value: $0.value) }.sorted(by: query.less)
+        let added = newChildren.filter { oldChildren[$0.key] == nil }.map { (key: $0.key, value: $0.value) }.sorted(by: query.less)
+        let changed = newChildren.filter { k, v in oldChildren[k].map { $0 != v } ?? false }.map { (key: $0.key, value: $0.value) }.sorted(by: query.less)
+        let moved = changed.filter { query.isMove(oldChildren[$0.key]!, $0.value) }
         var result: [RecordedEvent] = []
         func emit(_ type: DataEventType, _ list: [(key: String, value: ModelNode)], withPrevious: Bool) {
             for child in list {
@@ -206,7 +229,7 @@ struct EventOracle {
         emit(.childMoved, moved, withPrevious: true)
         emit(.childChanged, changed, withPrevious: true)
         for l in here where l.type == .value {
-            result.append(RecordedEvent(listener: l.id, type: .value, key: location.last, previous: nil, value: new?.export ?? .null))
+            result.append(RecordedEvent(listener: l.id, type: .value, key: location.last, previous: nil, value: newView?.export ?? .null))
         }
         return result
     }

@@ -83,3 +83,17 @@ extension LeafValue: CustomStringConvertible {
         }
     }
 }
+
+extension LeafValue: Hashable {
+    /// Equal values hash alike: numbers hash by their `Double` value when it is exact.
+    package func hash(into hasher: inout Hasher) {
+        switch self {
+        case .bool(let b): hasher.combine(1); hasher.combine(b)
+        case .int(let i):
+            hasher.combine(2)
+            if let d = Double(exactly: i) { hasher.combine(d) } else { hasher.combine(i) }
+        case .double(let d): hasher.combine(2); hasher.combine(d == 0 ? 0.0 : d)
+        case .string(let s): hasher.combine(3); hasher.combine(s)
+        }
+    }
+}

@@ -12,18 +12,80 @@ extension SyncEngine {
         if write.requiresExistingNode && self.node(at: base).isEmpty {
             throw DatabaseError(.writeFailed, "setPriority failed: there is no data at \(base.string) to set a priority on.")
         }
-        // Resolve server values against the data before the write, then apply the plain entries
-        // and, last, the priorities.
+        let entryPaths = write.entries.map(\.path)
+        // Resolve server values against the data before the write.
         let resolved = write.entries.map { entry in
             (entry.path, entry.isPriority, entry.value.resolved(against: self.root.node(at: base.keys + entry.path.prefix { $0.string != ".priority" }), now: now))
         }
-        for (path, isPriority, node) in resolved where !isPriority {
+        let indexUpdates = self.captureIndexedChildren(base: base, entryPaths: entryPaths)
+        // Values first, then removals, then priorities: the outcome does not depend on the order
+        // of the entries, and a node keeps its priority exactly when it is not empty afterwards.
+        for (path, isPriority, node) in resolved where !isPriority && !node.isEmpty {
+            self.root.set(node, at: (base.keys + path)[...])
+        }
+        for (path, isPriority, node) in resolved where !isPriority && node.isEmpty {
             self.root.set(node, at: (base.keys + path)[...])
         }
         for (path, isPriority, node) in resolved where isPriority {
             self.root.set(node, at: (base.keys + path)[...])
         }
-        return self.raiseEvents(base: base, entryPaths: write.entries.map(\.path))
+        for update in indexUpdates { update.apply(self) }
+        return self.raiseEvents(base: base, entryPaths: entryPaths)
+    }
+
+    /// What an index needs to follow a write: the old children (or old node) it must update from.
+    struct IndexUpdate {
+        let location: [ChildKey]
+        let indexes: [ChildIndex]
+        /// Old children for the candidate keys, or `nil` with `oldNode` for a whole change.
+        let oldChildren: [(ChildKey, Node)]?
+        let oldNode: Node
+
+        func apply(_ engine: SyncEngine) {
+            let newNode = engine.root.node(at: self.location)
+            for index in self.indexes {
+                if let oldChildren = self.oldChildren {
+                    for (key, old) in oldChildren { index.update(key: key, old: old, new: newNode.child(key)) }
+                } else {
+                    index.update(from: self.oldNode, to: newNode)
+                }
+            }
+        }
+    }
+
+    /// Before a write: remembers, for every index on the write's path or below it, the children the
+    /// write can change, so the index can be updated afterwards in O(k log *n*).
+    private func captureIndexedChildren(base: DatabasePath, entryPaths: [[ChildKey]]) -> [IndexUpdate] {
+        var updates: [IndexUpdate] = []
+        var treeNode: ViewTreeNode? = self.viewRoot
+        for (depth, key) in base.keys.enumerated() {
+            guard let node = treeNode else { return updates }
+            if !node.indexes.isEmpty {
+                let location = Array(base.keys.prefix(depth))
+                let child = self.root.node(at: location + [key])
+                updates.append(IndexUpdate(location: location, indexes: Array(node.indexes.values), oldChildren: [(key, child)], oldNode: .empty))
+            }
+            treeNode = node.children[key]
+        }
+        guard let atBase = treeNode else { return updates }
+        func visit(_ node: ViewTreeNode, relative: [ChildKey]) {
+            let candidates = Self.candidates(for: relative, entryPaths: entryPaths)
+            if candidates == .untouched { return }
+            if !node.indexes.isEmpty {
+                let location = base.keys + relative
+                switch candidates {
+                case .untouched: break
+                case .whole:
+                    updates.append(IndexUpdate(location: location, indexes: Array(node.indexes.values), oldChildren: nil, oldNode: self.root.node(at: location)))
+                case .children(let keys):
+                    let old = self.root.node(at: location)
+                    updates.append(IndexUpdate(location: location, indexes: Array(node.indexes.values), oldChildren: keys.map { ($0, old.child($0)) }, oldNode: .empty))
+                }
+            }
+            for (key, child) in node.children { visit(child, relative: relative + [key]) }
+        }
+        visit(atBase, relative: [])
+        return updates
     }
 
     private func raiseEvents(base: DatabasePath, entryPaths: [[ChildKey]]) -> [Event] {
@@ -41,9 +103,7 @@ extension SyncEngine {
             self.updateViews(of: atBase, relative: [], entryPaths: entryPaths, into: &events)
         }
         for (node, depth) in ancestors.reversed() {
-            for view in node.views {
-                view.update(to: self.node(at: view.path), candidates: [base.keys[depth]], into: &events)
-            }
+            self.update(node, candidates: [base.keys[depth]], into: &events)
         }
         return events
     }
@@ -60,14 +120,23 @@ extension SyncEngine {
 
     private func updateViews(of treeNode: ViewTreeNode, relative: [ChildKey], entryPaths: [[ChildKey]], into events: inout [Event]) {
         guard !treeNode.views.isEmpty else { return }
-        let candidates: [ChildKey]?
         switch Self.candidates(for: relative, entryPaths: entryPaths) {
         case .untouched: return
-        case .whole: candidates = nil
-        case .children(let keys): candidates = keys
+        case .whole: self.update(treeNode, candidates: nil, into: &events)
+        case .children(let keys): self.update(treeNode, candidates: keys, into: &events)
         }
+    }
+
+    /// Updates every view of one location, creating a priority index first if the location's
+    /// children now have priorities.
+    private func update(_ treeNode: ViewTreeNode, candidates: [ChildKey]?, into events: inout [Event]) {
+        guard let first = treeNode.views.first else { return }
+        let location = self.node(at: first.path)
         for view in treeNode.views {
-            view.update(to: self.node(at: view.path), candidates: candidates, into: &events)
+            if view.needsIndex(for: location) {
+                view.childIndex = self.retainIndex(view.params.index, at: treeNode, node: location)
+            }
+            view.update(location: location, candidates: candidates, into: &events)
         }
     }
 

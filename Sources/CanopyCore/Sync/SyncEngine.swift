@@ -1,4 +1,4 @@
-/// The database engine: the tree, the views on it, and the events each write raises.
+/// The database engine: the tree, the views and indexes on it, and the events each write raises.
 ///
 /// Pure and single-threaded: it performs no I/O and calls no user code. The library owns one per
 /// database on its loop thread, applies writes in order and delivers the returned events in order.
@@ -6,6 +6,7 @@ package final class SyncEngine {
     package internal(set) var root: Node
     let viewRoot = ViewTreeNode()
     private var registrationViews: [UInt64: QueryView] = [:]
+    var pins = Set<Pin>()
 
     package init(root: Node = .empty) {
         self.root = root
@@ -20,26 +21,35 @@ package final class SyncEngine {
     /// The number of views. For tests and diagnostics.
     package var viewCount: Int { Set(self.registrationViews.values.map(ObjectIdentifier.init)).count }
 
+    /// The number of live indexes. For tests and diagnostics.
+    package var indexCount: Int {
+        func count(_ node: ViewTreeNode) -> Int { node.indexes.count + node.children.values.reduce(0) { $0 + count($1) } }
+        return count(self.viewRoot)
+    }
+
     // MARK: - Registrations
 
     /// Registers an observer of `params` at `path`; returns its initial events (spec §6.7).
     package func register(_ registration: EventRegistration, at path: DatabasePath, params: QueryParams) -> [Event] {
         let treeNode = self.viewRoot.descendant(path.keys, create: true)!
+        let location = self.node(at: path)
         let view: QueryView
         if let existing = treeNode.views.first(where: { $0.params == params }) {
             view = existing
         } else {
-            view = QueryView(path: path, params: params, node: self.node(at: path))
+            let index = params.index.isKeyOrder(for: location) ? nil : self.retainIndex(params.index, at: treeNode, node: location)
+            view = QueryView(path: path, params: params, node: location, childIndex: index)
             treeNode.views.append(view)
         }
         view.add(registration)
         self.registrationViews[registration.id] = view
         var events: [Event] = []
-        view.initialEvents(for: registration, into: &events)
+        view.initialEvents(for: registration, location: location, into: &events)
         return events
     }
 
-    /// Removes one registration; its view goes away with its last registration.
+    /// Removes one registration; its view goes away with its last registration, and an index
+    /// with it when no other view uses it.
     @discardableResult
     package func unregister(_ registration: EventRegistration) -> Bool {
         registration.deactivate()
@@ -47,6 +57,7 @@ package final class SyncEngine {
         _ = view.remove(registration)
         if view.isUnused, let treeNode = self.viewRoot.descendant(view.path.keys, create: false) {
             treeNode.views.removeAll { $0 === view }
+            if let index = view.childIndex { self.releaseIndex(index, at: treeNode) }
             self.viewRoot.prune(view.path.keys)
         }
         return true
@@ -58,6 +69,12 @@ package final class SyncEngine {
         return treeNode.views.flatMap(\.registrations)
     }
 
+    /// The registration ids of each view at `path`, views in creation order. For diagnostics.
+    package func viewRegistrationIDs(at path: DatabasePath) -> [[UInt64]] {
+        guard let treeNode = self.viewRoot.descendant(path.keys, create: false) else { return [] }
+        return treeNode.views.map { $0.registrations.map(\.id) }
+    }
+
     /// Every registration.
     package var allRegistrations: [EventRegistration] {
         var result: [EventRegistration] = []
@@ -67,5 +84,53 @@ package final class SyncEngine {
         }
         walk(self.viewRoot)
         return result
+    }
+
+    // MARK: - Indexes
+
+    func retainIndex(_ order: QueryIndex, at treeNode: ViewTreeNode, node: Node) -> ChildIndex {
+        let index = treeNode.indexes[order] ?? ChildIndex(index: order, node: node)
+        treeNode.indexes[order] = index
+        index.users += 1
+        return index
+    }
+
+    func releaseIndex(_ index: ChildIndex, at treeNode: ViewTreeNode) {
+        index.users -= 1
+        if index.users <= 0 { treeNode.indexes[index.index] = nil }
+    }
+
+    /// Keeps (or stops keeping) the index of `params`' order at `path` alive without a view
+    /// (`keepSynced`), so one-shot queries there cost O(log *n* + *k*). Idempotent per query.
+    package func setPinned(_ pinned: Bool, at path: DatabasePath, params: QueryParams) {
+        let pin = Pin(path: path, index: params.index)
+        guard params.index != .key, pinned != self.pins.contains(pin) else { return }
+        if pinned {
+            self.pins.insert(pin)
+            let treeNode = self.viewRoot.descendant(path.keys, create: true)!
+            _ = self.retainIndex(params.index, at: treeNode, node: self.node(at: path))
+        } else {
+            self.pins.remove(pin)
+            guard let treeNode = self.viewRoot.descendant(path.keys, create: false), let index = treeNode.indexes[params.index] else { return }
+            self.releaseIndex(index, at: treeNode)
+            self.viewRoot.prune(path.keys)
+        }
+    }
+
+    struct Pin: Hashable {
+        var path: DatabasePath
+        var index: QueryIndex
+    }
+
+    // MARK: - One-shot queries
+
+    /// The current result of a query (its window), as a `value` event would show it: O(log *n* + *k*)
+    /// with a live index or in key order, else O(*n* log *n*).
+    package func queryResult(at path: DatabasePath, params: QueryParams) -> Node {
+        let location = self.node(at: path)
+        guard params.isFiltered else { return location }
+        let treeNode = self.viewRoot.descendant(path.keys, create: false)
+        let index = treeNode?.indexes[params.index] ?? (params.index.isKeyOrder(for: location) ? nil : ChildIndex(index: params.index, node: location))
+        return QueryView(path: path, params: params, node: location, childIndex: index).cache
     }
 }

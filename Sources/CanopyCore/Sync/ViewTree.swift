@@ -4,8 +4,10 @@ final class ViewTreeNode {
     var children: [ChildKey: ViewTreeNode] = [:]
     /// Views at this location, in creation order.
     var views: [QueryView] = []
+    /// Indexes of this location's children, by order; shared by the views here.
+    var indexes: [QueryIndex: ChildIndex] = [:]
 
-    var isEmpty: Bool { self.children.isEmpty && self.views.isEmpty }
+    var isEmpty: Bool { self.children.isEmpty && self.views.isEmpty && self.indexes.isEmpty }
 
     /// The node at `path`, created on the way when `create` is set.
     func descendant(_ path: some Sequence<ChildKey>, create: Bool) -> ViewTreeNode? {

@@ -1,0 +1,175 @@
+import CanopyCore
+
+/// The constraints a query was built from, as called, and the rules for adding one more
+/// (spec §7.6, with the iOS SDK's messages).
+struct QueryBuilder: Sendable, Hashable {
+    struct Endpoint: Sendable, Hashable {
+        var value: LeafValue?
+        var key: String?
+        /// `startAfter` / `endBefore`.
+        var exclusive: Bool
+        /// Set by `equalTo`.
+        var isEqualTo: Bool
+    }
+
+    var index: QueryIndex = .priority
+    var orderSet = false
+    var start: Endpoint?
+    var end: Endpoint?
+    var limit: QueryParams.Limit?
+
+    /// The engine's parameters for these constraints.
+    var params: QueryParams {
+        QueryParams(index: self.index, start: self.start.map { self.bound($0, isStart: true) }, end: self.end.map { self.bound($0, isStart: false) }, limit: self.limit)
+    }
+
+    private func bound(_ e: Endpoint, isStart: Bool) -> QueryBound {
+        if self.index == .key {
+            let key: QueryBound.Key
+            if case .string(let s)? = e.value { key = .key(ChildKey(s)) } else { key = isStart ? .min : .max }
+            return QueryBound(value: nil, key: key, inclusive: !e.exclusive)
+        }
+        let key: QueryBound.Key
+        if let k = e.key {
+            key = .key(ChildKey(k))
+        } else {
+            // startAt(v) = (v, min] , startAfter(v) = (v, max), endAt(v) = [.. (v, max)], endBefore(v) = (v, min)
+            key = (isStart != e.exclusive) ? .min : .max
+        }
+        return QueryBound(value: e.value, key: key, inclusive: !e.exclusive)
+    }
+
+    static func invalid(_ message: String) -> DatabaseError { DatabaseError(.invalidQuery, message) }
+
+    // MARK: - Order
+
+    mutating func order(by index: QueryIndex) throws(DatabaseError) {
+        if self.orderSet { throw Self.invalid("Cannot use multiple queryOrderedBy calls!") }
+        self.orderSet = true
+        self.index = index
+        try self.validateEndpoints()
+    }
+
+    static func childIndex(_ path: String) throws(DatabaseError) -> QueryIndex {
+        switch path {
+        case "$key", ".key": throw invalid("(queryOrderedByChild:) \(path) is invalid.  Use queryOrderedByKey: instead.")
+        case "$priority", ".priority": throw invalid("(queryOrderedByChild:) \(path) is invalid.  Use queryOrderedByPriority: instead.")
+        case "$value", ".value": throw invalid("(queryOrderedByChild:) \(path) is invalid.  Use queryOrderedByValue: instead.")
+        default: break
+        }
+        let invalidPath = invalid("(queryOrderedByChild:) Must be a non-empty string and not contain '.' '#' '$' '[' or ']'")
+        guard !path.isEmpty else { throw invalidPath }
+        let parsed: DatabasePath
+        do { parsed = try DatabasePath(validating: path, function: "queryOrdered(byChild:)") } catch { throw invalidPath }
+        if parsed.isRoot { throw invalid("(queryOrderedByChild:) with an empty path is invalid.  Use queryOrderedByValue: instead.") }
+        if parsed.isInfo { throw invalidPath }
+        return .child(parsed.keys)
+    }
+
+    // MARK: - Limits
+
+    mutating func limit(_ limit: UInt, first: Bool) throws(DatabaseError) {
+        let method = first ? "queryLimitedToFirst:" : "queryLimitedToLast:"
+        if self.limit != nil { throw Self.invalid("Can't call \(method) if a limit was previously set") }
+        if limit == 0 { throw Self.invalid("Limit can't be zero") }
+        if limit >= 1 << 31 { throw Self.invalid("Limit must be less than 2,147,483,648") }
+        self.limit = first ? .first(Int(limit)) : .last(Int(limit))
+    }
+
+    // MARK: - Endpoints
+
+    /// Converts an endpoint value: `nil`/`NSNull`, a string, a number or a boolean.
+    static func endpointValue(_ value: Any?, method: String) throws(DatabaseError) -> LeafValue? {
+        let json: JSONValue
+        do { json = try JSONValue(any: value, function: method) } catch { throw invalid("You can only pass nil, NSString or NSNumber to \(method)") }
+        switch json {
+        case .null: return nil
+        case .bool(let b): return .bool(b)
+        case .int(let i): return .int(i)
+        case .double(let d): return .double(d)
+        case .string(let s): return .string(s)
+        case .array, .object: throw invalid("You can only pass nil, NSString or NSNumber to \(method)")
+        }
+    }
+
+    static func checkChildKey(_ key: String?, method: String) throws(DatabaseError) {
+        guard let key else { return }
+        if !KeyValidation.isValidKey(key) {
+            throw invalid("(\(method)childKey:) Must be a non-empty string and not contain '/' '.' '#' '$' '[' or ']'")
+        }
+    }
+
+    mutating func start(_ value: Any?, childKey: String?, after: Bool) throws(DatabaseError) {
+        let method = after ? "queryStartingAfterValue:" : "queryStartingAtValue:"
+        let leaf = try Self.endpointValue(value, method: method)
+        try Self.checkChildKey(childKey, method: method)
+        if self.index == .key && childKey != nil && !(after && childKey == nil) {
+            throw Self.invalid("You must use \(method) instead of \(method)childKey: when using queryOrderedByKey:")
+        }
+        if self.start != nil {
+            throw Self.invalid("Can't call \(method) after queryStartingAtValue, queryStartingAfterValue, or queryEqualToValue was previously called")
+        }
+        self.start = Endpoint(value: leaf, key: childKey, exclusive: after, isEqualTo: false)
+        try self.validateEndpoints()
+    }
+
+    mutating func end(_ value: Any?, childKey: String?, before: Bool) throws(DatabaseError) {
+        let method = before ? "queryEndingBeforeValue:" : "queryEndingAtValue:"
+        let leaf = try Self.endpointValue(value, method: method)
+        try Self.checkChildKey(childKey, method: method)
+        if self.index == .key && childKey != nil {
+            throw Self.invalid("You must use \(method) instead of \(method)childKey: when using queryOrderedByKey:")
+        }
+        if self.end != nil {
+            throw Self.invalid("Can't call \(method) after queryEndingAtValue, queryEndingBeforeValue or queryEqualToValue was previously called")
+        }
+        self.end = Endpoint(value: leaf, key: childKey, exclusive: before, isEqualTo: false)
+        try self.validateEndpoints()
+    }
+
+    mutating func equal(_ value: Any?, childKey: String?) throws(DatabaseError) {
+        let method = "queryEqualToValue:"
+        let leaf = try Self.endpointValue(value, method: method)
+        try Self.checkChildKey(childKey, method: method)
+        if self.index == .key && childKey != nil {
+            throw Self.invalid("You must use queryEqualToValue: instead of queryEqualTo:childKey: when using queryOrderedByKey:")
+        }
+        if self.start != nil || self.end != nil {
+            throw Self.invalid("Can't call queryEqualToValue: after queryStartingAtValue, queryStartingAfterValue, queryEndingAtValue, queryEndingBeforeValue or queryEqualToValue was previously called")
+        }
+        self.start = Endpoint(value: leaf, key: childKey, exclusive: false, isEqualTo: true)
+        self.end = Endpoint(value: leaf, key: childKey, exclusive: false, isEqualTo: true)
+        try self.validateEndpoints()
+    }
+
+    /// Endpoint rules that depend on the order (checked whichever comes first).
+    private func validateEndpoints() throws(DatabaseError) {
+        switch self.index {
+        case .key:
+            if let start = self.start {
+                if start.key != nil {
+                    throw Self.invalid("Can't use queryStartingAtValue:childKey:, queryStartingAfterValue:childKey:, or queryEqualTo:andChildKey: in combination with queryOrderedByKey")
+                }
+                if case .string? = start.value {} else {
+                    throw Self.invalid("Can't use queryStartingAtValue: or queryStartingAfterValue: with non-string types when used with queryOrderedByKey")
+                }
+            }
+            if let end = self.end {
+                if end.key != nil {
+                    throw Self.invalid("Can't use queryEndingAtValue:childKey: or queryEndingBeforeValue:childKey: queryEqualToValue:childKey: in combination with queryOrderedByKey")
+                }
+                if case .string? = end.value {} else {
+                    throw Self.invalid("Can't use queryEndingAtValue: or queryEndingBeforeValue: with other types than string in combination with queryOrderedByKey")
+                }
+            }
+        case .priority:
+            for endpoint in [self.start, self.end].compactMap({ $0 }) {
+                if case .bool? = endpoint.value {
+                    throw Self.invalid("When using queryOrderedByPriority, values provided to queryStartingAtValue:, queryStartingAfterValue:, queryEndingAtValue:, queryEndingBeforeValue:, or queryEqualToValue: must be valid priorities.")
+                }
+            }
+        case .value, .child:
+            break
+        }
+    }
+}

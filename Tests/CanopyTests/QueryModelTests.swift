@@ -1,0 +1,202 @@
+import Canopy
+import Foundation
+import Testing
+
+@Suite("Queries against a brute-force oracle")
+struct QueryModelTests {
+    static let keys = ["a", "b", "c", "d", "e", "1", "2", "10", "03"]
+
+    struct Random {
+        var rng: SeededGenerator
+        mutating func int(_ n: Int) -> Int { Int(self.rng.next() % UInt64(n)) }
+        mutating func chance(_ percent: Int) -> Bool { self.int(100) < percent }
+        mutating func key() -> String { QueryModelTests.keys[self.int(QueryModelTests.keys.count)] }
+
+        mutating func scalar() -> JSONValue {
+            switch self.int(7) {
+            case 0: return .null
+            case 1: return .bool(self.chance(50))
+            case 2, 3: return .int(Int64(self.int(4)))
+            case 4: return .double(1.5)
+            default: return .string(["x", "y", "A"][self.int(3)])
+            }
+        }
+
+        mutating func priority() -> JSONValue {
+            switch self.int(4) {
+            case 0: return .null
+            case 1: return .int(Int64(self.int(3)))
+            case 2: return .string(["x", "y"][self.int(2)])
+            default: return .double(0.5)
+            }
+        }
+
+        /// A child: usually an object with `v` and `w/x`, sometimes a plain leaf.
+        mutating func child() -> JSONValue {
+            if self.chance(15) { return self.scalar() }
+            var object: [String: JSONValue] = [:]
+            if self.chance(80) { object["v"] = self.scalar() }
+            if self.chance(50) { object["w"] = ["x": self.scalar()] }
+            if self.chance(30) { object["u"] = .int(Int64(self.int(3))) }
+            if self.chance(25) { object[".priority"] = self.priority() }
+            return .object(object)
+        }
+
+        mutating func query() -> OracleQuery {
+            var q = OracleQuery()
+            switch self.int(5) {
+            case 0: q.index = .priority
+            case 1: q.index = .key
+            case 2: q.index = .value
+            case 3: q.index = .child(["v"])
+            default: q.index = .child(["w", "x"])
+            }
+            func endpoint(_ r: inout Random, _ index: OracleQuery.Index) -> OracleQuery.Endpoint {
+                switch index {
+                case .key: return .init(value: .string(r.key()), key: nil, exclusive: r.chance(40))
+                case .priority: return .init(value: r.priority(), key: r.chance(40) ? r.key() : nil, exclusive: r.chance(40))
+                default: return .init(value: r.scalar(), key: r.chance(40) ? r.key() : nil, exclusive: r.chance(40))
+                }
+            }
+            if self.chance(10) {
+                // equalTo
+                let e = endpoint(&self, q.index)
+                q.start = .init(value: e.value, key: e.key, exclusive: false)
+                q.end = .init(value: e.value, key: e.key, exclusive: false)
+            } else {
+                if self.chance(45) { q.start = endpoint(&self, q.index) }
+                if self.chance(45) { q.end = endpoint(&self, q.index) }
+            }
+            if self.chance(60) { q.limit = (self.chance(50), 1 + self.int(4)) }
+            return q
+        }
+    }
+
+    @Test("random queries over random writes raise exactly the oracle's events", arguments: [11, 12, 13, 14, 15, 16] as [UInt64])
+    func randomQueries(seed: UInt64) throws {
+        var random = Random(rng: SeededGenerator(seed: seed))
+        var configuration = Database.Configuration()
+        configuration.loopMode = .manual
+        let db = try Database.inMemory(configuration)
+        defer { db.close() }
+        let log = EventLog()
+        var oracle = EventOracle()
+        var model = ModelTree()
+        var handles: [Int: (DatabaseQuery, DatabaseHandle)] = [:]
+        var nextID = 0
+        let list = db.reference(withPath: "list")
+
+        // Some initial data.
+        var initial: [String: JSONValue] = [:]
+        for _ in 0..<6 { initial[random.key()] = random.child() }
+        try list.setValue(JSONValue.object(initial))
+        model.set(ModelNode.from(.object(initial)), at: ["list"])
+        db.drain()
+
+        func addListener() {
+            let query = random.query()
+            let type = DataEventType.allCases[random.int(DataEventType.allCases.count)]
+            let id = nextID
+            nextID += 1
+            let q = query.apply(to: list)
+            let handle = q.observe(type, andPreviousSiblingKeyWith: { snapshot, previous in
+                log.events.append(RecordedEvent(listener: id, type: type, key: snapshot.key, previous: previous, value: snapshot.exportJSON))
+            }, withCancel: { error in
+                // Closing the database at the end cancels every observer; nothing else may.
+                if (error as? DatabaseError)?.code != .closed { Issue.record("query \(query) was cancelled: \(error)") }
+            })
+            handles[id] = (q, handle)
+            let listener = EventOracle.Listener(id: id, path: ["list"], type: type, query: query)
+            oracle.add(listener)
+            db.drain()
+            #expect(log.take() == oracle.initialEvents(listener, tree: model), "initial events of L\(id) \(type) \(query)")
+            // A one-shot read of the same query agrees with the oracle too.
+            var read: JSONValue = .null
+            q.getData { _, snapshot in read = snapshot?.exportJSON ?? .null }
+            db.drain()
+            #expect(read == (query.viewNode(model.node(at: ["list"]))?.export ?? .null), "getData of \(query)")
+        }
+
+        for _ in 0..<14 { addListener() }
+        for step in 0..<1200 {
+            if step % 150 == 149, let id = handles.keys.sorted().first {
+                let (q, handle) = handles.removeValue(forKey: id)!
+                q.removeObserver(withHandle: handle)
+                oracle.remove(id: id)
+                addListener()
+            }
+            let old = model
+            var written = ["list"]
+            var description = ""
+            switch random.int(20) {
+            case 0..<7:
+                let key = random.key()
+                let value = random.child()
+                try list.child(key).setValue(value)
+                model.set(ModelNode.from(value), at: ["list", key])
+                written = ["list", key]
+                description = "set \(key) = \(value.jsonString())"
+            case 7..<10:
+                let key = random.key()
+                let value = random.scalar()
+                try list.child(key).child("v").setValue(value)
+                model.set(ModelNode.from(value), at: ["list", key, "v"])
+                written = ["list", key, "v"]
+                description = "set \(key)/v = \(value.jsonString())"
+            case 10..<12:
+                let key = random.key()
+                try list.child(key).removeValue()
+                model.set(nil, at: ["list", key])
+                written = ["list", key]
+                description = "remove \(key)"
+            case 12..<14:
+                let key = random.key()
+                let priority = random.priority()
+                list.child(key).setPriority(priority.anyValue) { _, _ in }
+                if let node = model.node(at: ["list", key]) {
+                    model.set(node.withPriority(priority == JSONValue.null ? Optional<JSONValue>.none : priority), at: ["list", key])
+                }
+                written = ["list", key]
+                description = "setPriority \(key) \(priority.jsonString())"
+            case 14..<17:
+                var entries: [String: JSONValue] = [:]
+                for _ in 0..<(1 + random.int(3)) {
+                    let key = random.key()
+                    entries[random.chance(50) ? key : key + "/v"] = random.chance(25) ? .null : (random.chance(50) ? random.child() : random.scalar())
+                }
+                // Drop overlapping entries (an update may not contain a path and its ancestor).
+                for k in entries.keys where k.hasSuffix("/v") && entries[String(k.dropLast(2))] != nil { entries[k] = nil }
+                try list.updateChildValues(entries.mapValues { $0 as Any })
+                for (k, v) in entries where ModelNode.from(v) != nil { model.set(ModelNode.from(v), at: ["list"] + k.split(separator: "/").map(String.init)) }
+                for (k, v) in entries where ModelNode.from(v) == nil { model.set(nil, at: ["list"] + k.split(separator: "/").map(String.init)) }
+                description = "update \(JSONValue.object(entries).jsonString())"
+            case 17:
+                var value: [String: JSONValue] = [:]
+                for _ in 0..<(random.int(7)) { value[random.key()] = random.child() }
+                try list.setValue(JSONValue.object(value))
+                model.set(ModelNode.from(.object(value)), at: ["list"])
+                description = "set list = \(JSONValue.object(value).jsonString())"
+            case 18:
+                let value = random.scalar()
+                try list.setValue(value)
+                model.set(ModelNode.from(value), at: ["list"])
+                description = "set list = \(value.jsonString())"
+            default:
+                let priority = random.priority()
+                list.setPriority(priority.anyValue) { _, _ in }
+                if let node = model.node(at: ["list"]) {
+                    model.set(node.withPriority(priority == JSONValue.null ? Optional<JSONValue>.none : priority), at: ["list"])
+                }
+                description = "setPriority list \(priority.jsonString())"
+            }
+            db.drain()
+            let expected = oracle.events(written: written, old: old, new: model)
+            let actual = log.take()
+            if actual != expected {
+                let queries = oracle.listeners.map { "L\($0.id) \($0.type) \($0.query)" }.joined(separator: "\n")
+                Issue.record("step \(step): \(description)\nbefore: \(old.node(at: ["list"])?.export.jsonString() ?? "null")\nactual:   \(actual)\nexpected: \(expected)\nlisteners:\n\(queries)")
+                return
+            }
+        }
+    }
+}
