@@ -15,6 +15,7 @@ final class DatabaseCore: @unchecked Sendable {
     private let registrations = Mutex<[DatabaseHandle: EventRegistration]>([:])
     private let nextHandle = Atomic<UInt>(1)
     private let closed = Atomic<Bool>(false)
+    let pendingTransactions = PendingTransactions()
 
     init(loop: EventLoop, clock: @escaping @Sendable () -> Int64) {
         self.loop = loop
@@ -43,18 +44,25 @@ final class DatabaseCore: @unchecked Sendable {
 
     /// Applies `write` on the loop and delivers its events, then calls `completion` (loop thread).
     func write(_ write: WriteOperation, completion: (@Sendable (DatabaseError?) -> Void)?) {
-        let accepted = self.perform { [self] in
-            let events: [Event]
-            do throws(DatabaseError) {
-                events = try self.engine.apply(write, now: self.clock())
-            } catch {
-                completion?(error)
-                return
-            }
-            self.deliver(events)
-            completion?(nil)
-        }
+        let accepted = self.perform { [self] in self.apply(write, completion: completion) }
         if !accepted { completion?(Self.closedError) }
+    }
+
+    /// Applies `write` now. Loop thread only. Sets and updates abort overlapping transactions that
+    /// have not run yet.
+    func apply(_ write: WriteOperation, completion: (@Sendable (DatabaseError?) -> Void)?) {
+        let events: [Event]
+        do throws(DatabaseError) {
+            events = try self.engine.apply(write, now: self.clock())
+        } catch {
+            completion?(error)
+            return
+        }
+        self.pendingTransactions.abortOverlapping(write.entries.map { entry in
+            write.path.appending(DatabasePath(entry.path.filter { $0.string != ".priority" }))
+        })
+        self.deliver(events)
+        completion?(nil)
     }
 
     // MARK: - Observers

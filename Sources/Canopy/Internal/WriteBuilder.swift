@@ -46,7 +46,7 @@ enum WriteBuilder {
             guard let key = rawKey.base as? String else {
                 throw DatabaseError(.invalidKey, "\(prefix)contains a non-string key (\(rawKey.base)). Keys must be strings.")
             }
-            let segments = key.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+            let segments = key.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true).map { String(Substring($0)) }
             for (i, segment) in segments.enumerated() {
                 let isLastPriority = i == segments.count - 1 && segment == ".priority"
                 guard KeyValidation.isValidKey(segment) || isLastPriority else {
@@ -72,11 +72,24 @@ enum WriteBuilder {
             entries.append(WriteOperation.Entry(path: relative, value: write))
             paths.append(DatabasePath(relative))
         }
-        paths.sort()
-        for i in paths.indices.dropFirst() where paths[i - 1].contains(paths[i]) {
-            throw DatabaseError(.invalidPath, "\(prefix)contains a path \(paths[i - 1].string) that is ancestor of another path \(paths[i].string)")
+        if Self.hasOverlap(paths) {
+            // Report the first overlapping pair in path order, as Firebase does.
+            paths.sort()
+            for i in paths.indices.dropFirst() where paths[i - 1].contains(paths[i]) {
+                throw DatabaseError(.invalidPath, "\(prefix)contains a path \(paths[i - 1].string) that is ancestor of another path \(paths[i].string)")
+            }
         }
         return WriteOperation(path: ref.path, entries: entries)
+    }
+
+    /// Whether one path equals or contains another. - Complexity: O(*n* · *d*)
+    static func hasOverlap(_ paths: [DatabasePath]) -> Bool {
+        var seen = Set<ArraySlice<ChildKey>>(minimumCapacity: paths.count)
+        for path in paths where !seen.insert(path.keys[...]).inserted { return true }
+        for path in paths {
+            for length in 0..<path.keys.count where seen.contains(path.keys[..<length]) { return true }
+        }
+        return false
     }
 
     static func value(_ value: Any?, at location: [ChildKey], function: String, argument: String) throws(DatabaseError) -> WriteValue {

@@ -42,16 +42,17 @@ struct AnyConverter {
         if path.count > Self.maxNesting {
             throw DatabaseError(.invalidValue, "\(self.prefix)is nested more than \(Self.maxNesting) levels deep (or contains a cycle)\(self.property(path))")
         }
-        // Exact Swift types first: a boxed `Bool` also casts to `NSNumber`, and the reverse.
-        switch value {
-        case let v as JSONValue: return v
-        case let v as String: return .string(v)
-        case is NSNull: return .null
-        default: break
-        }
+        // Exact Swift types first, by identity: cheap, and it keeps a boxed `Bool` from being read
+        // as an `NSNumber` (and the reverse). Casting a Swift collection to a Foundation class
+        // would bridge (copy) it, so class checks come only for class instances.
         let type = ObjectIdentifier(Swift.type(of: value))
-        if type == ObjectIdentifier(Bool.self) { return .bool(value as! Bool) }
+        if type == ObjectIdentifier(String.self) { return .string(value as! String) }
         if type == ObjectIdentifier(Int.self) { return .int(Int64(value as! Int)) }
+        if type == ObjectIdentifier(Bool.self) { return .bool(value as! Bool) }
+        if type == ObjectIdentifier(Double.self) { return try self.double(value as! Double, path) }
+        if type == ObjectIdentifier(JSONValue.self) { return value as! JSONValue }
+        if type == ObjectIdentifier([String: Any].self) { return try self.object(value as! [String: Any], path) }
+        if type == ObjectIdentifier([Any].self) { return try self.array(value as! [Any], path) }
         if type == ObjectIdentifier(Int64.self) { return .int(value as! Int64) }
         if type == ObjectIdentifier(Int32.self) { return .int(Int64(value as! Int32)) }
         if type == ObjectIdentifier(Int16.self) { return .int(Int64(value as! Int16)) }
@@ -61,17 +62,21 @@ struct AnyConverter {
         if type == ObjectIdentifier(UInt32.self) { return .int(Int64(value as! UInt32)) }
         if type == ObjectIdentifier(UInt16.self) { return .int(Int64(value as! UInt16)) }
         if type == ObjectIdentifier(UInt8.self) { return .int(Int64(value as! UInt8)) }
-        if type == ObjectIdentifier(Double.self) { return try self.double(value as! Double, path) }
         if type == ObjectIdentifier(Float.self) { return try self.double(Double(value as! Float), path) }
+        if Swift.type(of: value) is AnyObject.Type {
+            switch value {
+            case is NSNull: return .null
+            case let n as NSNumber: return try self.number(n, path)
+            case let s as String: return .string(s)
+            default: break
+            }
+        }
         switch value {
-        case let n as NSNumber: return try self.number(n, path)
+        case let v as JSONValue: return v
+        case let s as String: return .string(s)
         case let s as Substring: return .string(String(s))
         case let d as Decimal: return try self.double(NSDecimalNumber(decimal: d).doubleValue, path)
-        case let dict as [String: Any]:
-            var object: [String: JSONValue] = [:]
-            object.reserveCapacity(dict.count)
-            for (key, member) in dict { object[key] = try self.convert(member, path: path + [key]) }
-            return .object(object)
+        case let dict as [String: Any]: return try self.object(dict, path)
         case let dict as [AnyHashable: Any]:
             var object: [String: JSONValue] = [:]
             object.reserveCapacity(dict.count)
@@ -82,21 +87,33 @@ struct AnyConverter {
                 object[key] = try self.convert(member, path: path + [key])
             }
             return .object(object)
-        case let array as [Any]:
-            var elements: [JSONValue] = []
-            elements.reserveCapacity(array.count)
-            for (i, element) in array.enumerated() { elements.append(try self.convert(element, path: path + [String(i)])) }
-            return .array(elements)
+        case let array as [Any]: return try self.array(array, path)
         case let array as [Any?]:
             var elements: [JSONValue] = []
             for (i, element) in array.enumerated() { elements.append(try self.convert(element, path: path + [String(i)])) }
             return .array(elements)
+        case is NSNull: return .null
+        case let n as NSNumber: return try self.number(n, path)
         default:
             throw DatabaseError(
                 .invalidValue,
                 "\(self.prefix)contains a value of unsupported type \(Swift.type(of: value))\(self.property(path)). Values must be strings, numbers, booleans, null, arrays or dictionaries."
             )
         }
+    }
+
+    private mutating func object(_ dict: [String: Any], _ path: [String]) throws(DatabaseError) -> JSONValue {
+        var object: [String: JSONValue] = [:]
+        object.reserveCapacity(dict.count)
+        for (key, member) in dict { object[key] = try self.convert(member, path: path + [key]) }
+        return .object(object)
+    }
+
+    private mutating func array(_ array: [Any], _ path: [String]) throws(DatabaseError) -> JSONValue {
+        var elements: [JSONValue] = []
+        elements.reserveCapacity(array.count)
+        for (i, element) in array.enumerated() { elements.append(try self.convert(element, path: path + [String(i)])) }
+        return .array(elements)
     }
 
     private static func unsigned(_ u: UInt64) -> JSONValue {

@@ -70,8 +70,9 @@ extension SortedMapNode {
             // Appending at the end (push IDs, increasing keys) keeps the left node full.
             let cut = i == node.width - 1 ? node.width - 1 : node.width / 2
             let right = SortedMapNode(keys: ContiguousArray(node.keys[cut...]), values: ContiguousArray(node.values[cut...]))
-            node.keys.removeSubrange(cut...)
-            node.values.removeSubrange(cut...)
+            // Fresh arrays: keep the left half at its exact size rather than the grown capacity.
+            node.keys = ContiguousArray(node.keys[..<cut])
+            node.values = ContiguousArray(node.values[..<cut])
             node.count = node.keys.count
             return (nil, right)
         }

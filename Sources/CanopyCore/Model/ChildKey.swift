@@ -93,23 +93,32 @@ extension ChildKey: Comparable {
     /// Compares two strings by UTF-16 code units (JavaScript's `<`).
     @inlinable
     package static func compareUTF16(_ a: String, _ b: String) -> Int {
-        if a == b { return 0 }
-        // UTF-8 byte order equals code-point order, which equals UTF-16 order except that
-        // supplementary-plane characters (4 UTF-8 bytes, surrogates in UTF-16) sort before U+E000…U+FFFF.
-        var ia = a.utf8.makeIterator()
-        var ib = b.utf8.makeIterator()
-        while true {
-            guard let ca = ia.next() else { return ib.next() == nil ? 0 : -1 }
-            guard let cb = ib.next() else { return 1 }
-            if ca == cb { continue }
-            // First differing byte. Both are at the same offset within equal prefixes, so either both
-            // start a scalar here or both are continuation bytes of scalars of the same lead byte.
-            if ca >= 0xEE && cb >= 0xEE && (ca >= 0xF0) != (cb >= 0xF0) {
-                // One is U+E000…U+FFFF (lead 0xEE/0xEF), the other supplementary (lead 0xF0…).
-                return ca >= 0xF0 ? -1 : 1
-            }
-            return ca < cb ? -1 : 1
+        // Native strings expose their UTF-8 bytes directly; others are copied once.
+        if let result = a.utf8.withContiguousStorageIfAvailable({ x in b.utf8.withContiguousStorageIfAvailable { y in compareUTF16(x, y) } }),
+            let result
+        {
+            return result
         }
+        return Array(a.utf8).withUnsafeBufferPointer { x in Array(b.utf8).withUnsafeBufferPointer { y in compareUTF16(x, y) } }
+    }
+
+    /// UTF-8 byte order is code-point order, which is UTF-16 order except that supplementary-plane
+    /// characters (4 UTF-8 bytes, surrogate pairs in UTF-16) sort before U+E000…U+FFFF.
+    @inlinable
+    package static func compareUTF16(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>) -> Int {
+        let n = Swift.min(x.count, y.count)
+        var i = 0
+        while i < n {
+            let ca = x[i], cb = y[i]
+            if ca != cb {
+                // At the first difference both strings are at the same byte of scalars with equal
+                // leading bytes so far, so comparing these bytes compares code points.
+                if ca >= 0xEE && cb >= 0xEE && (ca >= 0xF0) != (cb >= 0xF0) { return ca >= 0xF0 ? -1 : 1 }
+                return ca < cb ? -1 : 1
+            }
+            i &+= 1
+        }
+        return x.count == y.count ? 0 : (x.count < y.count ? -1 : 1)
     }
 }
 

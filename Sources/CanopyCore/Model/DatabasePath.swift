@@ -76,13 +76,18 @@ package enum KeyValidation {
     /// A key: non-empty, none of `. # $ / [ ]`, no ASCII control character.
     package static func isValidKey(_ key: String) -> Bool {
         guard !key.isEmpty else { return false }
-        for b in key.utf8 {
-            switch b {
-            case 0x2E, 0x23, 0x24, 0x2F, 0x5B, 0x5D, 0x00...0x1F, 0x7F: return false
-            default: continue
-            }
+        if let valid = key.utf8.withContiguousStorageIfAvailable({ bytes in
+            for b in bytes where invalidKeyByte[Int(b)] { return false }
+            return true
+        }) {
+            return valid
         }
-        return true
+        return !key.utf8.contains { invalidKeyByte[Int($0)] }
+    }
+
+    /// `. # $ / [ ]`, U+0000–U+001F and U+007F, by byte.
+    private static let invalidKeyByte: [Bool] = (0..<256).map { b in
+        b < 0x20 || b == 0x7F || [0x2E, 0x23, 0x24, 0x2F, 0x5B, 0x5D].contains(b)
     }
 
     /// A path segment (after splitting on `/`): the same rules as a key.

@@ -30,6 +30,11 @@ extension Node {
             return
         }
         let rest = path.dropFirst()
+        if rest.isEmpty {
+            // A direct child: one search to insert, replace or remove.
+            self.setChild(first, to: newValue)
+            return
+        }
         if case .children(var c) = self {
             self = .empty  // release our reference so `c` is uniquely referenced
             let outcome: (emptied: Bool, delta: Int)? = c.map.modifyValue(forKey: first) { child in

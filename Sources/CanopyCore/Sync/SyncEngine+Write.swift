@@ -15,20 +15,31 @@ extension SyncEngine {
         let entryPaths = write.entries.map(\.path)
         // Resolve server values against the data before the write.
         let resolved = write.entries.map { entry in
-            (entry.path, entry.isPriority, entry.value.resolved(against: self.root.node(at: base.keys + entry.path.prefix { $0.string != ".priority" }), now: now))
+            guard !entry.value.placeholders.isEmpty else { return (entry.path, entry.isPriority, entry.value.node) }
+            let current = self.root.node(at: base.keys + entry.path.prefix { $0.string != ".priority" })
+            return (entry.path, entry.isPriority, entry.value.resolved(against: current, now: now))
         }
         let indexUpdates = self.captureIndexedChildren(base: base, entryPaths: entryPaths)
         // Values first, then removals, then priorities: the outcome does not depend on the order
         // of the entries, and a node keeps its priority exactly when it is not empty afterwards.
-        for (path, isPriority, node) in resolved where !isPriority && !node.isEmpty {
-            self.root.set(node, at: (base.keys + path)[...])
+        var values: [(path: [ChildKey], node: Node)] = []
+        var removals: [[ChildKey]] = []
+        var priorities: [(path: [ChildKey], node: Node)] = []
+        for (path, isPriority, node) in resolved {
+            if isPriority {
+                priorities.append((path, node))
+            } else if node.isEmpty {
+                removals.append(path)
+            } else {
+                values.append((path, node))
+            }
         }
-        for (path, isPriority, node) in resolved where !isPriority && node.isEmpty {
-            self.root.set(node, at: (base.keys + path)[...])
+        if values.count + removals.count >= Self.bulkThreshold {
+            self.applyInBulk(base: base, values: &values, removals: &removals, others: priorities.map(\.path))
         }
-        for (path, isPriority, node) in resolved where isPriority {
-            self.root.set(node, at: (base.keys + path)[...])
-        }
+        for (path, node) in values { self.root.set(node, at: (base.keys + path)[...]) }
+        for path in removals { self.root.set(.empty, at: (base.keys + path)[...]) }
+        for (path, node) in priorities { self.root.set(node, at: (base.keys + path)[...]) }
         for update in indexUpdates { update.apply(self) }
         return self.raiseEvents(base: base, entryPaths: entryPaths)
     }

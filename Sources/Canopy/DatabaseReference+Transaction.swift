@@ -1,0 +1,128 @@
+import CanopyCore
+
+extension DatabaseReference {
+    /// Atomically reads and replaces the data here.
+    ///
+    /// `block` receives the current data (empty when there is none) and returns
+    /// `.success(withValue:)` to commit what it left in the `MutableData`, or `.abort()`. It runs on
+    /// the database's loop thread with no other write in between its read and its write, so
+    /// transactions from any number of threads never lose an update. Keep it fast and free of side
+    /// effects: every other write and observer waits while it runs.
+    ///
+    /// ```swift
+    /// postRef.runTransactionBlock { currentData in
+    ///     var post = currentData.value as? [String: Any] ?? [:]
+    ///     post["starCount"] = (post["starCount"] as? Int ?? 0) + 1
+    ///     currentData.value = post
+    ///     return .success(withValue: currentData)
+    /// }
+    /// ```
+    public func runTransactionBlock(_ block: @escaping (MutableData) -> TransactionResult) {
+        self.runTransactionBlock(block, andCompletionBlock: nil, withLocalEvents: true)
+    }
+
+    /// ``runTransactionBlock(_:)`` with a completion called on the loop thread with
+    /// `(error, committed, snapshot)`: the committed data, or the current data when the block
+    /// aborted. An invalid value set in the block fails the transaction with that error.
+    public func runTransactionBlock(
+        _ block: @escaping (MutableData) -> TransactionResult,
+        andCompletionBlock completionBlock: (((any Error)?, Bool, DataSnapshot?) -> Void)?
+    ) {
+        self.runTransactionBlock(block, andCompletionBlock: completionBlock, withLocalEvents: true)
+    }
+
+    /// ``runTransactionBlock(_:andCompletionBlock:)``. `withLocalEvents` is accepted for Firebase
+    /// compatibility: an embedded database commits at once, so events always follow the commit.
+    public func runTransactionBlock(
+        _ block: @escaping (MutableData) -> TransactionResult,
+        andCompletionBlock completionBlock: (((any Error)?, Bool, DataSnapshot?) -> Void)?,
+        withLocalEvents localEvents: Bool
+    ) {
+        let update = LoopCallback(block)
+        let completion = LoopCallback(completionBlock)
+        self.startTransaction({ data throws(DatabaseError) in update.value(data) }) { error, committed, snapshot in
+            completion.value?(error, committed, snapshot)
+        }
+    }
+
+    /// ``runTransactionBlock(_:)`` that returns once the transaction completes, with whether it
+    /// committed and the resulting (or, when aborted, current) data.
+    @discardableResult
+    public func runTransactionBlock(_ block: @escaping (MutableData) -> TransactionResult) async throws -> (committed: Bool, snapshot: DataSnapshot) {
+        let update = LoopCallback(block)
+        return try await self.runTransaction { data throws(DatabaseError) in update.value(data) }
+    }
+
+    /// A transaction whose block may throw: a thrown error aborts it and is rethrown here (wrapped
+    /// in a `DatabaseError` with code `.userCodeFailed` unless it is one).
+    @discardableResult
+    public func runTransaction(_ block: @escaping (MutableData) throws -> TransactionResult) async throws -> (committed: Bool, snapshot: DataSnapshot) {
+        let update = LoopCallback(block)
+        return try await withCheckedThrowingContinuation { continuation in
+            self.startTransaction({ data throws(DatabaseError) in
+                do {
+                    return try update.value(data)
+                } catch let error as DatabaseError {
+                    throw error
+                } catch {
+                    throw DatabaseError(.userCodeFailed, "The transaction block threw: \(error)")
+                }
+            }) { error, committed, snapshot in
+                if let error {
+                    continuation.resume(throwing: error)
+                } else if let snapshot {
+                    continuation.resume(returning: (committed, snapshot))
+                }
+            }
+        }
+    }
+
+    /// Queues the transaction on the loop. `completion` runs on the loop thread.
+    private func startTransaction(
+        _ update: @escaping @Sendable (MutableData) throws(DatabaseError) -> TransactionResult,
+        completion: @escaping @Sendable (DatabaseError?, Bool, DataSnapshot?) -> Void
+    ) {
+        do throws(DatabaseError) {
+            try WriteBuilder.checkWritable(self, function: "transaction")
+        } catch {
+            if !self.core.perform({ completion(error, false, nil) }) { completion(error, false, nil) }
+            return
+        }
+        let core = self.core
+        let path = self.path
+        let database = self.database
+        let pending = core.pendingTransactions.start(path)
+        let accepted = core.perform {
+            core.pendingTransactions.finish(pending)
+            let current = core.engine.node(at: path)
+            if pending.isAborted {
+                completion(DatabaseError(.writeCanceled, "set"), false, DataSnapshot(node: current, path: path, database: database))
+                return
+            }
+            let store = MutableData.Store(node: current, location: path, now: core.clock())
+            let result: TransactionResult
+            do throws(DatabaseError) {
+                result = try update(MutableData(store: store, path: []))
+            } catch {
+                completion(error, false, DataSnapshot(node: current, path: path, database: database))
+                return
+            }
+            if let error = store.error {
+                completion(error, false, DataSnapshot(node: current, path: path, database: database))
+                return
+            }
+            guard let data = result.data else {
+                completion(nil, false, DataSnapshot(node: current, path: path, database: database))
+                return
+            }
+            let committed = data.store === store ? store.node : data.store.node
+            core.apply(.set(path, WriteValue(node: committed))) { error in
+                completion(error, error == nil, DataSnapshot(node: core.engine.node(at: path), path: path, database: database))
+            }
+        }
+        if !accepted {
+            core.pendingTransactions.finish(pending)
+            completion(DatabaseCore.closedError, false, nil)
+        }
+    }
+}
