@@ -22,6 +22,6 @@ let package = Package(
         .executableTarget(name: "QuickStart", dependencies: ["Canopy"], path: "Samples/QuickStart"),
         .testTarget(name: "CanopyCoreTests", dependencies: ["CanopyCore"], swiftSettings: settings),
         .testTarget(name: "CanopyLoopTests", dependencies: ["CanopyLoop"], swiftSettings: settings),
-        .testTarget(name: "CanopyTests", dependencies: ["Canopy", "CanopyCore", "CanopyLoop"], swiftSettings: settings),
+        .testTarget(name: "CanopyTests", dependencies: ["Canopy", "CanopyCore", "CanopyLoop"], resources: [.copy("Fixtures")], swiftSettings: settings),
     ]
 )

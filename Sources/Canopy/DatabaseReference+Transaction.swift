@@ -91,14 +91,11 @@ extension DatabaseReference {
         let core = self.core
         let path = self.path
         let database = self.database
-        let pending = core.pendingTransactions.start(path)
+        // Transactions and writes run in the order they were issued (per thread; one queue), so a
+        // set issued after a transaction never finds it waiting (spec §9.4): it overwrites the
+        // committed value, and a set issued before it is what the transaction reads.
         let accepted = core.perform {
-            core.pendingTransactions.finish(pending)
             let current = core.engine.node(at: path)
-            if pending.isAborted {
-                completion(DatabaseError(.writeCanceled, "set"), false, DataSnapshot(node: current, path: path, database: database))
-                return
-            }
             let store = MutableData.Store(node: current, location: path, now: core.clock())
             let result: TransactionResult
             do throws(DatabaseError) {
@@ -120,9 +117,6 @@ extension DatabaseReference {
                 completion(error, error == nil, DataSnapshot(node: core.engine.node(at: path), path: path, database: database))
             }
         }
-        if !accepted {
-            core.pendingTransactions.finish(pending)
-            completion(DatabaseCore.closedError, false, nil)
-        }
+        if !accepted { completion(DatabaseCore.closedError, false, nil) }
     }
 }

@@ -102,7 +102,7 @@ struct JSONParserTests {
     @Test("accepts every kind of value, with whitespace around and between")
     func acceptsValues() throws {
         let value = try parse(" \t\r\n{ \"a\" : [ 1 , -2.5 , true , false , null , \"s\" , { } , [ ] ] ,\n\"b\":{\"c\":\"d\"} } \r\n")
-        #expect(value == ["a": [1, -2.5, true, false, nil, "s", [:], []], "b": ["c": "d"]])
+        #expect(value == ["a": [1, -2.5, true, false, .null, "s", [:], []], "b": ["c": "d"]])
         #expect(try parse("true") == true)
         #expect(try parse("null") == .null)
         #expect(try parse(#""""#) == "")

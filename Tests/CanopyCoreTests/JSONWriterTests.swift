@@ -9,7 +9,7 @@ private func written(_ build: (inout [UInt8]) -> Void) -> String {
 
 @Suite("JSON writer")
 struct JSONWriterTests {
-    static let sample: JSONValue = ["b": [1, 2.5, true, nil, "x", [:], []], "a": ["z": "é", "y": -3]]
+    static let sample: JSONValue = ["b": [1, 2.5, true, .null, "x", [:], []], "a": ["z": "é", "y": -3]]
 
     @Test("compact output with sorted keys")
     func compact() {

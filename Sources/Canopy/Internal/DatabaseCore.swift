@@ -15,7 +15,6 @@ final class DatabaseCore: @unchecked Sendable {
     private let registrations = Mutex<[DatabaseHandle: EventRegistration]>([:])
     private let nextHandle = Atomic<UInt>(1)
     private let closed = Atomic<Bool>(false)
-    let pendingTransactions = PendingTransactions()
 
     init(loop: EventLoop, clock: @escaping @Sendable () -> Int64) {
         self.loop = loop
@@ -48,8 +47,7 @@ final class DatabaseCore: @unchecked Sendable {
         if !accepted { completion?(Self.closedError) }
     }
 
-    /// Applies `write` now. Loop thread only. Sets and updates abort overlapping transactions that
-    /// have not run yet.
+    /// Applies `write` now. Loop thread only.
     func apply(_ write: WriteOperation, completion: (@Sendable (DatabaseError?) -> Void)?) {
         let events: [Event]
         do throws(DatabaseError) {
@@ -58,9 +56,6 @@ final class DatabaseCore: @unchecked Sendable {
             completion?(error)
             return
         }
-        self.pendingTransactions.abortOverlapping(write.entries.map { entry in
-            write.path.appending(DatabasePath(entry.path.filter { $0.string != ".priority" }))
-        })
         self.deliver(events)
         completion?(nil)
     }

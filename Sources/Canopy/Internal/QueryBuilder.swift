@@ -103,7 +103,7 @@ struct QueryBuilder: Sendable, Hashable {
         let method = after ? "queryStartingAfterValue:" : "queryStartingAtValue:"
         let leaf = try Self.endpointValue(value, method: method)
         try Self.checkChildKey(childKey, method: method)
-        if self.index == .key && childKey != nil && !(after && childKey == nil) {
+        if self.index == .key && childKey != nil {
             throw Self.invalid("You must use \(method) instead of \(method)childKey: when using queryOrderedByKey:")
         }
         if self.start != nil {
@@ -121,7 +121,7 @@ struct QueryBuilder: Sendable, Hashable {
             throw Self.invalid("You must use \(method) instead of \(method)childKey: when using queryOrderedByKey:")
         }
         if self.end != nil {
-            throw Self.invalid("Can't call \(method) after queryEndingAtValue, queryEndingBeforeValue or queryEqualToValue was previously called")
+            throw Self.invalid("Can't call \(method) after queryEndingAtValue or queryEqualToValue was previously called")
         }
         self.end = Endpoint(value: leaf, key: childKey, exclusive: before, isEqualTo: false)
         try self.validateEndpoints()
