@@ -12,7 +12,6 @@ public class DatabaseQuery: @unchecked Sendable {
     public let database: Database
     let path: DatabasePath
     let builder: QueryBuilder
-    let params: QueryParams
     /// An invalid path or query, reported when the query is used.
     let constraintError: DatabaseError?
 
@@ -20,7 +19,6 @@ public class DatabaseQuery: @unchecked Sendable {
         self.database = database
         self.path = path
         self.builder = builder
-        self.params = builder.params
         self.constraintError = error
     }
 
@@ -30,6 +28,9 @@ public class DatabaseQuery: @unchecked Sendable {
     }
 
     var core: DatabaseCore { self.database.core }
+
+    /// The engine's parameters for this query.
+    var params: QueryParams { self.builder.params }
 
     var isDefaultQuery: Bool { self.params == .default }
 }

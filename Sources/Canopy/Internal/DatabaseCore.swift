@@ -135,7 +135,9 @@ final class DatabaseCore: @unchecked Sendable {
     func deliver(_ events: [Event]) {
         for event in events {
             let registration = event.registration
-            guard registration.isActive, let box = registration.payload as? ObserverBox else { continue }
+            guard registration.isActive else { continue }
+            // Every payload is an `ObserverBox` (created in `observe`).
+            let box = unsafeDowncast(registration.payload, to: ObserverBox.self)
             if box.once {
                 registration.deactivate()
                 self.registrations.withLock { _ = $0.removeValue(forKey: box.handle) }

@@ -7,11 +7,12 @@ import Synchronization
 package final class EventRegistration: Sendable {
     package let id: UInt64
     package let type: EventType
-    /// The library's callback box; the engine never looks inside.
-    package let payload: any Sendable
+    /// The library's callback box; the engine never looks inside. A class, so the library can
+    /// get its type back with a cheap class cast on every delivery.
+    package let payload: any AnyObject & Sendable
     private let active = Atomic<Bool>(true)
 
-    package init(id: UInt64, type: EventType, payload: any Sendable) {
+    package init(id: UInt64, type: EventType, payload: any AnyObject & Sendable) {
         self.id = id
         self.type = type
         self.payload = payload

@@ -129,8 +129,14 @@ package final class SyncEngine {
     package func queryResult(at path: DatabasePath, params: QueryParams) -> Node {
         let location = self.node(at: path)
         guard params.isFiltered else { return location }
-        let treeNode = self.viewRoot.descendant(path.keys, create: false)
-        let index = treeNode?.indexes[params.index] ?? (params.index.isKeyOrder(for: location) ? nil : ChildIndex(index: params.index, node: location))
-        return QueryView(path: path, params: params, node: location, childIndex: index).cache
+        let order: ChildOrder
+        if let index = self.viewRoot.descendant(path.keys, create: false)?.indexes[params.index] {
+            order = .index(index.entries)
+        } else if params.index.isKeyOrder(for: location) {
+            order = .keys(location.childMap)
+        } else {
+            order = .index(ChildIndex(index: params.index, node: location).entries)
+        }
+        return order.windowNode(params).node
     }
 }

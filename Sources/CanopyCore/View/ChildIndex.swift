@@ -3,18 +3,19 @@
 /// child. Built on first use; dropped when no view uses it.
 package final class ChildIndex {
     package let index: QueryIndex
-    package private(set) var entries: SortedMap<IndexEntry, Void>
+    /// The children in order, each with its current node.
+    package private(set) var entries: SortedMap<IndexEntry, Node>
     /// Views (and pins) using the index.
     package var users = 0
 
     /// Builds the index of `node`'s children. - Complexity: O(*n* log *n*)
     package init(index: QueryIndex, node: Node) {
         self.index = index
-        var list: [IndexEntry] = []
+        var list: [(entry: IndexEntry, node: Node)] = []
         list.reserveCapacity(node.childCount)
-        for (key, child) in node.childMap { list.append(IndexEntry(sortValue: index.sortValue(of: child), key: key)) }
-        list.sort()
-        self.entries = SortedMap(sortedKeys: list, values: repeatElement((), count: list.count))
+        for (key, child) in node.childMap { list.append((IndexEntry(sortValue: index.sortValue(of: child), key: key), child)) }
+        list.sort { $0.entry < $1.entry }
+        self.entries = SortedMap(sortedKeys: list.lazy.map(\.entry), values: list.lazy.map(\.node))
     }
 
     /// Records that child `key` went from `old` to `new` (either may be empty).
@@ -22,11 +23,12 @@ package final class ChildIndex {
         let oldValue = old.isEmpty ? nil : self.index.sortValue(of: old)
         let newValue = new.isEmpty ? nil : self.index.sortValue(of: new)
         if let oldValue, let newValue, Node.compareValues(oldValue, newValue) == 0 {
-            // Same position; refresh the stored value only when it is a different node.
+            // Same position: only the stored node changes.
+            _ = self.entries.modifyValue(forKey: IndexEntry(sortValue: oldValue, key: key)) { $0 = new }
             return
         }
         if let oldValue { self.entries.removeValue(forKey: IndexEntry(sortValue: oldValue, key: key)) }
-        if let newValue { self.entries.updateValue((), forKey: IndexEntry(sortValue: newValue, key: key)) }
+        if let newValue { self.entries.updateValue(new, forKey: IndexEntry(sortValue: newValue, key: key)) }
     }
 
     /// Brings the index from `old` to `new` (the whole location changed).
@@ -43,7 +45,7 @@ package final class ChildIndex {
 /// ``ChildIndex``.
 package enum ChildOrder {
     case keys(SortedMap<ChildKey, Node>)
-    case index(SortedMap<IndexEntry, Void>)
+    case index(SortedMap<IndexEntry, Node>)
 
     package var count: Int {
         switch self {
@@ -91,10 +93,31 @@ package enum ChildOrder {
 
     /// Keys of the ranks in `range`, in order.
     package func keys(in range: Range<Int>) -> [ChildKey] {
+        self.children(in: range).map(\.key)
+    }
+
+    /// The children (key and node) of the ranks in `range`, in order. - Complexity: O(log *n* + *k*)
+    package func children(in range: Range<Int>) -> [(key: ChildKey, node: Node)] {
         guard !range.isEmpty else { return [] }
+        var result: [(key: ChildKey, node: Node)] = []
+        result.reserveCapacity(range.count)
         switch self {
-        case .keys(let map): return map.elements(fromRank: range.lowerBound).prefix(range.count).map(\.key)
-        case .index(let entries): return entries.elements(fromRank: range.lowerBound).prefix(range.count).map(\.key.key)
+        case .keys(let map):
+            var iterator = map.elements(fromRank: range.lowerBound).makeIterator()
+            while result.count < range.count, let e = iterator.next() { result.append((e.key, e.value)) }
+        case .index(let entries):
+            var iterator = entries.elements(fromRank: range.lowerBound).makeIterator()
+            while result.count < range.count, let e = iterator.next() { result.append((e.key.key, e.value)) }
         }
+        return result
+    }
+
+    /// The node a filtered query shows: the children in its window, without the location's
+    /// priority. - Complexity: O(log *n* + *k* log *k*)
+    package func windowNode(_ params: QueryParams) -> (node: Node, children: [(key: ChildKey, node: Node)]) {
+        let children = self.children(in: self.range(params))
+        var pairs = children
+        pairs.sort { ChildKey.compare($0.key, $1.key) < 0 }
+        return (Node.from(children: SortedMap(sortedKeys: pairs.lazy.map(\.key), values: pairs.lazy.map(\.node))), children)
     }
 }

@@ -12,7 +12,7 @@ package final class QueryView {
     /// The data shown: the whole node, or for filtered views the window's children (no priority).
     package private(set) var cache: Node
     /// Filtered views: the window's children in view order.
-    private var window = SortedMap<IndexEntry, Void>()
+    private var window = SortedMap<IndexEntry, Node>()
     package private(set) var registrations: [EventRegistration] = []
     /// The shared index of the location in this view's order, when key order is not enough.
     package var childIndex: ChildIndex?
@@ -120,23 +120,13 @@ package final class QueryView {
         }
     }
 
-    /// Recomputes the window from scratch; returns the new cache. - Complexity: O(*w* log *n*)
+    /// Recomputes the window from scratch; returns the new cache. - Complexity: O(log *n* + *w* log *w*)
     private func rebuildWindow(from node: Node) -> Node {
-        let order = self.order(for: node)
-        let keys = order.keys(in: order.range(self.params))
-        var entries: [IndexEntry] = []
-        var pairs: [(ChildKey, Node)] = []
-        entries.reserveCapacity(keys.count)
-        pairs.reserveCapacity(keys.count)
-        for key in keys {
-            let child = node.child(key)
-            entries.append(self.entry(key, child))
-            pairs.append((key, child))
-        }
-        self.window = SortedMap(sortedKeys: entries, values: repeatElement((), count: entries.count))
-        pairs.sort { ChildKey.compare($0.0, $1.0) < 0 }
-        self.cache = Node.from(children: SortedMap(sortedKeys: pairs.lazy.map(\.0), values: pairs.lazy.map(\.1)))
-        return self.cache
+        let (windowNode, children) = self.order(for: node).windowNode(self.params)
+        let entries = children.map { self.entry($0.key, $0.node) }
+        self.window = SortedMap(sortedKeys: entries, values: children.lazy.map(\.node))
+        self.cache = windowNode
+        return windowNode
     }
 
     /// Updates the window after a write that changed only child `key`. - Complexity: O(log *n*)
@@ -162,7 +152,7 @@ package final class QueryView {
                 if old != new {
                     changes.changed.append((k, old, new))
                     self.window.removeValue(forKey: self.entry(k, old))
-                    self.window.updateValue((), forKey: self.entry(k, new))
+                    self.window.updateValue(new, forKey: self.entry(k, new))
                     self.cache.setChild(k, to: new)
                 }
             case (true, false):
@@ -171,7 +161,7 @@ package final class QueryView {
                 self.cache.setChild(k, to: .empty)
             case (false, true):
                 changes.added.append((k, new))
-                self.window.updateValue((), forKey: self.entry(k, new))
+                self.window.updateValue(new, forKey: self.entry(k, new))
                 self.cache.setChild(k, to: new)
             case (false, false):
                 break
