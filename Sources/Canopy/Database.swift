@@ -2,6 +2,10 @@ import CanopyCore
 import CanopyLoop
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A realtime JSON-tree database: the entry point, like Firebase's `Database`.
 ///
 /// A database owns its data and an event loop. Writes may be issued from any thread; they are
@@ -22,6 +26,10 @@ public final class Database: Sendable {
         /// Nothing runs until the owner calls ``Database/drain()``, which runs every queued job
         /// and callback on the calling thread. For deterministic tests.
         case manual
+        /// The owner's thread runs the loop by calling ``Database/run()``, which blocks until the
+        /// database is closed or the process gets SIGINT (Ctrl-C) or SIGTERM. For command-line
+        /// programs whose main thread has nothing else to do.
+        case callerThread
     }
 
     /// Options for creating a database.
@@ -36,8 +44,10 @@ public final class Database: Sendable {
     }
 
     let core: DatabaseCore
+    let loopMode: LoopMode
 
     init(configuration: Configuration) throws(DatabaseError) {
+        self.loopMode = configuration.loopMode
         let loop: EventLoop
         do {
             loop = try EventLoop(inboxCapacity: configuration.inboxCapacity)
@@ -92,6 +102,21 @@ public final class Database: Sendable {
     @discardableResult
     public func drain() -> Int {
         self.core.loop.drain()
+    }
+
+    /// Runs the loop on the calling thread until ``close()`` is called (from a callback or another
+    /// thread) or the process receives SIGINT (Ctrl-C) or SIGTERM; then closes the database.
+    /// Only for databases created with ``LoopMode/callerThread``.
+    public func run() throws(DatabaseError) {
+        guard self.loopMode == .callerThread else {
+            throw DatabaseError(.ioError, "run() needs a database created with loopMode .callerThread; this one's loop is driven otherwise.")
+        }
+        do {
+            try self.core.loop.run(stopOn: [SIGINT, SIGTERM])
+        } catch {
+            throw DatabaseError(.ioError, "Could not run the database loop: \(error)")
+        }
+        self.core.close()
     }
 
     /// Closes the database: observers' cancel blocks receive a `.closed` error, queued work

@@ -43,7 +43,7 @@ private func seconds(since start: ContinuousClock.Instant) -> Double {
 /// `{"posts": {"-N…": {"title", "body", "author", "starCount", "score", "createdAt", "tags",
 /// "stars": {"uid…": true}}, …}, "meta": {…}}` with ASCII, accented, CJK and emoji text and
 /// escapes; returns the UTF-8 bytes and the number of posts.
-private func makeFirebaseLikeDocument(targetBytes: Int) -> (bytes: [UInt8], posts: Int) {
+func makeFirebaseLikeDocument(targetBytes: Int) -> (bytes: [UInt8], posts: Int) {
     var random = SplitMix64(seed: 0x5EED_CA90_B1)
     let words = [
         "realtime", "database", "tree", "listener", "snapshot", "query", "café", "naïve", "日本語",

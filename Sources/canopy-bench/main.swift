@@ -33,6 +33,7 @@ let scenarios: [Scenario] = [
     Scenario(name: shape.scenario, stores: [.memory]) { try memoryPerLeaf(shape, $0) }
 } + [
     Scenario(name: "J1.json.parse", stores: [.memory], run: jsonParse),
+    Scenario(name: "J2.json.import", stores: [.memory], run: jsonImport),
     Scenario(name: "B2a.window.random", stores: [.memory]) { try windowScenario("B2a.window.random", WindowConfig(), $0) },
     Scenario(name: "B2a.window.noquery", stores: [.memory]) { try windowScenario("B2a.window.noquery", WindowConfig(withQuery: false), $0) },
     Scenario(name: "B2a.window.limit10", stores: [.memory]) { try windowScenario("B2a.window.limit10", WindowConfig(window: 10), $0) },

@@ -162,12 +162,15 @@ final class DatabaseCore: @unchecked Sendable {
     /// waits for it. Idempotent.
     func close() {
         guard !self.closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        _ = self.loop.execute { [self] in
+        let cancelObservers: @Sendable () -> Void = { [self] in
             let error = DatabaseError(.closed, "The database was closed.")
             for registration in self.engine.allRegistrations where registration.isActive {
                 self.end(registration, error: error)
             }
         }
+        // After a signal stopped `run()`, the loop no longer takes jobs and nothing else touches
+        // the engine: cancel on this thread.
+        if !self.loop.execute(cancelObservers) { cancelObservers() }
         _ = self.loop.shutdown()
     }
 }

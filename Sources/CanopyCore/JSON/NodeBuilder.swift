@@ -50,36 +50,63 @@ package struct NodeBuilder: JSONBuilder {
     }
 
     package func object(_ members: inout [(key: String, value: Built)]) throws -> Built {
-        var pairs: [(key: ChildKey, node: Node)] = []
-        pairs.reserveCapacity(members.count)
         var priority: Built? = nil
         var dotValue: Built? = nil
+        var pairs: [(key: ChildKey, node: Node)] = []
+        pairs.reserveCapacity(members.count)
         var depth = 0
         var cost = 0
-        var seen = members.count > 1 ? Set<String>(minimumCapacity: members.count) : []
-        // Last duplicate wins: walk backwards and skip keys already seen.
-        for member in members.reversed() {
-            if members.count > 1 && !seen.insert(member.key).inserted { continue }
-            switch member.key {
-            case ".priority": priority = member.value
-            case ".value": dotValue = member.value
+        for position in members.indices {
+            let key = members[position].key
+            switch key {
+            case ".priority": priority = members[position].value
+            case ".value": dotValue = members[position].value
             default:
-                guard KeyValidation.isValidKey(member.key) else { throw Fallback() }
-                let key = ChildKey(member.key)
-                depth = max(depth, member.value.depth + 1)
-                cost = max(cost, member.value.cost + 1 + member.key.utf8.count)
-                if !member.value.node.isEmpty { pairs.append((key, member.value.node)) }
+                guard KeyValidation.isValidKey(key) else { throw Fallback() }
+                let value = members[position].value
+                depth = max(depth, value.depth + 1)
+                cost = max(cost, value.cost + 1 + key.utf8.count)
+                pairs.append((ChildKey(key), value.node))
             }
         }
         var built: Built
         if let dotValue {
-            guard pairs.isEmpty, depth == 0, dotValue.isLeafOnly else { throw Fallback() }
+            guard pairs.allSatisfy({ $0.node.isEmpty }), dotValue.isLeafOnly else { throw Fallback() }
             built = Built(node: dotValue.node, depth: 0, cost: 0, isLeafOnly: true)
         } else {
-            pairs.sort { ChildKey.compare($0.key, $1.key) < 0 }
-            built = Built(
-                node: Node.from(children: SortedMap(sortedKeys: pairs.lazy.map(\.key), values: pairs.lazy.map(\.node))),
-                depth: depth, cost: cost, isLeafOnly: false)
+            // Sort by key, then position, so that among duplicate keys the last one comes last and
+            // wins (as JSON.parse does); then drop earlier duplicates and empty values.
+            // Members are appended in document order, so sorting positions stably by key keeps
+            // duplicates in document order. Small objects (the common case) use an insertion sort
+            // of positions, which moves no keys or nodes.
+            var order = Array(pairs.indices)
+            if pairs.count <= 16 {
+                for i in 1..<max(1, order.count) {
+                    let moving = order[i]
+                    var j = i
+                    while j > 0 && ChildKey.compare(pairs[order[j - 1]].key, pairs[moving].key) > 0 {
+                        order[j] = order[j - 1]
+                        j -= 1
+                    }
+                    order[j] = moving
+                }
+            } else {
+                order.sort { a, b in
+                    let c = ChildKey.compare(pairs[a].key, pairs[b].key)
+                    return c != 0 ? c < 0 : a < b
+                }
+            }
+            var keys: [ChildKey] = []
+            var nodes: [Node] = []
+            keys.reserveCapacity(pairs.count)
+            nodes.reserveCapacity(pairs.count)
+            for (i, p) in order.enumerated() {
+                if i + 1 < order.count && pairs[order[i + 1]].key == pairs[p].key { continue }
+                if pairs[p].node.isEmpty { continue }
+                keys.append(pairs[p].key)
+                nodes.append(pairs[p].node)
+            }
+            built = Built(node: Node.from(children: SortedMap(sortedKeys: keys, values: nodes)), depth: depth, cost: cost, isLeafOnly: false)
         }
         if let priority {
             switch priority.node {

@@ -1,0 +1,31 @@
+public import Foundation
+import CanopyCore
+
+extension DataSnapshot {
+    /// Decodes the data here as `T` (through its JSON form, as Firebase's `data(as:)` does).
+    ///
+    /// ```swift
+    /// struct Post: Codable { var title: String; var starCount: Int }
+    /// let post = try snapshot.data(as: Post.self)
+    /// ```
+    /// - Throws: `DecodingError` when the data does not fit `T` (including when there is none).
+    public func data<T: Decodable>(as type: T.Type, decoder: JSONDecoder = JSONDecoder()) throws -> T {
+        try decoder.decode(T.self, from: Data(NodeWriter.bytes(self.node, export: false, pretty: false)))
+    }
+}
+
+extension DatabaseReference {
+    /// Replaces the data here with `value` encoded as JSON (Firebase's `setValue(from:)`).
+    ///
+    /// - Throws: the encoder's error, or a ``DatabaseError`` when the encoded value is not valid
+    ///   data (for example a dictionary key with a `.`); nothing is written then.
+    public func setValue<T: Encodable>(from value: T, encoder: JSONEncoder = JSONEncoder()) throws {
+        try self.importJSON(Array(try encoder.encode(value)))
+    }
+
+    /// ``setValue(from:encoder:)`` that returns once the write is applied.
+    @discardableResult
+    public func setValue<T: Encodable>(from value: T, encoder: JSONEncoder = JSONEncoder()) async throws -> DatabaseReference {
+        try await self.importJSON(Array(try encoder.encode(value)))
+    }
+}
