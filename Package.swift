@@ -20,8 +20,9 @@ let package = Package(
         .target(name: "Canopy", dependencies: ["CanopyCore", "CanopyLoop"], swiftSettings: settings),
         .executableTarget(name: "canopy-bench", dependencies: ["Canopy", "CanopyCore"], swiftSettings: settings),
         .executableTarget(name: "QuickStart", dependencies: ["Canopy"], path: "Samples/QuickStart"),
-        .testTarget(name: "CanopyCoreTests", dependencies: ["CanopyCore"], swiftSettings: settings),
+        .target(name: "CanopyTestSupport", path: "Tests/CanopyTestSupport", swiftSettings: settings),
+        .testTarget(name: "CanopyCoreTests", dependencies: ["CanopyCore", "CanopyTestSupport"], swiftSettings: settings),
         .testTarget(name: "CanopyLoopTests", dependencies: ["CanopyLoop"], swiftSettings: settings),
-        .testTarget(name: "CanopyTests", dependencies: ["Canopy", "CanopyCore", "CanopyLoop"], resources: [.copy("Fixtures")], swiftSettings: settings),
+        .testTarget(name: "CanopyTests", dependencies: ["Canopy", "CanopyCore", "CanopyLoop", "CanopyTestSupport"], resources: [.copy("Fixtures")], swiftSettings: settings),
     ]
 )

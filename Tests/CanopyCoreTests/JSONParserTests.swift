@@ -1,6 +1,7 @@
 import CanopyCore
 import Foundation
 import Testing
+import CanopyTestSupport
 
 /// Parses `text` into a ``JSONValue``.
 private func parse(_ text: String) throws -> JSONValue { try JSONValue(parsing: text) }

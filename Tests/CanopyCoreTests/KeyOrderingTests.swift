@@ -1,18 +1,7 @@
 import CanopyCore
+import CanopyTestSupport
 import Testing
 
-/// A deterministic 64-bit generator (SplitMix64) so randomized tests are reproducible.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { self.state = seed }
-    mutating func next() -> UInt64 {
-        self.state &+= 0x9E37_79B9_7F4A_7C15
-        var z = self.state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// A straightforward restatement of the JS SDK's `nameCompare` (spec §2), used as an oracle.
 enum ReferenceKeyOrder {

@@ -1,5 +1,6 @@
 import CanopyCore
 import Testing
+import CanopyTestSupport
 
 /// A brute-force sorted map: an array kept sorted by key.
 private struct Oracle {

@@ -1,5 +1,6 @@
 import CanopyCore
 import Testing
+import CanopyTestSupport
 
 /// Builds a node from JSON with the write validation rules.
 func makeNode(_ json: JSONValue, at location: [String] = []) throws -> Node {

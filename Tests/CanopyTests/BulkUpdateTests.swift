@@ -1,6 +1,7 @@
 import Canopy
 import Foundation
 import Testing
+import CanopyTestSupport
 
 @Suite("Large multi-path updates")
 struct BulkUpdateTests {

@@ -1,19 +1,8 @@
 import Canopy
+import CanopyTestSupport
 import Foundation
 import Testing
 
-/// SplitMix64: a small seeded generator so random tests replay exactly.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { self.state = seed }
-    mutating func next() -> UInt64 {
-        self.state &+= 0x9E37_79B9_7F4A_7C15
-        var z = self.state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Collects callbacks; used only on the draining thread.
 final class EventLog: @unchecked Sendable {  // touched only by the thread that drains the loop

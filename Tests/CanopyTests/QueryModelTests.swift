@@ -1,6 +1,7 @@
 import Canopy
 import Foundation
 import Testing
+import CanopyTestSupport
 
 @Suite("Queries against a brute-force oracle")
 struct QueryModelTests {

@@ -180,7 +180,6 @@ struct WriteTests {
 
     @Test(
         "TV-93: NaN and Infinity priorities throw .invalidPriority with the JS message",
-        .disabled("bug: the Foundation conversion rejects NaN/Infinity as .invalidValue before the priority is validated"),
         arguments: nonFinitePriorities
     )
     func tv93NonFinitePriorities(name: String, message: String) throws {
@@ -203,8 +202,7 @@ struct WriteTests {
     }
 
     @Test(
-        "NaN and Infinity values name the full property path, location included (spec §5.1)",
-        .disabled("bug: the Foundation conversion reports NaN/Infinity with a property path that omits the location")
+        "NaN and Infinity values name the full property path, location included (spec §5.1)"
     )
     func nonFiniteValueMessages() throws {
         let db = try manualDatabase()
@@ -377,8 +375,7 @@ struct WriteTests {
     }
 
     @Test(
-        "setPriority and .priority update entries with an increment add to the current priority",
-        .disabled("bug: SyncEngine.apply resolves a .priority entry's server value against the node's value, not its priority")
+        "setPriority and .priority update entries with an increment add to the current priority"
     )
     func incrementPriorityInPlace() throws {
         let db = try manualDatabase()
@@ -597,8 +594,7 @@ struct WriteTests {
     }
 
     @Test(
-        "a nil inside a Swift [Any?] or [String: Any?] value is a null",
-        .disabled("bug: AnyConverter matches [Any?] as [Any] and then rejects the boxed Optional<Any> elements")
+        "a nil inside a Swift [Any?] or [String: Any?] value is a null"
     )
     func optionalMembers() throws {
         let db = try manualDatabase()

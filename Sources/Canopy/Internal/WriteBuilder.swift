@@ -1,4 +1,5 @@
 import CanopyCore
+import Foundation
 
 /// Validates write arguments into ``WriteOperation``s, with Firebase's error messages.
 enum WriteBuilder {
@@ -17,7 +18,7 @@ enum WriteBuilder {
         let function = "setWithPriority"
         try self.checkWritable(ref, function: function)
         var write = try self.value(value, at: ref.path.keys, function: function, argument: "value")
-        switch try ValueConverter.priority(try JSONValue(any: priority, function: function), function: function) {
+        switch try ValueConverter.priority(try self.priorityJSON(priority, function: function), function: function) {
         case .none: write.node = write.node.withoutPriority
         case .value(let p): write.node = write.node.withPriority(p)
         case .serverValue(let sv):
@@ -32,54 +33,77 @@ enum WriteBuilder {
     static func setPriority(_ ref: DatabaseReference, _ priority: Any?) throws(DatabaseError) -> WriteOperation {
         let function = "setPriority"
         try self.checkWritable(ref, function: function)
-        let argument = try ValueConverter.priority(try JSONValue(any: priority, function: function), function: function)
+        let argument = try ValueConverter.priority(try self.priorityJSON(priority, function: function), function: function)
         return .setPriority(ref.path, argument)
     }
 
     static func update(_ ref: DatabaseReference, _ values: [AnyHashable: Any]) throws(DatabaseError) -> WriteOperation {
         let function = "update"
         try self.checkWritable(ref, function: function)
-        let prefix = "\(function) failed: values argument "
-        var entries: [WriteOperation.Entry] = []
-        var paths: [DatabasePath] = []
-        for (rawKey, rawValue) in values {
-            guard let key = rawKey.base as? String else {
-                throw DatabaseError(.invalidKey, "\(prefix)contains a non-string key (\(rawKey.base)). Keys must be strings.")
-            }
-            let segments = key.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true).map { String(Substring($0)) }
-            for (i, segment) in segments.enumerated() {
-                let isLastPriority = i == segments.count - 1 && segment == ".priority"
-                guard KeyValidation.isValidKey(segment) || isLastPriority else {
-                    throw DatabaseError(.invalidKey, "\(prefix)contains an invalid key (\(segment)) in path /\(segments.joined(separator: "/")). Keys must be non-empty strings and can't contain \".\", \"#\", \"$\", \"/\", \"[\", or \"]\"")
-                }
-            }
-            let relative = segments.map { ChildKey($0) }
-            let json = try JSONValue(any: rawValue, function: function)
-            let write: WriteValue
-            if segments.last == ".priority" {
-                let full = "/" + (ref.path.keys.map(\.string) + segments).joined(separator: "/")
-                let invalid = DatabaseError(.invalidPriority, "\(prefix)contains an invalid value for '\(full)', which must be a valid Firebase priority (a string, finite number, server value, or null).")
-                let argument: ValueConverter.PriorityArgument
-                do { argument = try ValueConverter.priority(json, function: function) } catch { throw invalid }
-                switch argument {
-                case .none: write = WriteValue(node: .empty)
-                case .value(let p): write = WriteValue(node: .leaf(p))
-                case .serverValue(let sv): write = WriteValue(node: .leaf(.int(0)), placeholders: [.init(path: [], value: sv, isPriority: false)])
-                }
-            } else {
-                write = try self.value(json, at: ref.path.keys + relative, function: function, argument: "values")
-            }
-            entries.append(WriteOperation.Entry(path: relative, value: write))
-            paths.append(DatabasePath(relative))
+        let base = PathBudget(location: ref.path.keys)
+        if values.count >= BatchConverter.threshold, let entries = BatchConverter.entries(values, at: base) {
+            return WriteOperation(path: ref.path, entries: entries)
         }
-        if Self.hasOverlap(paths) {
-            // Report the first overlapping pair in path order, as Firebase does.
-            paths.sort()
-            for i in paths.indices.dropFirst() where paths[i - 1].contains(paths[i]) {
-                throw DatabaseError(.invalidPath, "\(prefix)contains a path \(paths[i - 1].string) that is ancestor of another path \(paths[i].string)")
+        var entries: [WriteOperation.Entry] = []
+        entries.reserveCapacity(values.count)
+        // Keys that are single valid keys cannot overlap (the keys of a dictionary differ); any
+        // other key (with `/`, or `.priority`) needs the full check.
+        var needsOverlapCheck = false
+        for (rawKey, rawValue) in values {
+            guard let key = FastAnyConverter.string(rawKey) ?? (rawKey.base as? String) else {
+                throw DatabaseError(.invalidKey, "\(function) failed: values argument contains a non-string key (\(rawKey.base)). Keys must be strings.")
+            }
+            if let childKey = ChildKey(validating: key), base.fits, let node = BatchConverter.node(rawValue, location: base, key: key) {
+                entries.append(WriteOperation.Entry(path: [childKey], value: WriteValue(node: node)))
+            } else {
+                let entry = try self.updateEntry(ref, key: key, value: rawValue, function: function)
+                needsOverlapCheck = needsOverlapCheck || entry.path.count != 1 || key.utf8.contains(UInt8(ascii: "/"))
+                entries.append(entry)
+            }
+        }
+        if needsOverlapCheck {
+            var paths = entries.map { DatabasePath($0.path) }
+            if Self.hasOverlap(paths) {
+                // Report the first overlapping pair in path order, as Firebase does.
+                paths.sort()
+                for i in paths.indices.dropFirst() where paths[i - 1].contains(paths[i]) {
+                    throw DatabaseError(.invalidPath, "\(function) failed: values argument contains a path \(paths[i - 1].string) that is ancestor of another path \(paths[i].string)")
+                }
             }
         }
         return WriteOperation(path: ref.path, entries: entries)
+    }
+
+    /// One entry of an update, by the exact rules: the key as a relative path (`a/b`, or ending in
+    /// `.priority`), the value converted with messages naming the problem.
+    private static func updateEntry(_ ref: DatabaseReference, key: String, value rawValue: Any, function: String) throws(DatabaseError) -> WriteOperation.Entry {
+        let prefix = "\(function) failed: values argument "
+        let segments = key.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true).map { String(Substring($0)) }
+        for (i, segment) in segments.enumerated() {
+            let isLastPriority = i == segments.count - 1 && segment == ".priority"
+            guard KeyValidation.isValidKey(segment) || isLastPriority else {
+                throw DatabaseError(.invalidKey, "\(prefix)contains an invalid key (\(segment)) in path /\(segments.joined(separator: "/")). Keys must be non-empty strings and can't contain \".\", \"#\", \"$\", \"/\", \"[\", or \"]\"")
+            }
+        }
+        let relative = segments.map { ChildKey($0) }
+        let write: WriteValue
+        if segments.last == ".priority" {
+            let full = "/" + (ref.path.keys.map(\.string) + segments).joined(separator: "/")
+            let invalid = DatabaseError(.invalidPriority, "\(prefix)contains an invalid value for '\(full)', which must be a valid Firebase priority (a string, finite number, server value, or null).")
+            let argument: ValueConverter.PriorityArgument
+            do { argument = try ValueConverter.priority(try self.priorityJSON(rawValue, function: function), function: function) } catch { throw invalid }
+            switch argument {
+            case .none: write = WriteValue(node: .empty)
+            case .value(let p): write = WriteValue(node: .leaf(p))
+            case .serverValue(let sv): write = WriteValue(node: .leaf(.int(0)), placeholders: [.init(path: [], value: sv, isPriority: false)])
+            }
+        } else {
+            let location = (ref.path.keys + relative).map(\.string)
+            let json = try JSONValue(any: rawValue, function: function, argument: "values", location: location)
+            var converter = try ValueConverter(function: function, argument: "values", location: location)
+            write = try converter.convert(json)
+        }
+        return WriteOperation.Entry(path: relative, value: write)
     }
 
     /// Whether one path equals or contains another. - Complexity: O(*n* · *d*)
@@ -93,8 +117,28 @@ enum WriteBuilder {
     }
 
     static func value(_ value: Any?, at location: [ChildKey], function: String, argument: String) throws(DatabaseError) -> WriteValue {
-        let json = try JSONValue(any: value, function: function)
-        var converter = try ValueConverter(function: function, argument: argument, location: location.map(\.string))
+        // One pass for plain values; the exact path below for the rest (and to name a problem).
+        let budget = PathBudget(location: location)
+        if budget.fits {
+            var converter = FastAnyConverter(budget: budget)
+            if let node = try? converter.node(value) { return WriteValue(node: node) }
+        }
+        let names = location.map(\.string)
+        let json = try JSONValue(any: value, function: function, argument: argument, location: names)
+        var converter = try ValueConverter(function: function, argument: argument, location: names)
         return try converter.convert(json)
+    }
+
+    /// A priority argument as JSON. Values the Foundation conversion rejects are invalid
+    /// priorities; NaN keeps its own message, which `ValueConverter.priority` gives.
+    static func priorityJSON(_ priority: Any?, function: String) throws(DatabaseError) -> JSONValue {
+        do {
+            return try JSONValue(any: priority, function: function)
+        } catch {
+            if let d = priority as? Double, d.isNaN { return .double(.nan) }
+            if let f = priority as? Float, f.isNaN { return .double(.nan) }
+            if let n = priority as? NSNumber, n.doubleValue.isNaN { return .double(.nan) }
+            return .array([])  // rejected by `ValueConverter.priority` with the Firebase message
+        }
     }
 }

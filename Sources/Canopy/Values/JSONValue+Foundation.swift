@@ -13,6 +13,12 @@ extension JSONValue {
         self = try converter.convert(value, path: [])
     }
 
+    /// ``init(any:function:)`` naming `argument` and the written location in error messages.
+    init(any value: Any?, function: String, argument: String, location: [String]) throws(DatabaseError) {
+        var converter = AnyConverter(prefix: "\(function) failed: \(argument) argument ", location: location)
+        self = try converter.convert(value, path: [])
+    }
+
     /// The Foundation form of the value: `NSNull`, `Bool`, `NSNumber`, `String`, `[Any]`,
     /// `[String: Any]`.
     public var anyValue: Any {
@@ -31,10 +37,13 @@ extension JSONValue {
 /// Walks a Foundation-style value into a `JSONValue`, naming the property path in errors.
 struct AnyConverter {
     let prefix: String
+    /// The written location's keys, which start every property path in messages.
+    var location: [String] = []
     static let maxNesting = 1000
 
     private func property(_ path: [String]) -> String {
-        path.isEmpty ? "" : " in property '\(path.joined(separator: "."))'"
+        let all = self.location + path
+        return all.isEmpty ? "" : " in property '\(all.joined(separator: "."))'"
     }
 
     mutating func convert(_ value: Any?, path: [String]) throws(DatabaseError) -> JSONValue {
@@ -80,7 +89,7 @@ struct AnyConverter {
         case let dict as [AnyHashable: Any]:
             var object: [String: JSONValue] = [:]
             object.reserveCapacity(dict.count)
-            for (key, member) in dict {
+            for (key, member) in dict.sorted(by: { "\($0.key.base)" < "\($1.key.base)" }) {
                 guard let key = key.base as? String else {
                     throw DatabaseError(.invalidKey, "\(self.prefix)contains a non-string key (\(key.base))\(self.property(path)). Keys must be strings.")
                 }
@@ -94,6 +103,9 @@ struct AnyConverter {
             return .array(elements)
         case is NSNull: return .null
         case let n as NSNumber: return try self.number(n, path)
+        case let optional as any BoxedOptional:
+            // An element of `[Any?]` or `[String: Any?]`: `nil` is null, as on iOS.
+            return try self.convert(optional.unboxed, path: path)
         default:
             throw DatabaseError(
                 .invalidValue,
@@ -105,7 +117,8 @@ struct AnyConverter {
     private mutating func object(_ dict: [String: Any], _ path: [String]) throws(DatabaseError) -> JSONValue {
         var object: [String: JSONValue] = [:]
         object.reserveCapacity(dict.count)
-        for (key, member) in dict { object[key] = try self.convert(member, path: path + [key]) }
+        // Sorted, so that a value with several problems always reports the same one.
+        for (key, member) in dict.sorted(by: { $0.key < $1.key }) { object[key] = try self.convert(member, path: path + [key]) }
         return .object(object)
     }
 
@@ -135,4 +148,11 @@ struct AnyConverter {
         default: return .int(n.int64Value)
         }
     }
+}
+
+/// An `Optional` boxed in `Any` (an element of `[Any?]` or `[String: Any?]`).
+private protocol BoxedOptional { var unboxed: Any? { get } }
+
+extension Optional: BoxedOptional {
+    fileprivate var unboxed: Any? { self.map { $0 as Any } }
 }

@@ -1,12 +1,46 @@
 extension SortedMap {
+    /// Builds a map from elements already sorted by strictly increasing key; a map that fits one
+    /// leaf keeps the two arrays as they are. - Complexity: O(*n*)
+    @inlinable
+    package init(sortedKeys keys: ContiguousArray<Key>, values: ContiguousArray<Value>) {
+        precondition(keys.count == values.count, "keys and values differ in length")
+        if keys.isEmpty {
+            self.init()
+        } else if keys.count <= Node.leafCapacity {
+            self.init(root: Node(keys: keys, values: values))
+        } else {
+            self.init(root: Self.buildRoot(keys, values))
+        }
+    }
+
+    /// The root of a balanced tree holding the (non-empty, sorted) elements, copying each leaf's
+    /// share of the arrays in bulk.
+    @usableFromInline
+    static func buildRoot(_ keys: ContiguousArray<Key>, _ values: ContiguousArray<Value>) -> Node {
+        let capacity = Node.leafCapacity
+        var level = ContiguousArray<Node>()
+        level.reserveCapacity(keys.count / capacity + 1)
+        var start = 0
+        while start < keys.count {
+            let remaining = keys.count - start
+            // Split the tail evenly so the last leaf is not underfull.
+            let take = remaining > capacity && remaining < capacity + Node.minWidth ? remaining / 2 : Swift.min(capacity, remaining)
+            level.append(Node(keys: ContiguousArray(keys[start..<(start + take)]), values: ContiguousArray(values[start..<(start + take)])))
+            start += take
+        }
+        return Self.buildBranches(level)
+    }
+
     /// Builds a map from elements already sorted by strictly increasing key.
     /// - Complexity: O(*n*)
     package init(sortedKeys keys: some Collection<Key>, values: some Collection<Value>) {
         precondition(keys.count == values.count, "keys and values differ in length")
-        guard !keys.isEmpty else {
-            self.init()
-            return
-        }
+        self.init(root: keys.isEmpty ? nil : Self.buildRoot(keys, values))
+    }
+
+    /// The root of a balanced tree holding the (non-empty, sorted) elements.
+    @usableFromInline
+    static func buildRoot(_ keys: some Collection<Key>, _ values: some Collection<Value>) -> Node {
         let capacity = Node.leafCapacity
         var level = ContiguousArray<Node>()
         level.reserveCapacity(keys.count / capacity + 1)
@@ -27,6 +61,13 @@ extension SortedMap {
             level.append(Node(keys: ks, values: vs))
             remaining -= take
         }
+        return Self.buildBranches(level)
+    }
+
+    /// Builds the internal levels above a level of nodes, each at most `branchCapacity` wide.
+    @usableFromInline
+    static func buildBranches(_ nodes: ContiguousArray<Node>) -> Node {
+        var level = nodes
         while level.count > 1 {
             var next = ContiguousArray<Node>()
             var i = 0
@@ -38,7 +79,7 @@ extension SortedMap {
             }
             level = next
         }
-        self.init(root: level[0])
+        return level[0]
     }
 }
 

@@ -10,7 +10,8 @@ extension SortedMap {
         }
         if !isKnownUniquelyReferenced(&self.root!) { self.root = Node(copying: self.root!) }
         let root = self.root!
-        let (old, split) = Node.insert(into: root, key, value)
+        // A key past the last one (push IDs, increasing keys) is found with one comparison.
+        let (old, split) = Node.insert(into: root, key, value, appending: root.count > 0 && root.lastKey < key)
         if let split { self.root = Node(children: [root, split]) }
         return old
     }
@@ -55,20 +56,36 @@ extension SortedMapNode {
     /// Inserts into this (uniquely referenced) subtree; returns the replaced value and, when this
     /// node overflowed, the new right sibling split off from it.
     @usableFromInline
-    static func insert(into node: SortedMapNode, _ key: Key, _ value: Value) -> (Value?, SortedMapNode?) {
+    static func insert(into node: SortedMapNode, _ key: Key, _ value: Value, appending: Bool) -> (Value?, SortedMapNode?) {
+        // `appending`: the key is past the last key of the subtree, so it goes at its right edge.
+        let width = node.width
         if node.isLeaf {
-            let i = node.lowerBound(key)
-            if i < node.width && node.keys[i] == key {
+            let i = appending ? width : node.lowerBound(key)
+            if i < width && node.keys[i] == key {
                 let old = node.values[i]
                 node.values[i] = value
                 return (old, nil)
             }
-            node.keys.insert(key, at: i)
-            node.values.insert(value, at: i)
-            node.count += 1
+            if i == width && width >= leafCapacity {
+                // Appending to a full leaf starts its right sibling, sized for the appends to come.
+                var keys = ContiguousArray<Key>()
+                var values = ContiguousArray<Value>()
+                keys.reserveCapacity(leafCapacity)
+                values.reserveCapacity(leafCapacity)
+                keys.append(key)
+                values.append(value)
+                return (nil, SortedMapNode(keys: keys, values: values))
+            }
+            if i == width {
+                node.keys.append(key)
+                node.values.append(value)
+            } else {
+                node.keys.insert(key, at: i)
+                node.values.insert(value, at: i)
+            }
+            node.count &+= 1
             guard node.width > leafCapacity else { return (nil, nil) }
-            // Appending at the end (push IDs, increasing keys) keeps the left node full.
-            let cut = i == node.width - 1 ? node.width - 1 : node.width / 2
+            let cut = node.width / 2
             let right = SortedMapNode(keys: ContiguousArray(node.keys[cut...]), values: ContiguousArray(node.values[cut...]))
             // Fresh arrays: keep the left half at its exact size rather than the grown capacity.
             node.keys = ContiguousArray(node.keys[..<cut])
@@ -76,21 +93,26 @@ extension SortedMapNode {
             node.count = node.keys.count
             return (nil, right)
         }
-        let c = node.childIndex(for: key)
+        let c = appending ? width &- 1 : node.childIndex(for: key)
         if !isKnownUniquelyReferenced(&node.children[c]) { node.children[c] = SortedMapNode(copying: node.children[c]) }
         let child = node.children[c]
-        if c == 0 && key < node.keys[0] { node.keys[0] = key }
-        let (old, split) = insert(into: child, key, value)
-        if old == nil { node.count += 1 }
+        if c == 0 && !appending && key < node.keys[0] { node.keys[0] = key }
+        let (old, split) = insert(into: child, key, value, appending: appending)
+        if old == nil { node.count &+= 1 }
         guard let split else { return (old, nil) }
-        node.children.insert(split, at: c + 1)
-        node.keys.insert(split.keys[0], at: c + 1)
+        if c &+ 1 == width {
+            node.children.append(split)
+            node.keys.append(split.keys[0])
+        } else {
+            node.children.insert(split, at: c &+ 1)
+            node.keys.insert(split.keys[0], at: c &+ 1)
+        }
         guard node.width > branchCapacity else { return (old, nil) }
-        let cut = c + 1 == node.width - 1 ? node.width - 1 : node.width / 2
+        let cut = c &+ 1 == node.width &- 1 ? node.width &- 1 : node.width / 2
         let right = SortedMapNode(children: ContiguousArray(node.children[cut...]))
         node.children.removeSubrange(cut...)
         node.keys.removeSubrange(cut...)
-        node.count -= right.count
+        node.count &-= right.count
         return (old, right)
     }
 

@@ -30,13 +30,17 @@ final class SortedMapNode<Key: Comparable, Value> {
     @usableFromInline static var leafCapacity: Int { 32 }
     @usableFromInline static var branchCapacity: Int { 32 }
 
+    // Unchecked exclusivity: a node is mutated only while uniquely referenced (copy-on-write) by
+    // the one thread that owns the map, so the dynamic checks (3 per level of every insertion)
+    // cannot fail.
+
     /// Elements in this subtree.
-    @usableFromInline var count: Int
-    @usableFromInline var keys: ContiguousArray<Key>
+    @exclusivity(unchecked) @usableFromInline var count: Int
+    @exclusivity(unchecked) @usableFromInline var keys: ContiguousArray<Key>
     /// Leaf only.
-    @usableFromInline var values: ContiguousArray<Value>
+    @exclusivity(unchecked) @usableFromInline var values: ContiguousArray<Value>
     /// Internal only; empty for a leaf.
-    @usableFromInline var children: ContiguousArray<SortedMapNode>
+    @exclusivity(unchecked) @usableFromInline var children: ContiguousArray<SortedMapNode>
 
     @usableFromInline
     init(keys: ContiguousArray<Key>, values: ContiguousArray<Value>) {
@@ -67,28 +71,41 @@ final class SortedMapNode<Key: Comparable, Value> {
     /// The number of keys (leaf) or children (internal).
     @inlinable var width: Int { self.keys.count }
 
+    /// The largest key of this (non-empty) subtree.
+    @inlinable
+    var lastKey: Key {
+        var node = self
+        while !node.isLeaf { node = node.children[node.children.count &- 1] }
+        return node.keys[node.keys.count &- 1]
+    }
+
     /// First index `i` with `keys[i] >= key` (binary search).
     @inlinable
     func lowerBound(_ key: Key) -> Int {
-        var low = 0
-        var high = self.keys.count
-        while low < high {
-            let mid = (low &+ high) >> 1
-            if self.keys[mid] < key { low = mid &+ 1 } else { high = mid }
+        // Through a buffer pointer: no retain of each probed key.
+        self.keys.withUnsafeBufferPointer { keys in
+            var low = 0
+            var high = keys.count
+            while low < high {
+                let mid = (low &+ high) >> 1
+                if keys[mid] < key { low = mid &+ 1 } else { high = mid }
+            }
+            return low
         }
-        return low
     }
 
     /// In an internal node, the child that may hold `key`: the last `i` with `keys[i] <= key`, or 0.
     @inlinable
     func childIndex(for key: Key) -> Int {
-        var low = 0
-        var high = self.keys.count
-        // first index with keys[i] > key
-        while low < high {
-            let mid = (low &+ high) >> 1
-            if key < self.keys[mid] { high = mid } else { low = mid &+ 1 }
+        self.keys.withUnsafeBufferPointer { keys in
+            var low = 0
+            var high = keys.count
+            // first index with keys[i] > key
+            while low < high {
+                let mid = (low &+ high) >> 1
+                if key < keys[mid] { high = mid } else { low = mid &+ 1 }
+            }
+            return low == 0 ? 0 : low - 1
         }
-        return low == 0 ? 0 : low - 1
     }
 }

@@ -17,6 +17,38 @@ package struct ChildKey: Sendable {
         self.integer = ChildKey.parseInteger(string) ?? ChildKey.notInteger
     }
 
+    /// The key for `string` when it is a valid key (``KeyValidation/isValidKey(_:)``), else `nil`:
+    /// validation and integer parsing in one pass over the bytes.
+    @inlinable
+    package init?(validating string: String) {
+        guard let integer = string.utf8.withContiguousStorageIfAvailable({ ChildKey.validatedInteger($0) }) ?? ChildKey.validatedInteger(string) else { return nil }
+        self.string = string
+        self.integer = integer
+    }
+
+    /// An array index key (`"0"`, `"1"`, …).
+    package init(index: Int) {
+        self.string = String(index)
+        self.integer = index <= Int(Int32.max) ? Int64(index) : ChildKey.notInteger
+    }
+
+    /// `nil` for an invalid key, else the integer value or ``notInteger``.
+    @usableFromInline
+    static func validatedInteger(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
+        if bytes.isEmpty || KeyValidation.containsInvalidKeyByte(bytes) { return nil }
+        return parseInteger(bytes: bytes) ?? notInteger
+    }
+
+    @usableFromInline
+    static func validatedInteger(_ string: String) -> Int64? {
+        guard KeyValidation.isValidKey(string) else { return nil }
+        return parseInteger(string) ?? notInteger
+    }
+
+    /// Whether the key is `.priority` (a cheap length test first).
+    @inlinable
+    package var isPriorityKey: Bool { self.string.utf8.count == 9 && self.string == ".priority" }
+
     /// Whether the key is an integer key (spec §2.1).
     package var isInteger: Bool { self.integer != ChildKey.notInteger }
 
@@ -29,10 +61,13 @@ package struct ChildKey: Sendable {
         return s.withUTF8 { parseInteger(bytes: $0) }
     }
 
-    private static func parseInteger(bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
+    @usableFromInline
+    static func parseInteger(bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
         var i = 0
         let n = bytes.count
         if n == 0 { return nil }
+        let c0 = bytes[0]
+        if c0 != UInt8(ascii: "-") && (c0 < 48 || c0 > 57) { return nil }
         var negative = false
         if bytes[0] == UInt8(ascii: "-") {
             negative = true
@@ -104,21 +139,39 @@ extension ChildKey: Comparable {
 
     /// UTF-8 byte order is code-point order, which is UTF-16 order except that supplementary-plane
     /// characters (4 UTF-8 bytes, surrogate pairs in UTF-16) sort before U+E000…U+FFFF.
+    /// Compares 8 bytes at a time.
     @inlinable
     package static func compareUTF16(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>) -> Int {
         let n = Swift.min(x.count, y.count)
         var i = 0
+        if n >= 8 {
+            let px = UnsafeRawPointer(x.baseAddress.unsafelyUnwrapped)
+            let py = UnsafeRawPointer(y.baseAddress.unsafelyUnwrapped)
+            while i &+ 8 <= n {
+                let a = UInt64(bigEndian: px.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+                let b = UInt64(bigEndian: py.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+                if a != b {
+                    let shift = UInt64(truncatingIfNeeded: (a ^ b).leadingZeroBitCount & ~7)
+                    return compareDifferingBytes(UInt8(truncatingIfNeeded: (a &<< shift) &>> 56), UInt8(truncatingIfNeeded: (b &<< shift) &>> 56))
+                }
+                i &+= 8
+            }
+        }
         while i < n {
             let ca = x[i], cb = y[i]
-            if ca != cb {
-                // At the first difference both strings are at the same byte of scalars with equal
-                // leading bytes so far, so comparing these bytes compares code points.
-                if ca >= 0xEE && cb >= 0xEE && (ca >= 0xF0) != (cb >= 0xF0) { return ca >= 0xF0 ? -1 : 1 }
-                return ca < cb ? -1 : 1
-            }
+            if ca != cb { return compareDifferingBytes(ca, cb) }
             i &+= 1
         }
         return x.count == y.count ? 0 : (x.count < y.count ? -1 : 1)
+    }
+
+    /// The order of two strings at their first differing byte. Both strings are then at the same
+    /// byte of scalars with equal leading bytes so far, so comparing these bytes compares code
+    /// points, except that a 4-byte lead (F0…F4) sorts before the 3-byte leads EE and EF.
+    @inlinable @inline(__always)
+    static func compareDifferingBytes(_ ca: UInt8, _ cb: UInt8) -> Int {
+        if ca >= 0xEE && cb >= 0xEE && (ca >= 0xF0) != (cb >= 0xF0) { return ca >= 0xF0 ? -1 : 1 }
+        return ca < cb ? -1 : 1
     }
 }
 

@@ -25,7 +25,7 @@ extension Node {
             self = newValue
             return
         }
-        if path.count == 1 && first.string == ".priority" {
+        if path.count == 1 && first.isPriorityKey {
             self = self.withPriority(newValue.leafValue)
             return
         }

@@ -8,6 +8,26 @@ extension SyncEngine {
     /// A group is merged only when no other entry lies deeper below its parent, so the merged
     /// parent commutes with every other entry of the update.
     func applyInBulk(base: DatabasePath, values: inout [(path: [ChildKey], node: Node)], removals: inout [[ChildKey]], others: [[ChildKey]]) {
+        // The common shape: every entry is a direct child of the written location.
+        if values.allSatisfy({ $0.path.count == 1 }) && removals.allSatisfy({ $0.count == 1 }) && others.allSatisfy({ $0.count <= 1 }) {
+            var keys = ContiguousArray<ChildKey>()
+            var nodes = ContiguousArray<Node>()
+            keys.reserveCapacity(values.count + removals.count)
+            nodes.reserveCapacity(values.count + removals.count)
+            for (path, node) in values {
+                keys.append(path[0])
+                nodes.append(node)
+            }
+            for path in removals {
+                keys.append(path[0])
+                nodes.append(.empty)
+            }
+            let node = Self.merge(self.root.node(at: base.keys), keys: keys, nodes: nodes, order: KeyOrder.sortedPositions(keys))
+            values.removeAll()
+            removals.removeAll()
+            if node.isEmpty { removals.append([]) } else { values.append(([], node)) }
+            return
+        }
         var groups: [[ChildKey]: [(key: ChildKey, node: Node)]] = [:]
         for (path, node) in values where !path.isEmpty { groups[Array(path.dropLast()), default: []].append((path[path.count - 1], node)) }
         for path in removals where !path.isEmpty { groups[Array(path.dropLast()), default: []].append((path[path.count - 1], .empty)) }
@@ -19,11 +39,9 @@ extension SyncEngine {
         var merged: [(parent: [ChildKey], node: Node)] = []
         for (parent, group) in groups where group.count >= Self.bulkThreshold && !deep.contains(parent[...]) {
             let location = base.keys + parent
-            let current = self.root.node(at: location)
-            // Sort positions rather than (key, node) pairs: no copies while sorting.
-            var order = Array(group.indices)
-            group.withUnsafeBufferPointer { g in order.sort { ChildKey.compare(g[$0].key, g[$1].key) < 0 } }
-            merged.append((parent, Self.merge(current, order.map { group[$0] })))
+            let keys = ContiguousArray(group.lazy.map(\.key))
+            let nodes = ContiguousArray(group.lazy.map(\.node))
+            merged.append((parent, Self.merge(self.root.node(at: location), keys: keys, nodes: nodes, order: KeyOrder.sortedPositions(keys))))
         }
         guard !merged.isEmpty else { return }
         let done = Set(merged.map(\.parent))
@@ -35,44 +53,47 @@ extension SyncEngine {
         }
     }
 
-    /// `node` with the sorted `changes` applied to its children (`.empty` removes a child).
-    static func merge(_ node: Node, _ changes: [(key: ChildKey, node: Node)]) -> Node {
+    /// `node` with changes applied to its children (`.empty` removes a child): change `order[i]`
+    /// is the `i`-th in key order, and of changes to the same key the last one wins, as
+    /// sequential writes would.
+    static func merge(_ node: Node, keys: ContiguousArray<ChildKey>, nodes: ContiguousArray<Node>, order: [UInt32]) -> Node {
         let old = node.childMap
-        var keys: [ChildKey] = []
-        var nodes: [Node] = []
-        keys.reserveCapacity(old.count + changes.count)
-        nodes.reserveCapacity(old.count + changes.count)
+        var outKeys = ContiguousArray<ChildKey>()
+        var outNodes = ContiguousArray<Node>()
+        outKeys.reserveCapacity(old.count + keys.count)
+        outNodes.reserveCapacity(old.count + keys.count)
+        var prioritized = 0
+        func emit(_ key: ChildKey, _ child: Node) {
+            if child.isEmpty { return }
+            if child.priority != nil { prioritized += 1 }
+            outKeys.append(key)
+            outNodes.append(child)
+        }
         var oi = old.makeIterator()
         var o = oi.next()
         var i = 0
-        while i < changes.count || o != nil {
-            // Later duplicates of a key win, as sequential writes would.
-            if i < changes.count, i + 1 < changes.count, changes[i + 1].key == changes[i].key {
+        while i < order.count {
+            let c = Int(order[i])
+            // Later duplicates of a key win (equal keys are in their original order).
+            if i + 1 < order.count && keys[Int(order[i + 1])] == keys[c] {
                 i += 1
                 continue
             }
-            let c = i < changes.count ? changes[i] : nil
-            switch (o, c) {
-            case let (oe?, ce?) where ChildKey.compare(oe.key, ce.key) == 0:
-                if !ce.node.isEmpty { keys.append(ce.key); nodes.append(ce.node) }
+            let key = keys[c]
+            while let oe = o, ChildKey.compare(oe.key, key) < 0 {
+                emit(oe.key, oe.value)
                 o = oi.next()
-                i += 1
-            case let (oe?, ce?) where ChildKey.compare(oe.key, ce.key) < 0:
-                keys.append(oe.key)
-                nodes.append(oe.value)
-                o = oi.next()
-            case let (_, ce?):
-                if !ce.node.isEmpty { keys.append(ce.key); nodes.append(ce.node) }
-                i += 1
-            case let (oe?, nil):
-                keys.append(oe.key)
-                nodes.append(oe.value)
-                o = oi.next()
-            case (nil, nil):
-                break
             }
+            if let oe = o, ChildKey.compare(oe.key, key) == 0 { o = oi.next() }
+            emit(key, nodes[c])
+            i += 1
+        }
+        while let oe = o {
+            emit(oe.key, oe.value)
+            o = oi.next()
         }
         // Writing children under a leaf keeps the leaf's priority, as `setChild` does.
-        return Node.from(children: SortedMap(sortedKeys: keys, values: nodes), priority: node.priority)
+        if outKeys.isEmpty { return .empty }
+        return .children(Node.ChildrenNode(map: SortedMap(sortedKeys: outKeys, values: outNodes), priority: node.priority, prioritizedChildren: prioritized))
     }
 }

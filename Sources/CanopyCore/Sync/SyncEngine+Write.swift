@@ -12,20 +12,33 @@ extension SyncEngine {
         if write.requiresExistingNode && self.node(at: base).isEmpty {
             throw DatabaseError(.writeFailed, "setPriority failed: there is no data at \(base.string) to set a priority on.")
         }
-        let entryPaths = write.entries.map(\.path)
-        // Resolve server values against the data before the write.
-        let resolved = write.entries.map { entry in
-            guard !entry.value.placeholders.isEmpty else { return (entry.path, entry.isPriority, entry.value.node) }
-            let current = self.root.node(at: base.keys + entry.path.prefix { $0.string != ".priority" })
-            return (entry.path, entry.isPriority, entry.value.resolved(against: current, now: now))
+        // Without views or indexes there is nothing to update or notify: a plain set goes straight
+        // to the tree.
+        let hasViews = !self.viewRoot.isEmpty
+        if !hasViews && write.entries.count == 1 && write.entries[0].value.placeholders.isEmpty && !(write.entries[0].path.last?.isPriorityKey ?? false) {
+            let path = write.entries[0].path
+            self.root.set(write.entries[0].value.node, at: path.isEmpty ? base.keys[...] : (base.keys + path)[...])
+            return []
         }
-        let indexUpdates = self.captureIndexedChildren(base: base, entryPaths: entryPaths)
+        let entryPaths = hasViews ? write.entries.map(\.path) : []
+        let indexUpdates = hasViews ? self.captureIndexedChildren(base: base, entryPaths: entryPaths) : []
         // Values first, then removals, then priorities: the outcome does not depend on the order
         // of the entries, and a node keeps its priority exactly when it is not empty afterwards.
+        // Server values resolve against the data before the write (nothing is set until below).
         var values: [(path: [ChildKey], node: Node)] = []
         var removals: [[ChildKey]] = []
         var priorities: [(path: [ChildKey], node: Node)] = []
-        for (path, isPriority, node) in resolved {
+        values.reserveCapacity(write.entries.count)
+        for entry in write.entries {
+            let path = entry.path
+            let isPriority = path.last?.isPriorityKey ?? false
+            var node = entry.value.node
+            if !entry.value.placeholders.isEmpty {
+                // A `.priority` entry's server value resolves against the current priority (spec §5.7).
+                let target = self.root.node(at: base.keys + path.prefix { $0.string != ".priority" })
+                let current = isPriority ? (target.priority.map(Node.leaf) ?? .empty) : target
+                node = entry.value.resolved(against: current, now: now)
+            }
             if isPriority {
                 priorities.append((path, node))
             } else if node.isEmpty {
@@ -41,7 +54,7 @@ extension SyncEngine {
         for path in removals { self.root.set(.empty, at: (base.keys + path)[...]) }
         for (path, node) in priorities { self.root.set(node, at: (base.keys + path)[...]) }
         for update in indexUpdates { update.apply(self) }
-        return self.raiseEvents(base: base, entryPaths: entryPaths)
+        return hasViews ? self.raiseEvents(base: base, entryPaths: entryPaths) : []
     }
 
     /// What an index needs to follow a write: the old children (or old node) it must update from.

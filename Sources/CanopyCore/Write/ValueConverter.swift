@@ -137,7 +137,8 @@ package struct ValueConverter {
         pairs.reserveCapacity(members.count)
         var dotValue: JSONValue? = nil
         var hasActualChild = false
-        for (key, member) in members {
+        // Sorted, so that a value with several problems always reports the same one.
+        for (key, member) in members.sorted(by: { $0.key < $1.key }) {
             switch key {
             case ".value": dotValue = member
             case ".priority": continue
