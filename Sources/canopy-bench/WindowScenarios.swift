@@ -73,6 +73,9 @@ func windowScenario(_ name: String, _ config: WindowConfig, _ store: Store) thro
     var plan: [(index: Int, star: Int)] = []
     var expected = (added: 0, removed: 0, changed: 0, moved: 0)
     var maxStar = model.last?.star ?? 0
+    // Above 200k posts the per-update model (array inserts) is too slow to be worth it: only the
+    // final window is checked there.
+    let countEvents = count <= 200_000
     for _ in 0..<updates {
         let i = rng.next(below: count)
         let star: Int
@@ -83,6 +86,10 @@ func windowScenario(_ name: String, _ config: WindowConfig, _ store: Store) thro
             star = rng.next(below: 1_000_000)
         }
         plan.append((i, star))
+        guard countEvents else {
+            stars[i] = star
+            continue
+        }
         let before = window()
         let old = Entry(star: stars[i], key: keys[i])
         model.remove(at: insertionIndex(old))
@@ -104,11 +111,14 @@ func windowScenario(_ name: String, _ config: WindowConfig, _ store: Store) thro
     let snapshot = try blockingGetData(query)
     let seconds = secondsSince(start)
 
+    if !countEvents {
+        model = zip(stars, keys).map { Entry(star: $0, key: $1) }.sorted()
+    }
     var check = "ok"
     let shown = snapshot.childSnapshots.map { $0.key ?? "" }
     let wanted = model.suffix(config.window).map(\.key)
     if shown != wanted { check = "FAIL window differs from brute force" }
-    if config.withQuery {
+    if config.withQuery && countEvents {
         let got = (counter.added - initialAdded, counter.removed, counter.changed, counter.moved)
         if got != (expected.added, expected.removed, expected.changed, expected.moved) {
             check = "FAIL events \(got) expected \(expected)"
