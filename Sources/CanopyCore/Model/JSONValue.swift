@@ -42,11 +42,8 @@ extension JSONValue: Hashable {
         switch self {
         case .null: hasher.combine(0)
         case .bool(let b): hasher.combine(1); hasher.combine(b)
-        case .int(let i):
-            // Equal numbers hash alike: an Int64 that a Double equals is exactly representable.
-            hasher.combine(2)
-            if let d = Double(exactly: i) { hasher.combine(d) } else { hasher.combine(i) }
-        case .double(let d): hasher.combine(2); hasher.combine(d == 0 ? 0.0 : d)
+        case .int(let i): NumberComparison.hash(i, into: &hasher)
+        case .double(let d): NumberComparison.hash(d, into: &hasher)
         case .string(let s): hasher.combine(3); hasher.combine(s)
         case .array(let a): hasher.combine(4); hasher.combine(a)
         case .object(let o): hasher.combine(5); hasher.combine(o)

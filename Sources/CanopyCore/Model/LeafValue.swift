@@ -89,10 +89,8 @@ extension LeafValue: Hashable {
     package func hash(into hasher: inout Hasher) {
         switch self {
         case .bool(let b): hasher.combine(1); hasher.combine(b)
-        case .int(let i):
-            hasher.combine(2)
-            if let d = Double(exactly: i) { hasher.combine(d) } else { hasher.combine(i) }
-        case .double(let d): hasher.combine(2); hasher.combine(d == 0 ? 0.0 : d)
+        case .int(let i): NumberComparison.hash(i, into: &hasher)
+        case .double(let d): NumberComparison.hash(d, into: &hasher)
         case .string(let s): hasher.combine(3); hasher.combine(s)
         }
     }

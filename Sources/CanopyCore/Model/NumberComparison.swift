@@ -27,4 +27,18 @@ package enum NumberComparison {
     package static func compare(_ a: Int64, _ b: Int64) -> Int {
         a < b ? -1 : (a > b ? 1 : 0)
     }
+
+    /// Hashes a number so that numbers equal by value hash alike: an `Int64` that a `Double`
+    /// equals is exactly representable, so both hash that `Double`.
+    @inline(__always)
+    package static func hash(_ i: Int64, into hasher: inout Hasher) {
+        hasher.combine(2)
+        if let d = Double(exactly: i) { hasher.combine(d) } else { hasher.combine(i) }
+    }
+
+    @inline(__always)
+    package static func hash(_ d: Double, into hasher: inout Hasher) {
+        hasher.combine(2)
+        hasher.combine(d == 0 ? 0.0 : d)
+    }
 }
