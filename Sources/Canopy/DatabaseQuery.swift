@@ -11,14 +11,22 @@ public class DatabaseQuery: @unchecked Sendable {
     /// The database this query reads.
     public let database: Database
     let path: DatabasePath
-    let builder: QueryBuilder
+    /// The constraints, boxed only when there are any (references have none), which keeps a
+    /// reference small.
+    private let builderBox: BuilderBox?
+    var builder: QueryBuilder { self.builderBox?.value ?? QueryBuilder() }
+
+    private final class BuilderBox: Sendable {
+        let value: QueryBuilder
+        init(_ value: QueryBuilder) { self.value = value }
+    }
     /// An invalid path or query, reported when the query is used.
     let constraintError: DatabaseError?
 
     init(database: Database, path: DatabasePath, builder: QueryBuilder, error: DatabaseError?) {
         self.database = database
         self.path = path
-        self.builder = builder
+        self.builderBox = builder == QueryBuilder() ? nil : BuilderBox(builder)
         self.constraintError = error
     }
 

@@ -8,7 +8,18 @@
 /// old and new window edges can enter or leave it.
 package final class QueryView {
     package let path: DatabasePath
-    package let params: QueryParams
+    /// The parameters, boxed only when they are not the default (most views observe a plain
+    /// location), which keeps a view small.
+    private let paramsBox: ParamsBox?
+    package var params: QueryParams { self.paramsBox?.value ?? .default }
+    /// The order, and whether the view is filtered: read on every event, so kept unboxed.
+    package let index: QueryIndex
+    private let isFiltered: Bool
+
+    private final class ParamsBox {
+        let value: QueryParams
+        init(_ value: QueryParams) { self.value = value }
+    }
     /// The data shown: the whole node, or for filtered views the window's children (no priority).
     package private(set) var cache: Node
     /// Filtered views: the window's children in view order.
@@ -19,7 +30,9 @@ package final class QueryView {
 
     package init(path: DatabasePath, params: QueryParams, node: Node, childIndex: ChildIndex?) {
         self.path = path
-        self.params = params
+        self.paramsBox = params == .default ? nil : ParamsBox(params)
+        self.index = params.index
+        self.isFiltered = params.isFiltered
         self.childIndex = childIndex
         self.cache = .empty
         if params.isFiltered {
@@ -33,7 +46,7 @@ package final class QueryView {
 
     /// Whether this view needs a ``ChildIndex`` for `node` (key order cannot serve it).
     package func needsIndex(for node: Node) -> Bool {
-        self.childIndex == nil && !self.params.index.isKeyOrder(for: node)
+        self.childIndex == nil && !self.index.isKeyOrder(for: node)
     }
 
     package func add(_ registration: EventRegistration) { self.registrations.append(registration) }
@@ -50,7 +63,7 @@ package final class QueryView {
     }
 
     private func entry(_ key: ChildKey, _ node: Node) -> IndexEntry {
-        IndexEntry(sortValue: self.params.index.sortValue(of: node), key: key)
+        IndexEntry(sortValue: self.index.sortValue(of: node), key: key)
     }
 
     // MARK: - Initial events
@@ -74,7 +87,7 @@ package final class QueryView {
 
     /// The keys shown, in view order.
     package func orderedKeys(location node: Node) -> [ChildKey] {
-        if self.params.isFiltered { return self.window.map(\.key.key) }
+        if self.isFiltered { return self.window.map(\.key.key) }
         let order = self.order(for: node)
         return order.keys(in: 0..<order.count)
     }
@@ -87,7 +100,7 @@ package final class QueryView {
     package func update(location newNode: Node, candidates: [ChildKey]?, into events: inout [Event]) {
         let oldCache = self.cache
         var changes: ChildChanges
-        if self.params.isFiltered {
+        if self.isFiltered {
             if let candidates, candidates.count == 1 {
                 changes = self.updateWindow(changed: candidates[0], location: newNode)
             } else {
@@ -172,11 +185,11 @@ package final class QueryView {
 
     private func childEvents(_ changes: ChildChanges, location node: Node, into events: inout [Event]) {
         var changes = changes
-        let index = self.params.index
+        let index = self.index
         changes.removed.sort { IndexEntry.compare(self.entry($0.key, $0.node), self.entry($1.key, $1.node)) < 0 }
         changes.added.sort { IndexEntry.compare(self.entry($0.key, $0.node), self.entry($1.key, $1.node)) < 0 }
         changes.changed.sort { IndexEntry.compare(self.entry($0.key, $0.new), self.entry($1.key, $1.new)) < 0 }
-        let order = self.params.isFiltered ? ChildOrder.index(self.window) : self.order(for: node)
+        let order = self.isFiltered ? ChildOrder.index(self.window) : self.order(for: node)
         func previous(_ key: ChildKey, _ child: Node) -> String? {
             let rank = order.rank(of: self.entry(key, child))
             return rank == 0 ? nil : order.key(atRank: rank - 1).string
@@ -209,6 +222,6 @@ package final class QueryView {
     }
 
     private func valueEvent(_ registration: EventRegistration) -> Event {
-        Event(registration: registration, type: .value, path: self.path, node: self.cache, index: self.params.index, previousKey: nil)
+        Event(registration: registration, type: .value, path: self.path, node: self.cache, index: self.index, previousKey: nil)
     }
 }
