@@ -7,6 +7,4 @@ package enum EventType: Int, Sendable, CaseIterable, Comparable {
     case value
 
     package static func < (lhs: EventType, rhs: EventType) -> Bool { lhs.rawValue < rhs.rawValue }
-
-    package var isChildEvent: Bool { self != .value }
 }

@@ -18,9 +18,6 @@ package final class SyncEngine {
     /// The number of registrations. For tests and diagnostics.
     package var registrationCount: Int { self.registrationViews.count }
 
-    /// The number of views. For tests and diagnostics.
-    package var viewCount: Int { Set(self.registrationViews.values.map(ObjectIdentifier.init)).count }
-
     /// The number of live indexes. For tests and diagnostics.
     package var indexCount: Int {
         func count(_ node: ViewTreeNode) -> Int { node.indexes.count + node.children.values.reduce(0) { $0 + count($1) } }
@@ -61,18 +58,6 @@ package final class SyncEngine {
             self.viewRoot.prune(view.path.keys)
         }
         return true
-    }
-
-    /// The registrations at exactly `path` (every query there), in registration order.
-    package func registrations(at path: DatabasePath) -> [EventRegistration] {
-        guard let treeNode = self.viewRoot.descendant(path.keys, create: false) else { return [] }
-        return treeNode.views.flatMap(\.registrations)
-    }
-
-    /// The registration ids of each view at `path`, views in creation order. For diagnostics.
-    package func viewRegistrationIDs(at path: DatabasePath) -> [[UInt64]] {
-        guard let treeNode = self.viewRoot.descendant(path.keys, create: false) else { return [] }
-        return treeNode.views.map { $0.registrations.map(\.id) }
     }
 
     /// Every registration.
