@@ -39,15 +39,23 @@ public final class Database: Sendable {
         public var inboxCapacity: Int = 65_536
         /// The clock server timestamps resolve to, in milliseconds since 1970.
         public var clock: @Sendable () -> Int64 = DatabaseCore.systemClock
+        /// For a database opened at a path: when a write's completion fires (see ``SyncPolicy``).
+        public var syncPolicy: SyncPolicy = .always
+        /// For a database opened at a path: the journal size, in bytes, past which a checkpoint is
+        /// written in the background and the journal it covers is retired.
+        public var checkpointThreshold: Int = 64 << 20
 
         public init() {}
     }
 
     let core: DatabaseCore
     let loopMode: LoopMode
+    /// The directory this database keeps its files in, or `nil` for an in-memory database.
+    public let path: String?
 
-    init(configuration: Configuration) throws(DatabaseError) {
+    init(configuration: Configuration, path: String? = nil) throws(DatabaseError) {
         self.loopMode = configuration.loopMode
+        self.path = path
         let loop: EventLoop
         do {
             loop = try EventLoop(inboxCapacity: configuration.inboxCapacity)

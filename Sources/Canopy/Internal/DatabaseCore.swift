@@ -15,6 +15,9 @@ final class DatabaseCore: @unchecked Sendable {
     private let registrations = Mutex<[DatabaseHandle: EventRegistration]>([:])
     private let nextHandle = Atomic<UInt>(1)
     private let closed = Atomic<Bool>(false)
+    /// Loop-thread only: followers of every applied write (see ``LoopAccess/followChanges(_:)``).
+    private var changeListeners: [(id: UInt64, change: (WriteOperation, Node) -> Void)] = []
+    private var nextChangeListener: UInt64 = 1
 
     init(loop: EventLoop, clock: @escaping @Sendable () -> Int64) {
         self.loop = loop
@@ -57,7 +60,24 @@ final class DatabaseCore: @unchecked Sendable {
             return
         }
         self.deliver(events)
+        if !self.changeListeners.isEmpty {
+            let root = self.engine.root
+            for listener in self.changeListeners { listener.change(write, root) }
+        }
         completion?(nil)
+    }
+
+    /// Loop thread only.
+    func addChangeListener(_ change: @escaping (WriteOperation, Node) -> Void) -> ChangeSubscription {
+        let id = self.nextChangeListener
+        self.nextChangeListener += 1
+        self.changeListeners.append((id, change))
+        return ChangeSubscription(id: id, core: self)
+    }
+
+    /// Loop thread only.
+    func removeChangeListener(_ id: UInt64) {
+        self.changeListeners.removeAll { $0.id == id }
     }
 
     // MARK: - Observers

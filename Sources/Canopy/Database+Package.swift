@@ -1,0 +1,69 @@
+import CanopyCore
+
+/// Loop-thread access to a database's state, for Canopy's own server and command-line tool.
+///
+/// Only valid inside the ``Database/onLoop(_:)`` job that received it: everything it returns is
+/// an immutable snapshot, but the calls themselves must stay on the loop thread.
+package struct LoopAccess {
+    let core: DatabaseCore
+
+    /// The whole tree now.
+    package var root: Node { self.core.engine.root }
+
+    /// The data at `path` now.
+    package func node(at path: DatabasePath) -> Node { self.core.engine.node(at: path) }
+
+    /// What a query at `path` with `params` holds now (its window, for a limited query).
+    package func queryResult(at path: DatabasePath, params: QueryParams) -> Node {
+        self.core.engine.queryResult(at: path, params: params)
+    }
+
+    /// The time server timestamps resolve to now.
+    package func now() -> Int64 { self.core.clock() }
+
+    /// Applies `write` now, in this job: nothing else runs between the caller's reads and it (so
+    /// a read-compare-write here is atomic). `completion` fires on the loop thread once the write
+    /// is durable under the sync policy, or with the error that refused or failed it.
+    package func apply(_ write: WriteOperation, completion: (@Sendable (DatabaseError?) -> Void)?) {
+        self.core.apply(write, completion: completion)
+    }
+
+    /// Starts following writes: `change` runs on the loop thread after every write applied from
+    /// now on, in commit order, with the write and the whole tree after it.
+    package func followChanges(_ change: @escaping (WriteOperation, Node) -> Void) -> ChangeSubscription {
+        self.core.addChangeListener(change)
+    }
+}
+
+/// A ``LoopAccess/followChanges(_:)`` registration; `cancel()` ends it (from any thread).
+package final class ChangeSubscription: Sendable {
+    let id: UInt64
+    weak let core: DatabaseCore?
+
+    init(id: UInt64, core: DatabaseCore) {
+        self.id = id
+        self.core = core
+    }
+
+    package func cancel() {
+        guard let core = self.core else { return }
+        let id = self.id
+        core.perform { [core] in core.removeChangeListener(id) }
+    }
+}
+
+extension Database {
+    /// Runs `body` on the loop thread with access to the state; returns `false` (and never runs
+    /// it) when the database is closed.
+    @discardableResult
+    package func onLoop(_ body: @escaping @Sendable (LoopAccess) -> Void) -> Bool {
+        let core = self.core
+        return core.perform { [core] in body(LoopAccess(core: core)) }
+    }
+
+    /// Applies `write` on the loop; `completion` fires on the loop thread once it is durable
+    /// under the sync policy (or with the error that refused or failed it).
+    package func write(_ write: WriteOperation, completion: (@Sendable (DatabaseError?) -> Void)?) {
+        self.core.write(write, completion: completion)
+    }
+}

@@ -1,0 +1,1 @@
+// CanopyStorage: the on-disk side of a durable database (codec, journal, checkpoints, recovery).
