@@ -17,7 +17,7 @@ let package = Package(
         .systemLibrary(name: "CLibUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev"])]),
         .target(name: "CanopyLoop", dependencies: ["CLibUV"], swiftSettings: settings),
         .target(name: "CanopyCore", swiftSettings: settings),
-        .target(name: "CanopyStorage", dependencies: ["CanopyCore"], swiftSettings: settings),
+        .target(name: "CanopyStorage", dependencies: ["CanopyCore", "CanopyLoop"], swiftSettings: settings),
         .target(name: "Canopy", dependencies: ["CanopyCore", "CanopyLoop", "CanopyStorage"], swiftSettings: settings),
         .executableTarget(name: "canopy-bench", dependencies: ["Canopy", "CanopyCore"], swiftSettings: settings),
         .executableTarget(name: "QuickStart", dependencies: ["Canopy"], path: "Samples/QuickStart"),
