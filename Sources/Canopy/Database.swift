@@ -1,5 +1,6 @@
 import CanopyCore
 import CanopyLoop
+import CanopyStorage
 import Synchronization
 
 #if canImport(Glibc)
@@ -63,7 +64,19 @@ public final class Database: Sendable {
         } catch {
             throw DatabaseError(.ioError, "Could not start the database loop: \(error)")
         }
-        self.core = DatabaseCore(loop: loop, clock: configuration.clock)
+        guard let path else {
+            self.core = DatabaseCore(loop: loop, clock: configuration.clock)
+            return
+        }
+        let store: DurableStore
+        do throws(DatabaseError) {
+            store = try DurableStore.open(directory: path, loop: loop, configuration: configuration)
+        } catch {
+            _ = loop.shutdown()
+            throw error
+        }
+        self.core = DatabaseCore(loop: loop, clock: configuration.clock, root: store.openedRoot, store: store)
+        store.openedRoot = .empty
     }
 
     deinit {
@@ -109,7 +122,14 @@ public final class Database: Sendable {
     /// Only for databases created with ``LoopMode/manual``.
     @discardableResult
     public func drain() -> Int {
-        self.core.loop.drain()
+        var jobs = self.core.loop.drain()
+        // A durable database also waits for the journal, whose notices then complete writes.
+        guard let store = self.core.store else { return jobs }
+        while true {
+            store.writer.waitUntilIdle()
+            guard self.core.loop.statistics.queuedJobs > 0 else { return jobs }
+            jobs += self.core.loop.drain()
+        }
     }
 
     /// Runs the loop on the calling thread until ``close()`` is called (from a callback or another

@@ -15,7 +15,20 @@ extension EventLoop {
     ///   shutdown had begun; the job is dropped without running.
     @discardableResult
     package func execute(_ job: @escaping Job) -> Bool {
-        let fromLoop = self.inLoop
+        self.execute(job, bounded: true)
+    }
+
+    /// Like ``execute(_:)`` but never blocks: the inbox bound does not apply. Only for control
+    /// messages whose number is bounded by their sender (such as one outstanding "writes are
+    /// durable" notice from the journal thread), which must not wait for a loop that may be
+    /// waiting for them.
+    @discardableResult
+    package func executeUnbounded(_ job: @escaping Job) -> Bool {
+        self.execute(job, bounded: false)
+    }
+
+    private func execute(_ job: @escaping Job, bounded: Bool) -> Bool {
+        let fromLoop = self.inLoop || !bounded
         let capacity = self.inboxCapacity
         var waiting = false
         return self.control.withLock(waitingWhile: { state in

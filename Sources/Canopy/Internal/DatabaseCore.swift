@@ -19,10 +19,19 @@ final class DatabaseCore: @unchecked Sendable {
     private var changeListeners: [(id: UInt64, change: (WriteOperation, Node) -> Void)] = []
     private var nextChangeListener: UInt64 = 1
 
-    init(loop: EventLoop, clock: @escaping @Sendable () -> Int64) {
+    /// The journal and checkpoints of a database opened at a path; `nil` in memory.
+    let store: DurableStore?
+
+    init(loop: EventLoop, clock: @escaping @Sendable () -> Int64, root: Node = .empty, store: DurableStore? = nil) {
         self.loop = loop
-        self.engine = SyncEngine()
+        self.engine = SyncEngine(root: root)
         self.clock = clock
+        self.store = store
+        if let store {
+            let engine = self.engine
+            store.currentRoot = { engine.root }
+            store.undo = { [unowned self] root in self.undo(to: root) }
+        }
     }
 
     var isClosed: Bool { self.closed.load(ordering: .acquiring) }
@@ -52,19 +61,38 @@ final class DatabaseCore: @unchecked Sendable {
 
     /// Applies `write` now. Loop thread only.
     func apply(_ write: WriteOperation, completion: (@Sendable (DatabaseError?) -> Void)?) {
+        if let refusal = self.store?.refusal {
+            completion?(refusal)
+            return
+        }
         let events: [Event]
+        let now = self.clock()
+        let rootBefore = self.engine.root
         do throws(DatabaseError) {
-            events = try self.engine.apply(write, now: self.clock())
+            events = try self.engine.apply(write, now: now)
         } catch {
             completion?(error)
             return
         }
+        // Durable: the completion waits for the journal; observers fire now.
+        self.store?.record(write, now: now, rootBefore: rootBefore, completion: completion)
         self.deliver(events)
         if !self.changeListeners.isEmpty {
             let root = self.engine.root
             for listener in self.changeListeners { listener.change(write, root) }
         }
-        completion?(nil)
+        if self.store == nil { completion?(nil) }
+    }
+
+    /// Puts the tree back to `root` after the journal failed the writes made since (loop thread):
+    /// observers get the events of going back; nothing is journaled.
+    private func undo(to root: Node) {
+        guard let events = try? self.engine.apply(.set(.root, WriteValue(node: root)), now: self.clock()) else { return }
+        self.deliver(events)
+        if !self.changeListeners.isEmpty {
+            let write = WriteOperation.set(.root, WriteValue(node: root))
+            for listener in self.changeListeners { listener.change(write, root) }
+        }
     }
 
     /// Loop thread only.
@@ -191,7 +219,14 @@ final class DatabaseCore: @unchecked Sendable {
         // After a signal stopped `run()`, the loop no longer takes jobs and nothing else touches
         // the engine: cancel on this thread.
         if !self.loop.execute(cancelObservers) { cancelObservers() }
+        if let store = self.store {
+            // Runs after every write queued before closing: they are journaled, synced and completed.
+            if !self.loop.execute({ store.close() }) { store.close() }
+        }
         _ = self.loop.shutdown()
+        // Only now, with the loop and any checkpoint finished, may another process open the files.
+        self.store?.close()
+        self.store?.releaseLock()
     }
 }
 

@@ -1,0 +1,60 @@
+import CanopyCore
+import CanopyStorage
+import Foundation
+import Testing
+
+@testable import Canopy
+
+/// A fresh temporary directory for one test, removed by `remove()`.
+struct TemporaryDirectory {
+    let path: String
+
+    init(_ name: String = "canopy") {
+        let base = FileManager.default.temporaryDirectory.path
+        self.path = base + "/\(name)-\(UUID().uuidString)"
+    }
+
+    /// A path inside the directory.
+    func file(_ name: String) -> String { self.path + "/" + name }
+
+    func remove() { try? FileManager.default.removeItem(atPath: self.path) }
+
+    /// The names of the files in the database directory.
+    var names: [String] { ((try? FileManager.default.contentsOfDirectory(atPath: self.path)) ?? []).sorted() }
+
+    /// The journal segments, oldest first.
+    var segments: [String] { self.names.filter { $0.hasPrefix("journal-") } }
+    var checkpoints: [String] { self.names.filter { $0.hasPrefix("checkpoint-") } }
+}
+
+extension Database.Configuration {
+    /// A manually driven configuration (tests call `drain()`), with a sync policy.
+    static func manual(_ policy: SyncPolicy = .always, checkpointThreshold: Int = 64 << 20) -> Database.Configuration {
+        var configuration = Database.Configuration()
+        configuration.loopMode = .manual
+        configuration.syncPolicy = policy
+        configuration.checkpointThreshold = checkpointThreshold
+        configuration.clock = { 1_700_000_000_000 }
+        return configuration
+    }
+}
+
+/// Collects write completions (called on the loop thread while the test drains).
+final class CompletionLog: @unchecked Sendable {  // @unchecked: used only on the draining test thread
+    var results: [Int: DatabaseError?] = [:]
+
+    func callback(_ index: Int) -> @Sendable ((any Error)?, DatabaseReference) -> Void {
+        { [self] error, _ in self.results[index] = .some(error as? DatabaseError) }
+    }
+
+    var succeeded: [Int] { self.results.filter { $0.value == nil }.map(\.key).sorted() }
+    var failed: [Int] { self.results.filter { $0.value != nil }.map(\.key).sorted() }
+}
+
+/// The whole tree of `db` with priorities (drains a manual database).
+func exportedTree(_ db: Database) throws -> JSONValue {
+    var result: JSONValue?
+    db.reference().observeSingleEvent(of: .value) { snapshot in result = snapshot.exportJSON }
+    db.drain()
+    return try #require(result)
+}
