@@ -54,7 +54,7 @@ public final class Database: Sendable {
     /// The directory this database keeps its files in, or `nil` for an in-memory database.
     public let path: String?
 
-    init(configuration: Configuration, path: String? = nil) throws(DatabaseError) {
+    init(configuration: Configuration, path: String? = nil, io: any FileIO = POSIXFileIO()) throws(DatabaseError) {
         self.loopMode = configuration.loopMode
         self.path = path
         let loop: EventLoop
@@ -70,7 +70,7 @@ public final class Database: Sendable {
         }
         let store: DurableStore
         do throws(DatabaseError) {
-            store = try DurableStore.open(directory: path, loop: loop, configuration: configuration)
+            store = try DurableStore.open(directory: path, loop: loop, configuration: configuration, io: io)
         } catch {
             _ = loop.shutdown()
             throw error

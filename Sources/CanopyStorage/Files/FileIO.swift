@@ -181,6 +181,15 @@ package enum FileReader {
         return names.sorted()
     }
 
+    /// `path` made absolute against the current directory (no symlinks resolved).
+    package static func absolutePath(_ path: String) -> String {
+        if path.hasPrefix("/") { return path }
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else { return path }
+        let cwd = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return (cwd == "/" ? "" : cwd) + "/" + path
+    }
+
     /// Creates `directory` and its missing parents.
     package static func createDirectory(_ directory: String) throws(DatabaseError) {
         var current = directory.hasPrefix("/") ? "" : "."

@@ -58,3 +58,11 @@ func exportedTree(_ db: Database) throws -> JSONValue {
     db.drain()
     return try #require(result)
 }
+
+/// The whole tree of `db` as export-format JSON text (drains a manual database).
+func exportedText(_ db: Database) throws -> String {
+    var result: String?
+    db.reference().observeSingleEvent(of: .value) { snapshot in result = snapshot.jsonString(exportFormat: true) }
+    db.drain()
+    return try #require(result)
+}
