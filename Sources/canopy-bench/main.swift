@@ -25,11 +25,11 @@ struct Scenario: Sendable {
 }
 
 let scenarios: [Scenario] = [
-    Scenario(name: "B1a.push.each", stores: [.memory]) { try pushEach($0, input: .foundation) },
+    Scenario(name: "B1a.push.each", stores: [.memory, .journal]) { try $0 == .journal ? pushEachJournal($0) : pushEach($0, input: .foundation) },
     Scenario(name: "B1b.push.batch", stores: [.memory]) { try pushBatch($0, input: .foundation) },
     Scenario(name: "B1a.push.each.json", stores: [.memory]) { try pushEach($0, input: .json) },
     Scenario(name: "B1b.push.batch.json", stores: [.memory]) { try pushBatch($0, input: .json) },
-] + MemoryShape.allCases.map { shape in
+] + storageScenarios + MemoryShape.allCases.map { shape in
     Scenario(name: shape.scenario, stores: [.memory]) { try memoryPerLeaf(shape, $0) }
 } + [
     Scenario(name: "J1.json.parse", stores: [.memory], run: jsonParse),
