@@ -66,6 +66,21 @@ struct NodeCodecTests {
         #expect(first.map(\.string) == ["name", "value"] && last.map(\.string) == ["name", "value"])
     }
 
+    @Test("many distinct field names are shared too")
+    func manyFieldNames() throws {
+        let fields = (0..<40).map { ChildKey("field\($0)") }.sorted()
+        var objects = SortedMap<ChildKey, Node>()
+        for i in 0..<50 {
+            let values = ContiguousArray(fields.indices.map { Node.leaf(.int(Int64($0 + i))) })
+            _ = objects.updateValue(Node.from(children: SortedMap(sortedKeys: ContiguousArray(fields), values: values)), forKey: ChildKey("o\(i)"))
+        }
+        let node = Node.from(children: objects)
+        let bytes = encoded(node)
+        // After two literal sightings each name is a 1-byte (index < 32) or 2-byte reference.
+        #expect(bytes.count < 2 * 40 * 8 + 48 * 40 * 4)
+        #expect(identical(try decodeNode(bytes), node))
+    }
+
     @Test("deep nesting round-trips; nesting beyond the limit is an error, not a crash")
     func depth() throws {
         var node = Node.leaf(.bool(true))

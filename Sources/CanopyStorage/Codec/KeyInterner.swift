@@ -8,9 +8,14 @@ struct KeyInterner {
     static let maxTableSize = 1 << 16
     static let maxPending = 1 << 16
     static let maxCandidateNodeSize = 64
+    /// Keys tracked in a plain array before moving to a dictionary (a small write never allocates one).
+    static let linearLimit = 16
 
+    /// The first keys seen, with their table index or -1 (seen once): small encodings only.
+    private var linear: [(key: String, index: Int32)] = []
     /// `≥ 0`: the key's table index; `-1`: seen once, not yet in the table.
     private var entries: [String: Int32] = [:]
+    private var usesDictionary = false
     private(set) var tableSize = 0
     private var pending = 0
 
@@ -21,6 +26,27 @@ struct KeyInterner {
     }
 
     mutating func decide(_ key: String) -> Decision {
+        if !self.usesDictionary {
+            for i in self.linear.indices where self.linear[i].key == key {
+                let index = self.linear[i].index
+                if index >= 0 { return .reference(Int(index)) }
+                self.linear[i].index = Int32(self.tableSize)
+                self.tableSize += 1
+                return .internedLiteral
+            }
+            if self.linear.count < Self.linearLimit {
+                if self.linear.isEmpty { self.linear.reserveCapacity(Self.linearLimit) }
+                self.linear.append((key, -1))
+                return .literal
+            }
+            self.usesDictionary = true
+            self.entries.reserveCapacity(4 * Self.linearLimit)
+            for entry in self.linear {
+                self.entries[entry.key] = entry.index
+                if entry.index < 0 { self.pending += 1 }
+            }
+            self.linear = []
+        }
         if let i = self.entries.index(forKey: key) {
             let index = self.entries.values[i]
             if index >= 0 { return .reference(Int(index)) }
