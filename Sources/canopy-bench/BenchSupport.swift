@@ -258,7 +258,7 @@ func blockingGetData(_ query: DatabaseQuery) throws -> DataSnapshot {
 
 /// A fresh directory for one scenario's durable database, under `CANOPY_BENCH_DIR` (default: the
 /// system temporary directory); removed by ``remove()``.
-final class BenchDirectory {
+final class BenchDirectory: Sendable {
     let path: String
 
     init(_ label: String) throws {
@@ -268,6 +268,11 @@ final class BenchDirectory {
             throw BenchError("mkdtemp under \(base) failed: errno \(errno)")
         }
         self.path = String(cString: made)
+    }
+
+    /// An existing directory (holding a database in `db`).
+    init(existing path: String) {
+        self.path = path
     }
 
     /// The directory for the database itself (created by the database when it opens).

@@ -26,6 +26,11 @@ import Glibc
 /// Set in the child process that writes a B4 scenario's data: the database directory.
 private let prepareDirectory = ProcessInfo.processInfo.environment["CANOPY_BENCH_PREPARE"]
 
+/// CANOPY_BENCH_PREPARED=<dir>: open the data already prepared in `<dir>/db` (by running the
+/// scenario with CANOPY_BENCH_PREPARE=<dir>/db) instead of preparing it; the directory is kept.
+/// For profilers such as valgrind, under which the setup child process cannot be spawned.
+private let preparedDirectory = ProcessInfo.processInfo.environment["CANOPY_BENCH_PREPARED"].map(BenchDirectory.init(existing:))
+
 /// Runs this executable for `scenario` with CANOPY_BENCH_PREPARE=`directory` and waits.
 private func prepareInChild(_ scenario: String, directory: String) throws {
     let exe =
@@ -221,11 +226,16 @@ private func openScenario(_ name: String, _ workload: OpenWorkload, cold: Bool, 
         try prepareOpen(workload, path: prepareDirectory)
         exit(0)
     }
-    let directory = try BenchDirectory("b4")
-    defer { directory.remove() }
-    let p0 = monotonicNanos()
-    try prepareInChild(name, directory: directory.databasePath)
-    log("\(name): setup took \(String(format: "%.1f", secondsSince(p0))) s")
+    let directory: BenchDirectory
+    if let existing = preparedDirectory {
+        directory = existing  // kept: prepared by hand (for profilers, which cannot spawn the child)
+    } else {
+        directory = try BenchDirectory("b4")
+        let p0 = monotonicNanos()
+        try prepareInChild(name, directory: directory.databasePath)
+        log("\(name): setup took \(String(format: "%.1f", secondsSince(p0))) s")
+    }
+    defer { if preparedDirectory == nil { directory.remove() } }
     let fileBytes = directory.databaseBytes()
     let checkpointBytes = directory.databaseBytes(prefix: "checkpoint-")
     let journalBytes = directory.databaseBytes(prefix: "journal-")
