@@ -12,6 +12,17 @@ let package = Package(
     products: [
         .library(name: "Canopy", targets: ["Canopy"]),
         .executable(name: "canopy-bench", targets: ["canopy-bench"]),
+        .library(name: "CanopyServer", targets: ["CanopyServer"]),
+        .executable(name: "canopy", targets: ["canopy"]),
+    ],
+    dependencies: [
+        // Without its default traits Hummingbird skips swift-configuration (a shorter build).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         .systemLibrary(name: "CLibUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev"])]),
@@ -19,12 +30,47 @@ let package = Package(
         .target(name: "CanopyCore", swiftSettings: settings),
         .target(name: "CanopyStorage", dependencies: ["CanopyCore", "CanopyLoop"], swiftSettings: settings),
         .target(name: "Canopy", dependencies: ["CanopyCore", "CanopyLoop", "CanopyStorage"], swiftSettings: settings),
-        .executableTarget(name: "canopy-bench", dependencies: ["Canopy", "CanopyCore"], swiftSettings: settings),
+        .target(
+            name: "CanopyServer",
+            dependencies: [
+                "Canopy", "CanopyCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: settings
+        ),
+        .executableTarget(
+            name: "canopy",
+            dependencies: ["Canopy", "CanopyServer", .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log")],
+            swiftSettings: settings
+        ),
+        .executableTarget(
+            name: "canopy-bench",
+            dependencies: ["Canopy", "CanopyCore", "CanopyServer", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            swiftSettings: settings
+        ),
         .executableTarget(name: "QuickStart", dependencies: ["Canopy"], path: "Samples/QuickStart"),
         .target(name: "CanopyTestSupport", path: "Tests/CanopyTestSupport", swiftSettings: settings),
         .testTarget(name: "CanopyCoreTests", dependencies: ["CanopyCore", "CanopyTestSupport"], swiftSettings: settings),
         .testTarget(name: "CanopyStorageTests", dependencies: ["CanopyStorage", "CanopyCore", "CanopyTestSupport"], swiftSettings: settings),
         .testTarget(name: "CanopyLoopTests", dependencies: ["CanopyLoop"], swiftSettings: settings),
+        .testTarget(
+            name: "CanopyServerTests",
+            dependencies: [
+                "Canopy", "CanopyCore", "CanopyServer",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            resources: [.copy("Interop")],
+            swiftSettings: settings
+        ),
         .testTarget(name: "CanopyTests", dependencies: ["Canopy", "CanopyCore", "CanopyLoop", "CanopyStorage", "CanopyTestSupport"], resources: [.copy("Fixtures")], swiftSettings: settings),
     ]
 )

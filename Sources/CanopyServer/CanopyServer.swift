@@ -1,0 +1,118 @@
+import Canopy
+import CanopyCore
+public import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+import Synchronization
+import UnixSignals
+
+/// An HTTP server speaking the Firebase Realtime Database REST protocol, with streaming
+/// (server-sent events), over a ``NamespaceStore`` of Canopy databases.
+///
+/// ```swift
+/// let server = CanopyServer(configuration: ServerConfiguration(), store: NamespaceStore(directory: "data"))
+/// try await server.run()   // until SIGINT or SIGTERM, or shutdown()
+/// ```
+public final class CanopyServer: Sendable {
+    public let configuration: ServerConfiguration
+    public let store: NamespaceStore
+    let state: ServerState
+    private let port = Mutex<(port: Int?, waiters: [CheckedContinuation<Int?, Never>], ended: Bool)>((nil, [], false))
+    private let group = Mutex<ServiceGroup?>(nil)
+
+    public init(configuration: ServerConfiguration, store: NamespaceStore) {
+        self.configuration = configuration
+        self.store = store
+        self.state = ServerState(configuration: configuration, store: store)
+    }
+
+    /// The Hummingbird application (for in-process tests: `app.test(.router)`).
+    public func makeApplication() -> some ApplicationProtocol {
+        Application(
+            responder: CanopyResponder(state: self.state),
+            configuration: ApplicationConfiguration(address: .hostname(self.configuration.host, port: self.configuration.port), serverName: "Canopy"),
+            onServerRunning: { [self] channel in self.started(port: channel.localAddress?.port) },
+            logger: self.configuration.logger
+        )
+    }
+
+    /// Serves until SIGINT, SIGTERM or ``shutdown()``; then ends the streams, finishes the
+    /// requests in flight and closes the databases (which flushes them).
+    public func run(handleSignals: Bool = true) async throws {
+        try self.configuration.validate()
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [self.makeApplication(), StreamService(state: self.state, interval: self.configuration.keepAliveInterval)],
+                gracefulShutdownSignals: handleSignals ? [.sigterm, .sigint] : [],
+                logger: self.configuration.logger
+            )
+        )
+        self.group.withLock { $0 = group }
+        defer { self.ended() }
+        do {
+            try await group.run()
+        } catch {
+            await self.store.close()
+            throw error
+        }
+        await self.store.close()
+    }
+
+    /// Starts a graceful shutdown of ``run(handleSignals:)``.
+    public func shutdown() async {
+        let group = self.group.withLock { $0 }
+        await group?.triggerGracefulShutdown()
+    }
+
+    /// The port the server listens on, once it does (`nil` if it stopped before listening).
+    public func listeningPort() async -> Int? {
+        await withCheckedContinuation { continuation in
+            let now: Int?? = self.port.withLock { state in
+                if let port = state.port { return .some(port) }
+                if state.ended { return .some(nil) }
+                state.waiters.append(continuation)
+                return .none
+            }
+            if let now { continuation.resume(returning: now) }
+        }
+    }
+
+    /// The number of open streams.
+    public var streamCount: Int { self.state.streamCount }
+
+    private func started(port: Int?) {
+        let waiters = self.port.withLock { state in
+            state.port = port
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume(returning: port) }
+    }
+
+    private func ended() {
+        let (waiters, port) = self.port.withLock { state in
+            state.ended = true
+            defer { state.waiters = [] }
+            return (state.waiters, state.port)
+        }
+        for waiter in waiters { waiter.resume(returning: port) }
+    }
+}
+
+/// Sends keep-alive events; on graceful shutdown ends every stream, so that the HTTP server,
+/// shut down after it, does not wait for them.
+struct StreamService: Service {
+    let state: ServerState
+    let interval: Duration
+
+    func run() async throws {
+        try? await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                try await Task.sleep(for: self.interval)
+                self.state.sendKeepAlive()
+            }
+        }
+        self.state.closeStreams()
+    }
+}

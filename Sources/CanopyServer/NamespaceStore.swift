@@ -1,0 +1,126 @@
+public import Canopy
+import CanopyCore
+import Foundation
+import HTTPTypes
+import NIOPosix
+import Synchronization
+
+/// The databases a server serves, one per namespace (`?ns=NAME`), each opened on first use.
+///
+/// With a directory, namespace `NAME` is the durable database in `DIRECTORY/NAME` (and its
+/// rules in `DIRECTORY/NAME.rules.json`); without one, every namespace lives in memory.
+public final class NamespaceStore: Sendable {
+    private let directory: String?
+    private let configuration: Database.Configuration
+    private let entries = Mutex<[String: Task<Namespace, any Error>]>([:])
+    private let closed = Atomic<Bool>(false)
+
+    /// - Parameters:
+    ///   - directory: Where the databases live; `nil` keeps them in memory.
+    ///   - configuration: How each database is opened (sync policy, clock, …).
+    public init(directory: String?, configuration: Database.Configuration = Database.Configuration()) {
+        self.directory = directory
+        self.configuration = configuration
+    }
+
+    /// A namespace name: 1 to 63 ASCII letters, digits, `-` or `_`.
+    public static func isValidName(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        guard (1...63).contains(bytes.count) else { return false }
+        return bytes.allSatisfy { b in
+            (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2D || b == 0x5F
+        }
+    }
+
+    /// The database of namespace `name`, opened (and created) if needed.
+    public func database(_ name: String) async throws -> Database {
+        try await self.namespace(name).database
+    }
+
+    func namespace(_ name: String) async throws -> Namespace {
+        guard Self.isValidName(name) else {
+            throw RESTError.badRequest("Invalid namespace \"\(name)\": use 1 to 63 letters, digits, '-' or '_'.")
+        }
+        let task: Task<Namespace, any Error> = try self.entries.withLock { entries in
+            if self.closed.load(ordering: .acquiring) { throw RESTError(.serviceUnavailable, "The server is shutting down.") }
+            if let task = entries[name] { return task }
+            let directory = self.directory
+            let configuration = self.configuration
+            let task = Task<Namespace, any Error> {
+                // Opening replays a journal: keep that off the event loops.
+                try await NIOThreadPool.singleton.runIfActive {
+                    try Namespace.open(name: name, directory: directory, configuration: configuration)
+                }
+            }
+            entries[name] = task
+            return task
+        }
+        do {
+            return try await task.value
+        } catch {
+            // Let a later request try again (the directory may have been fixed).
+            self.entries.withLock { entries in
+                if entries[name] == task { entries[name] = nil }
+            }
+            if let error = error as? RESTError { throw error }
+            throw RESTError(.serviceUnavailable, "The database of namespace \"\(name)\" could not be opened: \(error)")
+        }
+    }
+
+    /// The namespaces open now.
+    func openNamespaces() async -> [Namespace] {
+        let tasks = self.entries.withLock { Array($0.values) }
+        var open: [Namespace] = []
+        for task in tasks {
+            if let namespace = try? await task.value { open.append(namespace) }
+        }
+        return open
+    }
+
+    /// Whether ``close()`` was called.
+    public var isClosed: Bool { self.closed.load(ordering: .acquiring) }
+
+    /// Ends every stream (with a `cancel` event) and closes every database, which flushes it.
+    /// Later requests get 503.
+    public func close() async {
+        self.closed.store(true, ordering: .releasing)
+        for namespace in await self.openNamespaces() {
+            await namespace.hub.closeAll(database: namespace.database, reason: "The database was closed.")
+            namespace.database.close()
+        }
+    }
+}
+
+/// One namespace: its database, the streams that follow it, and its rules document.
+final class Namespace: Sendable {
+    let name: String
+    let database: Database
+    let hub: StreamHub
+    let rules: Mutex<JSONValue>
+    let rulesFile: String?
+
+    static let defaultRules: JSONValue = .object(["rules": .object([".read": .bool(true), ".write": .bool(true)])])
+
+    private init(name: String, database: Database, rules: JSONValue, rulesFile: String?) {
+        self.name = name
+        self.database = database
+        self.hub = StreamHub()
+        self.rules = Mutex(rules)
+        self.rulesFile = rulesFile
+    }
+
+    static func open(name: String, directory: String?, configuration: Database.Configuration) throws -> Namespace {
+        guard let directory else {
+            return Namespace(name: name, database: try Database.inMemory(configuration), rules: defaultRules, rulesFile: nil)
+        }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let base = URL(fileURLWithPath: directory)
+        let rulesFile = base.appendingPathComponent("\(name).rules.json").path
+        var rules = defaultRules
+        if let data = FileManager.default.contents(atPath: rulesFile), let parsed = try? Rules.parse(Array(data)) {
+            rules = parsed
+        }
+        let database = try Database(path: base.appendingPathComponent(name).path, configuration)
+        return Namespace(name: name, database: database, rules: rules, rulesFile: rulesFile)
+    }
+}

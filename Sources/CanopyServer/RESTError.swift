@@ -1,0 +1,65 @@
+import CanopyCore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// A request that fails: its status and the message of the `{"error": …}` body.
+struct RESTError: Error {
+    var status: HTTPResponse.Status
+    var message: String
+    var headers: HTTPFields = [:]
+    /// A body other than `{"error": message}` (a 412's current value).
+    var body: [UInt8]?
+
+    init(_ status: HTTPResponse.Status, _ message: String) {
+        self.status = status
+        self.message = message
+    }
+
+    static func badRequest(_ message: String) -> RESTError { RESTError(.badRequest, message) }
+
+    /// The status for a database error: the caller's mistakes are 400, a closed database 503.
+    init(_ error: DatabaseError) {
+        switch error.code {
+        case .closed, .ioError, .corrupted, .inUse, .writeFailed: self.init(.serviceUnavailable, error.message)
+        default: self.init(.badRequest, error.message)
+        }
+    }
+
+    var response: Response {
+        if let body = self.body {
+            var headers = self.headers
+            headers[.contentType] = JSONBody.contentType
+            return Response(status: self.status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+        }
+        var out: [UInt8] = Array(#"{"error":"#.utf8)
+        JSONWriter.appendString(self.message, to: &out)
+        out.append(UInt8(ascii: "}"))
+        var headers = self.headers
+        headers[.contentType] = JSONBody.contentType
+        return Response(status: self.status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: out)))
+    }
+}
+
+enum FileSystem {
+    /// Writes `bytes` to `path` through a temporary file and a rename.
+    static func writeAtomically(_ bytes: [UInt8], to path: String) -> Bool {
+        do {
+            try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
+            return true
+        } catch {
+            return false
+        }
+    }
+}
+
+enum JSONBody {
+    static let contentType = "application/json; charset=utf-8"
+
+    static func response(_ bytes: [UInt8], status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
+        var headers = headers
+        headers[.contentType] = contentType
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+}

@@ -1,0 +1,60 @@
+public import Logging
+
+/// How a ``CanopyServer`` listens, authenticates and streams.
+public struct ServerConfiguration: Sendable {
+    /// The address to bind; loopback unless ``allowInsecure`` or an ``authToken`` is set.
+    public var host: String = "127.0.0.1"
+    /// The port to bind; `0` picks a free one (see ``CanopyServer/listeningPort()``).
+    public var port: Int = 9000
+    /// When set, every request must carry `Authorization: Bearer <token>` or `auth=<token>`.
+    public var authToken: String?
+    /// Allows binding a non-loopback address without an ``authToken``.
+    public var allowInsecure: Bool = false
+    /// The period of `keep-alive` events on streams (also the worst-case latency of a
+    /// firebase-admin `ListenerRegistration.close()`).
+    public var keepAliveInterval: Duration = .seconds(15)
+    /// The largest request body accepted, in bytes (larger ones get 413).
+    public var maxBodyBytes: Int = 256 << 20
+    /// The most event bytes a stream may have waiting for a slow client; past it the client is
+    /// disconnected.
+    public var streamBufferBytes: Int = 4 << 20
+    /// The namespace of requests without `ns=`.
+    public var defaultNamespace: String = "default"
+    /// The server's logger; request lines are logged at `.info`, so the default level
+    /// (`.warning`) keeps it quiet.
+    public var logger: Logger = {
+        var logger = Logger(label: "canopy.server")
+        logger.logLevel = .warning
+        return logger
+    }()
+
+    public init() {}
+
+    /// Whether `host` names a loopback address (`127.0.0.0/8`, `::1`, `localhost`).
+    public static func isLoopback(_ host: String) -> Bool {
+        let h = host.lowercased()
+        if h == "localhost" || h == "::1" || h == "[::1]" { return true }
+        let parts = h.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
+    }
+
+    /// Checks the combination of options; the message says what to change.
+    public func validate() throws(ServerError) {
+        if self.authToken == nil && !self.allowInsecure && !Self.isLoopback(self.host) {
+            throw ServerError("Refusing to serve \(self.host) without --auth-token: anyone who can reach it could read and write every database. Pass --auth-token TOKEN, or --insecure to serve it open.")
+        }
+        if let token = self.authToken, token.isEmpty { throw ServerError("The auth token must not be empty.") }
+        if !(0...65_535).contains(self.port) { throw ServerError("The port must be between 0 and 65535.") }
+        if self.maxBodyBytes <= 0 || self.streamBufferBytes <= 0 { throw ServerError("Size limits must be positive.") }
+        if self.keepAliveInterval <= .zero { throw ServerError("The keep-alive interval must be positive.") }
+        if !NamespaceStore.isValidName(self.defaultNamespace) { throw ServerError("Invalid default namespace \"\(self.defaultNamespace)\".") }
+    }
+}
+
+/// A server that cannot start: a bad option combination, a port in use, a database that does
+/// not open.
+public struct ServerError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { self.message }
+}

@@ -1,0 +1,473 @@
+import Canopy
+import CanopyServer
+import Dispatch
+import Foundation
+import NIOCore
+import NIOPosix
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// B9 (server-sent event fan-out) and B10 (concurrent HTTP writes) against `canopy serve`'s
+// server. The server runs in a child process (this executable with CANOPY_BENCH_SERVER set), so
+// that its resident memory per stream is measured apart from the load generator's, and the load
+// comes over real loopback sockets from NIO clients in this process.
+
+/// The server scenarios (appended to `scenarios` in main.swift). When this process is the
+/// benchmark's server child, serves instead and never returns.
+var serverScenarios: [Scenario] {
+    if let directory = ProcessInfo.processInfo.environment["CANOPY_BENCH_SERVER"] { serveForBenchmark(directory: directory) }
+    return [
+        Scenario(name: "B9.sse.c100.w100", stores: [.memory]) { try sseFanOut("B9.sse.c100.w100", clients: 100, writesPerSecond: 100, $0) },
+        Scenario(name: "B9.sse.c100.w1k", stores: [.memory]) { try sseFanOut("B9.sse.c100.w1k", clients: 100, writesPerSecond: 1_000, $0) },
+        Scenario(name: "B9.sse.c1k.w100", stores: [.memory]) { try sseFanOut("B9.sse.c1k.w100", clients: 1_000, writesPerSecond: 100, $0) },
+        Scenario(name: "B9.sse.c1k.w1k", stores: [.memory]) { try sseFanOut("B9.sse.c1k.w1k", clients: 1_000, writesPerSecond: 1_000, $0) },
+        Scenario(name: "B10.http.writes", stores: [.memory]) { try httpWrites("B10.http.writes", clients: 50, writes: 200_000, $0) },
+    ]
+}
+
+// MARK: - The server child
+
+/// Serves the namespaces in `directory` on a free loopback port, prints `port N`, and exits when
+/// its standard input closes.
+func serveForBenchmark(directory: String) -> Never {
+    var configuration = ServerConfiguration()
+    configuration.port = 0
+    configuration.keepAliveInterval = .seconds(30)
+    let server = CanopyServer(configuration: configuration, store: NamespaceStore(directory: directory))
+    Task {
+        if let port = await server.listeningPort() { emit("port \(port)") }
+    }
+    Thread.detachNewThread {
+        // The parent closes our stdin when done (or dies).
+        var byte: UInt8 = 0
+        while read(0, &byte, 1) > 0 {}
+        Task { await server.shutdown() }
+    }
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        do { try await server.run(handleSignals: true) } catch { log("bench server: \(error)") }
+        done.signal()
+    }
+    done.wait()
+    exit(0)
+}
+
+/// A server child process.
+final class ServerChild {
+    let process = Process()
+    let input = Pipe()
+    let port: Int
+    let directory: String
+
+    init() throws {
+        self.directory = NSTemporaryDirectory() + "canopy-bench-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let output = Pipe()
+        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        self.process.executableURL = URL(fileURLWithPath: exe)
+        self.process.arguments = ["__server"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["CANOPY_BENCH_SERVER"] = self.directory
+        self.process.environment = environment
+        self.process.standardInput = self.input
+        self.process.standardOutput = output
+        try self.process.run()
+        var line: [UInt8] = []
+        let handle = output.fileHandleForReading
+        while true {
+            let byte = handle.readData(ofLength: 1)
+            guard let b = byte.first else { throw BenchError("the server child exited before listening") }
+            if b == 10 { break }
+            line.append(b)
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        guard text.hasPrefix("port "), let port = Int(text.dropFirst(5)) else { throw BenchError("unexpected server output \(text)") }
+        self.port = port
+    }
+
+    /// The child's resident set size in bytes.
+    var rssBytes: Int {
+        guard let text = try? String(contentsOfFile: "/proc/\(self.process.processIdentifier)/statm", encoding: .utf8) else { return -1 }
+        let fields = text.split(separator: " ")
+        guard fields.count >= 2, let pages = Int(fields[1]) else { return -1 }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+
+    func stop() {
+        try? self.input.fileHandleForWriting.close()
+        self.process.waitUntilExit()
+        try? FileManager.default.removeItem(atPath: self.directory)
+    }
+}
+
+// MARK: - Blocking on async work
+
+/// Runs `body` to completion from synchronous code.
+func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+    let result = Mutex<Result<T, any Error>?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        let outcome: Result<T, any Error>
+        do { outcome = .success(try await body()) } catch { outcome = .failure(error) }
+        result.withLock { $0 = outcome }
+        done.signal()
+    }
+    done.wait()
+    return try result.withLock { $0! }.get()
+}
+
+// MARK: - HTTP load connections
+
+/// One keep-alive HTTP/1.1 connection that sends a request as soon as the previous response
+/// arrived (driven from its event loop, no tasks per request).
+final class HTTPLoadHandler: ChannelInboundHandler, @unchecked Sendable {
+    // @unchecked Sendable: all state is touched on the channel's event loop only.
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    /// Returns the bytes of request number `i` (from 0), or `nil` when this connection is done.
+    let nextRequest: @Sendable (_ i: Int) -> ByteBuffer?
+    let onDone: @Sendable (Result<Int, any Error>) -> Void
+    private var pending: [UInt8] = []
+    private var sent = 0
+    private var completed = 0
+    private var finished = false
+
+    init(nextRequest: @escaping @Sendable (Int) -> ByteBuffer?, onDone: @escaping @Sendable (Result<Int, any Error>) -> Void) {
+        self.nextRequest = nextRequest
+        self.onDone = onDone
+    }
+
+    func start(_ context: ChannelHandlerContext) {
+        self.sendNext(context)
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        self.start(context)
+        context.fireChannelActive()
+    }
+
+    private func sendNext(_ context: ChannelHandlerContext) {
+        guard let request = self.nextRequest(self.sent) else {
+            self.finish(.success(self.completed))
+            context.close(promise: nil)
+            return
+        }
+        self.sent += 1
+        context.writeAndFlush(self.wrapOutboundOut(request), promise: nil)
+    }
+
+    private func finish(_ result: Result<Int, any Error>) {
+        guard !self.finished else { return }
+        self.finished = true
+        self.onDone(result)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let buffer = self.unwrapInboundIn(data)
+        self.pending.append(contentsOf: buffer.readableBytesView)
+        while let length = self.responseLength() {
+            let status = Int(String(decoding: self.pending[9..<12], as: UTF8.self)) ?? 0
+            self.pending.removeFirst(length)
+            guard status / 100 == 2 else {
+                self.finish(.failure(BenchError("HTTP status \(status)")))
+                context.close(promise: nil)
+                return
+            }
+            self.completed += 1
+            self.sendNext(context)
+        }
+    }
+
+    /// The length of the first complete response in `pending`, if there is one.
+    private func responseLength() -> Int? {
+        let p = self.pending
+        guard p.count >= 16 else { return nil }
+        var i = 0
+        var contentLength = 0
+        var lineStart = 0
+        while i + 1 < p.count {
+            if p[i] == 13 && p[i + 1] == 10 {
+                if i == lineStart { return p.count >= i + 2 + contentLength ? i + 2 + contentLength : nil }
+                let line = p[lineStart..<i]
+                if line.count > 15, line.prefix(15).map({ $0 | 0x20 }) == Array("content-length:".utf8) {
+                    contentLength = Int(String(decoding: line.dropFirst(15), as: UTF8.self).trimmingCharacters(in: .whitespaces)) ?? 0
+                }
+                lineStart = i + 2
+                i += 2
+                continue
+            }
+            i += 1
+        }
+        return nil
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        self.finish(.failure(BenchError("connection closed after \(self.completed) responses")))
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        self.finish(.failure(error))
+        context.close(promise: nil)
+    }
+}
+
+func httpRequest(_ method: String, _ target: String, body: String) -> ByteBuffer {
+    ByteBuffer(string: "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+}
+
+// MARK: - B10
+
+/// A counter shared by connections.
+final class SharedCounter: Sendable {
+    private let value = Atomic<Int>(0)
+    /// The value before this increment.
+    func next() -> Int { self.value.wrappingAdd(1, ordering: .relaxed).oldValue }
+}
+
+/// B10: `clients` concurrent keep-alive connections share `writes` small PUTs (`print=silent`).
+func httpWrites(_ name: String, clients: Int, writes: Int, _ store: Store) throws -> BenchResult {
+    let total = Bench.scaled(writes)
+    let server = try ServerChild()
+    defer { server.stop() }
+    let port = server.port
+    let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    defer { try? group.syncShutdownGracefully() }
+    let perClient = (total + clients - 1) / clients
+    let issued = SharedCounter()
+    let start = monotonicNanos()
+    let outcomes: [Result<Int, any Error>] = try blocking {
+        try await withThrowingTaskGroup(of: Result<Int, any Error>.self) { tasks in
+            for client in 0..<clients {
+                tasks.addTask {
+                    let (stream, continuation) = AsyncStream<Result<Int, any Error>>.makeStream()
+                    let handler = HTTPLoadHandler(
+                        nextRequest: { i in
+                            guard i < perClient, issued.next() < total else { return nil }
+                            return httpRequest("PUT", "/b10/c\(client)/k\(i % 100).json?print=silent", body: "{\"v\":\(i),\"c\":\(client)}")
+                        },
+                        onDone: { result in
+                            continuation.yield(result)
+                            continuation.finish()
+                        })
+                    _ = try await ClientBootstrap(group: group)
+                        .channelOption(.socketOption(.tcp_nodelay), value: 1)
+                        .channelInitializer { channel in channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler) } }
+                        .connect(host: "127.0.0.1", port: port).get()
+                    for await result in stream { return result }
+                    return .failure(BenchError("no outcome"))
+                }
+            }
+            var all: [Result<Int, any Error>] = []
+            for try await outcome in tasks { all.append(outcome) }
+            return all
+        }
+    }
+    let seconds = secondsSince(start)
+    var done = 0
+    var failures: [String] = []
+    for outcome in outcomes {
+        switch outcome {
+        case .success(let n): done += n
+        case .failure(let error): failures.append("\(error)")
+        }
+    }
+    // Check: every client's last value per key is on the server.
+    let check: String
+    if !failures.isEmpty {
+        check = "FAIL \(failures.count) connections failed: \(failures[0])"
+    } else if done != total {
+        check = "FAIL \(done) of \(total) writes answered"
+    } else {
+        let text = try blocking { try await fetch(port: port, "/b10.json?shallow=true") }
+        let clientsSeen = text.components(separatedBy: "\"c").count - 1
+        check = clientsSeen == min(clients, total) ? "ok" : "FAIL \(clientsSeen) client locations on the server"
+    }
+    return BenchResult(scenario: name, store: store, n: done, seconds: seconds, extra: [("clients", .int(clients))], check: check)
+}
+
+/// GET `target` on a new connection; the body as text.
+func fetch(port: Int, _ target: String) async throws -> String {
+    let (stream, continuation) = AsyncStream<[UInt8]>.makeStream()
+    final class Collect: ChannelInboundHandler, Sendable {
+        typealias InboundIn = ByteBuffer
+        let continuation: AsyncStream<[UInt8]>.Continuation
+        init(_ continuation: AsyncStream<[UInt8]>.Continuation) { self.continuation = continuation }
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) { self.continuation.yield(Array(self.unwrapInboundIn(data).readableBytesView)) }
+        func channelInactive(context: ChannelHandlerContext) { self.continuation.finish() }
+    }
+    let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        .channelInitializer { channel in channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(Collect(continuation)) } }
+        .connect(host: "127.0.0.1", port: port).get()
+    try await channel.writeAndFlush(ByteBuffer(string: "GET \(target) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")).get()
+    var all: [UInt8] = []
+    for await bytes in stream { all += bytes }
+    let text = String(decoding: all, as: UTF8.self)
+    guard let split = text.range(of: "\r\n\r\n") else { throw BenchError("no response") }
+    return String(text[split.upperBound...])
+}
+
+// MARK: - B9
+
+/// Counts the events a streaming client receives and, for sampled clients, the latency of each
+/// (the writer puts its monotonic send time in the value).
+final class SSECounter: ChannelInboundHandler, @unchecked Sendable {
+    // @unchecked Sendable: mutable state is touched on the channel's event loop, and read by the
+    // driver only after a barrier (the final counts are read once all clients are done).
+    typealias InboundIn = ByteBuffer
+    private static let marker: [UInt8] = Array(#""t":"#.utf8)
+    let sampled: Bool
+    let lastIndex = Atomic<Int>(-1)
+    let events = Atomic<Int>(0)
+    let closed = Atomic<Bool>(false)
+    var latencies: [UInt64] = []
+    private var carry: [UInt8] = []
+    private let headerDone = Atomic<Bool>(false)
+
+    init(sampled: Bool) {
+        self.sampled = sampled
+        if sampled { self.latencies.reserveCapacity(1 << 16) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        context.writeAndFlush(NIOAny(ByteBuffer(string: "GET /fan.json HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n")), promise: nil)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let now = monotonicNanos()
+        let buffer = self.unwrapInboundIn(data)
+        // Scan for `"t":<digits>` and `"i":<digits>` (the data is {"i":N,"t":T}); a chunk may end mid-token.
+        var bytes = self.carry
+        bytes.append(contentsOf: buffer.readableBytesView)
+        var i = 0
+        var lastComplete = 0
+        let n = bytes.count
+        var count = 0
+        while i + 4 <= n {
+            if bytes[i] == 0x22 && bytes[i + 1] == UInt8(ascii: "t") && bytes[i + 2] == 0x22 && bytes[i + 3] == UInt8(ascii: ":") {
+                var j = i + 4
+                var t: UInt64 = 0
+                while j < n, bytes[j] >= 48, bytes[j] <= 57 {
+                    t = t &* 10 &+ UInt64(bytes[j] - 48)
+                    j += 1
+                }
+                if j == n { break }  // incomplete
+                count += 1
+                if self.sampled && t > 0 && now > t { self.latencies.append(now - t) }
+                // The index sits before "t" in key order: {"i":N,"t":T}; find it backwards.
+                var k = i - 1
+                while k > 0, bytes[k] >= 48, bytes[k] <= 57 { k -= 1 }
+                if let index = Int(String(decoding: bytes[(k + 1)..<i - 1], as: UTF8.self)) { self.lastIndex.store(index, ordering: .relaxed) }
+                i = j
+                lastComplete = j
+                continue
+            }
+            i += 1
+        }
+        // Keep an unfinished tail (bounded) for the next read.
+        let keepFrom = max(lastComplete, n - 64)
+        self.carry = Array(bytes[keepFrom...])
+        if count > 0 { self.events.wrappingAdd(count, ordering: .relaxed) }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        self.closed.store(true, ordering: .relaxed)
+    }
+}
+
+/// B9: `clients` streams on one path; a writer puts `{"i": n, "t": now}` at `writesPerSecond`.
+func sseFanOut(_ name: String, clients requested: Int, writesPerSecond: Int, _ store: Store) throws -> BenchResult {
+    let clients = Bench.scaled(requested)
+    let duration = max(1.0, 10 * Bench.scale)
+    let server = try ServerChild()
+    defer { server.stop() }
+    let port = server.port
+    let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    defer { try? group.syncShutdownGracefully() }
+    let baseline = server.rssBytes
+    // Sample the latency of every 10th client (and at least one).
+    let counters = (0..<clients).map { SSECounter(sampled: $0 % 10 == 0) }
+    _ = try blocking {
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            for counter in counters {
+                tasks.addTask {
+                    _ = try await ClientBootstrap(group: group)
+                        .channelInitializer { channel in channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(counter) } }
+                        .connect(host: "127.0.0.1", port: port).get()
+                }
+            }
+            try await tasks.waitForAll()
+        }
+        return 0
+    }
+    // Wait until every stream is registered (each got its initial put).
+    let connectDeadline = monotonicNanos() + 60_000_000_000
+    while counters.contains(where: { $0.events.load(ordering: .relaxed) < 1 }) && monotonicNanos() < connectDeadline { usleep(10_000) }
+    guard !counters.contains(where: { $0.events.load(ordering: .relaxed) < 1 }) else { throw BenchError("streams did not all start") }
+    usleep(200_000)
+    let idleRSS = server.rssBytes
+    let perStream = Double(idleRSS - baseline) / Double(clients)
+    let initialEvents = counters.reduce(0) { $0 + $1.events.load(ordering: .relaxed) }
+
+    // The writer: one keep-alive connection, paced to `writesPerSecond`.
+    let totalWrites = Int(Double(writesPerSecond) * duration)
+    let interval = 1_000_000_000 / UInt64(writesPerSecond)
+    // Its own loop, which the pacing sleeps block.
+    let writerGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    defer { try? writerGroup.syncShutdownGracefully() }
+    let start = monotonicNanos()
+    let written = try blocking { () async throws -> Int in
+        let (stream, continuation) = AsyncStream<Result<Int, any Error>>.makeStream()
+        let handler = HTTPLoadHandler(
+            nextRequest: { i in
+                guard i < totalWrites else { return nil }
+                let due = start + UInt64(i) * interval
+                let now = monotonicNanos()
+                if due > now { usleep(UInt32((due - now) / 1000)) }
+                return httpRequest("PUT", "/fan.json?print=silent", body: "{\"i\":\(i),\"t\":\(monotonicNanos())}")
+            },
+            onDone: { result in
+                continuation.yield(result)
+                continuation.finish()
+            })
+        _ = try await ClientBootstrap(group: writerGroup)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelInitializer { channel in channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler) } }
+            .connect(host: "127.0.0.1", port: port).get()
+        for await result in stream { return try result.get() }
+        throw BenchError("the writer did not finish")
+    }
+    let writeSeconds = secondsSince(start)
+    // Wait for delivery to finish (every open client saw the last write), bounded.
+    let deadline = monotonicNanos() + 60_000_000_000
+    while monotonicNanos() < deadline {
+        let behind = counters.contains { !$0.closed.load(ordering: .relaxed) && $0.lastIndex.load(ordering: .relaxed) != totalWrites - 1 }
+        if !behind { break }
+        usleep(5_000)
+    }
+    let seconds = secondsSince(start)
+    let delivered = counters.reduce(0) { $0 + $1.events.load(ordering: .relaxed) } - initialEvents
+    let dropped = counters.filter { $0.closed.load(ordering: .relaxed) }.count
+    let complete = counters.filter { $0.lastIndex.load(ordering: .relaxed) == totalWrites - 1 && $0.events.load(ordering: .relaxed) == totalWrites + 1 }.count
+    // Stop the event loop before reading the sampled latencies.
+    try group.syncShutdownGracefully()
+    var samples = counters.filter(\.sampled).flatMap(\.latencies)
+    let latency = LatencySummary(sortingNanos: &samples)
+    let check: String
+    if written != totalWrites {
+        check = "FAIL \(written) of \(totalWrites) writes answered"
+    } else if complete != clients {
+        check = "FAIL \(complete) of \(clients) clients got every event (\(dropped) disconnected)"
+    } else {
+        check = "ok"
+    }
+    return BenchResult(
+        scenario: name, store: store, n: delivered, seconds: seconds,
+        extra: [
+            ("clients", .int(clients)), ("writes", .int(totalWrites)), ("writes_per_s", .int(Int(Double(totalWrites) / writeSeconds))),
+            ("idle_rss_per_stream_b", .double(perStream, 0)),
+        ] + latency.fields.map { ($0.0.replacingOccurrences(of: "_us", with: "_write_to_receive_us"), $0.1) },
+        check: check)
+}

@@ -1,0 +1,16 @@
+import ArgumentParser
+
+/// `canopy`: the command-line tool of Canopy.
+@main
+struct CanopyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "canopy",
+        abstract: "Canopy, a realtime JSON-tree database: serve it over HTTP, or work with its data.",
+        discussion: """
+            Example:
+              canopy serve --db ./canopy-data --port 9000
+              curl 'http://127.0.0.1:9000/users/ada.json' -X PUT -d '{"name": "Ada"}'
+            """,
+        subcommands: [Serve.self]
+    )
+}

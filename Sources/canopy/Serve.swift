@@ -1,0 +1,94 @@
+import ArgumentParser
+import Canopy
+import CanopyServer
+import Foundation
+import Logging
+
+/// `canopy serve`: the Firebase Realtime Database REST API, with streaming.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serve the databases over HTTP with the Firebase Realtime Database REST protocol and streaming.",
+        discussion: """
+            Each namespace (?ns=NAME) is its own database in the data directory, created on first \
+            use; requests without ns use the default namespace. Stops gracefully on Ctrl-C or SIGTERM.
+
+            Example:
+              canopy serve --db ./canopy-data --port 9000
+              curl -X PUT 'http://127.0.0.1:9000/users/ada.json' -d '{"name": "Ada"}'
+              curl 'http://127.0.0.1:9000/users.json?orderBy="$key"&limitToFirst=1'
+              curl -N -H 'Accept: text/event-stream' 'http://127.0.0.1:9000/users.json'
+
+            firebase-admin (Python): initialize_app(options={'databaseURL': 'http://127.0.0.1:9000?ns=default'})
+            """
+    )
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Option(help: "The address to bind (loopback by default).")
+    var host = "127.0.0.1"
+
+    @Option(help: "The port to bind (0 picks a free one).")
+    var port = 9000
+
+    @Option(name: .customLong("auth-token"), help: ArgumentHelp("Require 'Authorization: Bearer TOKEN' (or auth=TOKEN) on every request.", valueName: "TOKEN"))
+    var authToken: String?
+
+    @Flag(help: "Allow a non-loopback --host without --auth-token.")
+    var insecure = false
+
+    @Option(name: .customLong("keep-alive"), help: ArgumentHelp("Seconds between keep-alive events on streams.", valueName: "SECONDS"))
+    var keepAlive: Double = 15
+
+    @Option(name: .customLong("namespace"), help: ArgumentHelp("The namespace of requests without ns=.", valueName: "NAME"))
+    var defaultNamespace = "default"
+
+    @Option(name: .customLong("sync"), help: ArgumentHelp("When a write is acknowledged: always (fsync before answering, the default), periodic (fsync every second), never (leave it to the OS).", valueName: "POLICY"))
+    var sync: String = "always"
+
+    @Option(name: .customLong("log-level"), help: ArgumentHelp("trace, debug, info (one line per request), notice, warning (default), error, critical.", valueName: "LEVEL"))
+    var logLevel: String = "warning"
+
+    func validate() throws {
+        guard Logger.Level(rawValue: self.logLevel) != nil else { throw ValidationError("Unknown --log-level \(self.logLevel).") }
+        guard self.keepAlive > 0 else { throw ValidationError("--keep-alive must be positive.") }
+        guard self.syncPolicy != nil else { throw ValidationError("Unknown --sync \(self.sync): use always, periodic or never.") }
+    }
+
+    var syncPolicy: SyncPolicy? {
+        switch self.sync {
+        case "always": return .always
+        case "periodic": return .periodic(.seconds(1))
+        case "never": return .never
+        default: return nil
+        }
+    }
+
+    func run() async throws {
+        var configuration = ServerConfiguration()
+        configuration.host = self.host
+        configuration.port = self.port
+        configuration.authToken = self.authToken
+        configuration.allowInsecure = self.insecure
+        configuration.keepAliveInterval = .milliseconds(Int64(self.keepAlive * 1000))
+        configuration.defaultNamespace = self.defaultNamespace
+        var logger = Logger(label: "canopy.server")
+        logger.logLevel = Logger.Level(rawValue: self.logLevel) ?? .warning
+        configuration.logger = logger
+        do {
+            try configuration.validate()
+        } catch {
+            throw ValidationError(error.message)
+        }
+        var databaseConfiguration = Database.Configuration()
+        databaseConfiguration.syncPolicy = self.syncPolicy ?? .always
+        let store = NamespaceStore(directory: self.database.resolvedPath, configuration: databaseConfiguration)
+        let server = CanopyServer(configuration: configuration, store: store)
+        Task {
+            if let port = await server.listeningPort() {
+                // One line on stdout (flushed), for scripts that start the server on port 0.
+                FileHandle.standardOutput.write(Data("canopy: serving \(self.database.resolvedPath) on http://\(self.host):\(port)\n".utf8))
+            }
+        }
+        try await server.run()
+    }
+}

@@ -1,0 +1,277 @@
+import Canopy
+import CanopyCore
+import CanopyServer
+import Foundation
+import HTTPTypes
+import NIOCore
+import NIOPosix
+import Synchronization
+import Testing
+
+/// A server over in-memory namespaces, bound to a free loopback port when run.
+func makeServer(_ configure: (inout ServerConfiguration) -> Void = { _ in }) -> CanopyServer {
+    var configuration = ServerConfiguration()
+    configuration.port = 0
+    configuration.keepAliveInterval = .seconds(30)
+    configure(&configuration)
+    return CanopyServer(configuration: configuration, store: NamespaceStore(directory: nil))
+}
+
+/// Runs `body` with `server` serving on a free loopback port; shuts it down after.
+func withLiveServer<T: Sendable>(_ server: CanopyServer, _ body: @Sendable (Int) async throws -> T) async throws -> T {
+    let task = Task { try await server.run(handleSignals: false) }
+    guard let port = await server.listeningPort() else {
+        _ = try await task.value
+        throw TestFailure("the server did not start")
+    }
+    do {
+        let value = try await body(port)
+        await server.shutdown()
+        try await task.value
+        return value
+    } catch {
+        await server.shutdown()
+        _ = try? await task.value
+        throw error
+    }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+func json(_ text: String) throws -> JSONValue {
+    var builder = JSONValueBuilder()
+    return try JSONParser().parse(text, into: &builder)
+}
+
+func json(_ buffer: ByteBuffer) throws -> JSONValue {
+    try json(String(buffer: buffer))
+}
+
+func body(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
+
+/// Fails with a message after `seconds` unless `body` finished.
+func within<T: Sendable>(_ seconds: Double = 10, _ what: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
+            return nil
+        }
+        let first = try await group.next()!
+        group.cancelAll()
+        guard let value = first else { throw TestFailure("timed out after \(seconds) s waiting for \(what)") }
+        return value
+    }
+}
+
+// MARK: - A raw loopback HTTP client
+
+/// One HTTP/1.1 connection over a real socket: requests written by hand, responses parsed by
+/// hand, so that the tests see exactly the bytes the server sends (headers, chunking, LF).
+final class RawConnection: Sendable {
+    let channel: any Channel
+    private let reader: IteratorBox
+    private let pending = Mutex<[UInt8]>([])
+
+    private final class Handler: ChannelInboundHandler, Sendable {
+        typealias InboundIn = ByteBuffer
+        let continuation: AsyncStream<ByteBuffer>.Continuation
+        init(_ continuation: AsyncStream<ByteBuffer>.Continuation) { self.continuation = continuation }
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            self.continuation.yield(self.unwrapInboundIn(data))
+        }
+        func channelInactive(context: ChannelHandlerContext) {
+            self.continuation.finish()
+        }
+    }
+
+    static func connect(port: Int, autoRead: Bool = true, receiveBuffer: Int? = nil) async throws -> RawConnection {
+        let (stream, continuation) = AsyncStream<ByteBuffer>.makeStream()
+        var bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .channelOption(.autoRead, value: autoRead)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(Handler(continuation)) }
+            }
+        if let receiveBuffer {
+            bootstrap = bootstrap.channelOption(.socketOption(.so_rcvbuf), value: SocketOptionValue(receiveBuffer))
+        }
+        let channel = try await bootstrap.connect(host: "127.0.0.1", port: port).get()
+        return RawConnection(channel: channel, inbox: stream)
+    }
+
+    // @unchecked Sendable: a connection has one reader at a time (each test reads sequentially).
+    private final class IteratorBox: @unchecked Sendable {
+        var iterator: AsyncStream<ByteBuffer>.Iterator
+        init(_ iterator: AsyncStream<ByteBuffer>.Iterator) { self.iterator = iterator }
+    }
+
+    private init(channel: any Channel, inbox: AsyncStream<ByteBuffer>) {
+        self.channel = channel
+        self.reader = IteratorBox(inbox.makeAsyncIterator())
+    }
+
+    func send(_ method: String, _ target: String, headers: [(String, String)] = [], body: String? = nil) async throws {
+        var text = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        for (name, value) in headers { text += "\(name): \(value)\r\n" }
+        if let body { text += "Content-Length: \(body.utf8.count)\r\n" }
+        text += "\r\n"
+        if let body { text += body }
+        try await self.channel.writeAndFlush(ByteBuffer(string: text)).get()
+    }
+
+    /// More bytes from the socket; `nil` at the end of the connection.
+    private func more() async -> [UInt8]? {
+        guard let buffer = await self.reader.iterator.next() else { return nil }
+        return Array(buffer.readableBytesView)
+    }
+
+    /// Bytes up to and including `delimiter`; `nil` at the end of the connection.
+    func read(until delimiter: [UInt8]) async -> [UInt8]? {
+        while true {
+            let found: [UInt8]? = self.pending.withLock { pending in
+                guard pending.count >= delimiter.count else { return nil }
+                for i in 0...(pending.count - delimiter.count) where pending[i..<(i + delimiter.count)].elementsEqual(delimiter) {
+                    let out = Array(pending[..<(i + delimiter.count)])
+                    pending.removeFirst(i + delimiter.count)
+                    return out
+                }
+                return nil
+            }
+            if let found { return found }
+            guard let bytes = await self.more() else { return nil }
+            self.pending.withLock { $0.append(contentsOf: bytes) }
+        }
+    }
+
+    func read(count: Int) async -> [UInt8]? {
+        while true {
+            let found: [UInt8]? = self.pending.withLock { pending in
+                guard pending.count >= count else { return nil }
+                let out = Array(pending[..<count])
+                pending.removeFirst(count)
+                return out
+            }
+            if let found { return found }
+            guard let bytes = await self.more() else { return nil }
+            self.pending.withLock { $0.append(contentsOf: bytes) }
+        }
+    }
+
+    struct Head {
+        var status: Int
+        var headers: [(name: String, value: String)]
+        func header(_ name: String) -> String? { self.headers.first { $0.name.lowercased() == name.lowercased() }?.value }
+    }
+
+    func readHead() async throws -> Head {
+        guard let bytes = await self.read(until: Array("\r\n\r\n".utf8)) else { throw TestFailure("connection closed before a response") }
+        let lines = String(decoding: bytes, as: UTF8.self).components(separatedBy: "\r\n").filter { !$0.isEmpty }
+        let status = Int(lines[0].split(separator: " ")[1]) ?? 0
+        let headers = lines.dropFirst().map { line -> (String, String) in
+            let parts = line.split(separator: ":", maxSplits: 1)
+            return (String(parts[0]), parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : "")
+        }
+        return Head(status: status, headers: headers)
+    }
+
+    /// A whole response with a Content-Length or chunked body.
+    func readResponse() async throws -> (head: Head, body: String) {
+        let head = try await self.readHead()
+        if let length = head.header("content-length").flatMap(Int.init) {
+            guard let bytes = await self.read(count: length) else { throw TestFailure("connection closed in a body") }
+            return (head, String(decoding: bytes, as: UTF8.self))
+        }
+        if head.status == 204 || head.status == 304 { return (head, "") }
+        var body: [UInt8] = []
+        while let chunk = try await self.readChunk() { body += chunk }
+        return (head, String(decoding: body, as: UTF8.self))
+    }
+
+    /// One chunk of a chunked body; `nil` for the last (empty) one.
+    func readChunk() async throws -> [UInt8]? {
+        guard let sizeLine = await self.read(until: Array("\r\n".utf8)) else { throw TestFailure("connection closed in a chunked body") }
+        let size = Int(String(decoding: sizeLine.dropLast(2), as: UTF8.self), radix: 16) ?? -1
+        if size == 0 {
+            _ = await self.read(until: Array("\r\n".utf8))
+            return nil
+        }
+        guard size > 0, let data = await self.read(count: size + 2) else { throw TestFailure("bad chunk") }
+        return Array(data.dropLast(2))
+    }
+
+    func close() async {
+        try? await self.channel.close().get()
+    }
+}
+
+/// A server-sent event stream read from a ``RawConnection``.
+final class EventStreamClient: Sendable {
+    struct Event: Equatable, CustomStringConvertible {
+        var name: String
+        var data: String
+        var description: String { "\(self.name) \(self.data)" }
+        /// The `path` and `data` members of a put/patch.
+        func payload() throws -> (path: String, data: JSONValue) {
+            guard case .object(let o) = try json(self.data), case .string(let path)? = o["path"], let data = o["data"] else {
+                throw TestFailure("not a put/patch payload: \(self.data)")
+            }
+            return (path, data)
+        }
+    }
+
+    let connection: RawConnection
+    let head: RawConnection.Head
+    private let text = Mutex<[UInt8]>([])
+
+    private init(connection: RawConnection, head: RawConnection.Head) {
+        self.connection = connection
+        self.head = head
+    }
+
+    static func open(port: Int, _ target: String, headers: [(String, String)] = [], autoRead: Bool = true, receiveBuffer: Int? = nil) async throws -> EventStreamClient {
+        let connection = try await RawConnection.connect(port: port, autoRead: autoRead, receiveBuffer: receiveBuffer)
+        try await connection.send("GET", target, headers: [("Accept", "text/event-stream")] + headers)
+        let head = try await connection.readHead()
+        return EventStreamClient(connection: connection, head: head)
+    }
+
+    /// The next event (keep-alives included); `nil` when the stream ended.
+    func next() async throws -> Event? {
+        while true {
+            let block: [UInt8]? = self.text.withLock { text in
+                guard text.count >= 2 else { return nil }
+                for i in 0..<(text.count - 1) where text[i] == 10 && text[i + 1] == 10 {
+                    let out = Array(text[..<i])
+                    text.removeFirst(i + 2)
+                    return out
+                }
+                return nil
+            }
+            if let block {
+                let lines = String(decoding: block, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+                var name = ""
+                var data = ""
+                for line in lines {
+                    if line.hasPrefix("event: ") { name = String(line.dropFirst(7)) } else if line.hasPrefix("data: ") { data = String(line.dropFirst(6)) } else {
+                        throw TestFailure("unexpected line in an event: \(line.debugDescription)")
+                    }
+                }
+                return Event(name: name, data: data)
+            }
+            guard let chunk = try await self.connection.readChunk() else { return nil }
+            if chunk.contains(13) { throw TestFailure("CR in the event stream") }
+            self.text.withLock { $0.append(contentsOf: chunk) }
+        }
+    }
+
+    /// The next event other than a keep-alive.
+    func nextData() async throws -> Event? {
+        while let event = try await self.next() {
+            if event.name != "keep-alive" { return event }
+        }
+        return nil
+    }
+}
