@@ -46,7 +46,11 @@ let package = Package(
         ),
         .executableTarget(
             name: "canopy",
-            dependencies: ["Canopy", "CanopyServer", .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "Canopy", "CanopyCore", "CanopyStorage", "CanopyServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
             swiftSettings: settings
         ),
         .executableTarget(
