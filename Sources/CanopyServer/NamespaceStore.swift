@@ -13,6 +13,8 @@ public final class NamespaceStore: Sendable {
     private let directory: String?
     private let configuration: Database.Configuration
     private let entries = Mutex<[String: Task<Namespace, any Error>]>([:])
+    /// The namespaces already open: the fast path of every request.
+    private let open = Mutex<[String: Namespace]>([:])
     private let closed = Atomic<Bool>(false)
 
     /// - Parameters:
@@ -38,6 +40,7 @@ public final class NamespaceStore: Sendable {
     }
 
     func namespace(_ name: String) async throws -> Namespace {
+        if let namespace = self.open.withLock({ $0[name] }) { return namespace }
         guard Self.isValidName(name) else {
             throw RESTError.badRequest("Invalid namespace \"\(name)\": use 1 to 63 letters, digits, '-' or '_'.")
         }
@@ -56,7 +59,11 @@ public final class NamespaceStore: Sendable {
             return task
         }
         do {
-            return try await task.value
+            let namespace = try await task.value
+            self.open.withLock { open in
+                if !self.closed.load(ordering: .acquiring) { open[name] = namespace }
+            }
+            return namespace
         } catch {
             // Let a later request try again (the directory may have been fixed).
             self.entries.withLock { entries in
@@ -83,7 +90,10 @@ public final class NamespaceStore: Sendable {
     /// Ends every stream (with a `cancel` event) and closes every database, which flushes it.
     /// Later requests get 503.
     public func close() async {
-        self.closed.store(true, ordering: .releasing)
+        self.open.withLock { open in
+            self.closed.store(true, ordering: .releasing)
+            open = [:]
+        }
         for namespace in await self.openNamespaces() {
             await namespace.hub.closeAll(database: namespace.database, reason: "The database was closed.")
             namespace.database.close()

@@ -20,23 +20,23 @@ import Glibc
 var serverScenarios: [Scenario] {
     if let directory = ProcessInfo.processInfo.environment["CANOPY_BENCH_SERVER"] { serveForBenchmark(directory: directory) }
     return [
-        Scenario(name: "B9.sse.c100.w100", stores: [.memory]) { try sseFanOut("B9.sse.c100.w100", clients: 100, writesPerSecond: 100, $0) },
-        Scenario(name: "B9.sse.c100.w1k", stores: [.memory]) { try sseFanOut("B9.sse.c100.w1k", clients: 100, writesPerSecond: 1_000, $0) },
-        Scenario(name: "B9.sse.c1k.w100", stores: [.memory]) { try sseFanOut("B9.sse.c1k.w100", clients: 1_000, writesPerSecond: 100, $0) },
-        Scenario(name: "B9.sse.c1k.w1k", stores: [.memory]) { try sseFanOut("B9.sse.c1k.w1k", clients: 1_000, writesPerSecond: 1_000, $0) },
-        Scenario(name: "B10.http.writes", stores: [.memory]) { try httpWrites("B10.http.writes", clients: 50, writes: 200_000, $0) },
+        Scenario(name: "B9.sse.c100.w100", stores: [.memory, .journal]) { try sseFanOut("B9.sse.c100.w100", clients: 100, writesPerSecond: 100, $0) },
+        Scenario(name: "B9.sse.c100.w1k", stores: [.memory, .journal]) { try sseFanOut("B9.sse.c100.w1k", clients: 100, writesPerSecond: 1_000, $0) },
+        Scenario(name: "B9.sse.c1k.w100", stores: [.memory, .journal]) { try sseFanOut("B9.sse.c1k.w100", clients: 1_000, writesPerSecond: 100, $0) },
+        Scenario(name: "B9.sse.c1k.w1k", stores: [.memory, .journal]) { try sseFanOut("B9.sse.c1k.w1k", clients: 1_000, writesPerSecond: 1_000, $0) },
+        Scenario(name: "B10.http.writes", stores: [.memory, .journal]) { try httpWrites("B10.http.writes", clients: 50, writes: 200_000, $0) },
     ]
 }
 
 // MARK: - The server child
 
-/// Serves the namespaces in `directory` on a free loopback port, prints `port N`, and exits when
-/// its standard input closes.
+/// Serves the namespaces in `directory` (in memory when it is `memory`) on a free loopback port,
+/// prints `port N`, and exits when its standard input closes.
 func serveForBenchmark(directory: String) -> Never {
     var configuration = ServerConfiguration()
     configuration.port = 0
     configuration.keepAliveInterval = .seconds(30)
-    let server = CanopyServer(configuration: configuration, store: NamespaceStore(directory: directory))
+    let server = CanopyServer(configuration: configuration, store: NamespaceStore(directory: directory == "memory" ? nil : directory))
     Task {
         if let port = await server.listeningPort() { emit("port \(port)") }
     }
@@ -62,14 +62,16 @@ final class ServerChild {
     let port: Int
     let directory: String
 
-    init() throws {
+    /// A server over in-memory databases (`.memory`) or durable ones with the default sync policy,
+    /// `always` (`.journal`).
+    init(_ store: Store) throws {
         self.directory = NSTemporaryDirectory() + "canopy-bench-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let output = Pipe()
         let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         self.process.executableURL = URL(fileURLWithPath: exe)
         self.process.arguments = ["__server"]
         var environment = ProcessInfo.processInfo.environment
-        environment["CANOPY_BENCH_SERVER"] = self.directory
+        environment["CANOPY_BENCH_SERVER"] = store == .memory ? "memory" : self.directory
         self.process.environment = environment
         self.process.standardInput = self.input
         self.process.standardOutput = output
@@ -230,7 +232,7 @@ final class SharedCounter: Sendable {
 /// B10: `clients` concurrent keep-alive connections share `writes` small PUTs (`print=silent`).
 func httpWrites(_ name: String, clients: Int, writes: Int, _ store: Store) throws -> BenchResult {
     let total = Bench.scaled(writes)
-    let server = try ServerChild()
+    let server = try ServerChild(store)
     defer { server.stop() }
     let port = server.port
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -289,7 +291,7 @@ func httpWrites(_ name: String, clients: Int, writes: Int, _ store: Store) throw
 }
 
 /// GET `target` on a new connection; the body as text.
-func fetch(port: Int, _ target: String) async throws -> String {
+func fetch(port: Int, _ target: String, method: String = "GET", body: String = "") async throws -> String {
     let (stream, continuation) = AsyncStream<[UInt8]>.makeStream()
     final class Collect: ChannelInboundHandler, Sendable {
         typealias InboundIn = ByteBuffer
@@ -301,7 +303,7 @@ func fetch(port: Int, _ target: String) async throws -> String {
     let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
         .channelInitializer { channel in channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(Collect(continuation)) } }
         .connect(host: "127.0.0.1", port: port).get()
-    try await channel.writeAndFlush(ByteBuffer(string: "GET \(target) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")).get()
+    try await channel.writeAndFlush(ByteBuffer(string: "\(method) \(target) HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")).get()
     var all: [UInt8] = []
     for await bytes in stream { all += bytes }
     let text = String(decoding: all, as: UTF8.self)
@@ -357,9 +359,13 @@ final class SSECounter: ChannelInboundHandler, @unchecked Sendable {
                 count += 1
                 if self.sampled && t > 0 && now > t { self.latencies.append(now - t) }
                 // The index sits before "t" in key order: {"i":N,"t":T}; find it backwards.
-                var k = i - 1
-                while k > 0, bytes[k] >= 48, bytes[k] <= 57 { k -= 1 }
-                if let index = Int(String(decoding: bytes[(k + 1)..<i - 1], as: UTF8.self)) { self.lastIndex.store(index, ordering: .relaxed) }
+                if i >= 2 {
+                    var k = i - 2  // the last digit of the index, before the comma
+                    while k > 0, bytes[k] >= 48, bytes[k] <= 57 { k -= 1 }
+                    if k + 1 < i - 1, let index = Int(String(decoding: bytes[(k + 1)..<(i - 1)], as: UTF8.self)) {
+                        self.lastIndex.store(index, ordering: .relaxed)
+                    }
+                }
                 i = j
                 lastComplete = j
                 continue
@@ -381,11 +387,13 @@ final class SSECounter: ChannelInboundHandler, @unchecked Sendable {
 func sseFanOut(_ name: String, clients requested: Int, writesPerSecond: Int, _ store: Store) throws -> BenchResult {
     let clients = Bench.scaled(requested)
     let duration = max(1.0, 10 * Bench.scale)
-    let server = try ServerChild()
+    let server = try ServerChild(store)
     defer { server.stop() }
     let port = server.port
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     defer { try? group.syncShutdownGracefully() }
+    // The value every stream starts with: {"i": 0, "t": 0}; the writes are i = 1…n.
+    _ = try blocking { try await fetch(port: port, "/fan.json?print=silent", method: "PUT", body: #"{"i":0,"t":0}"#) }
     let baseline = server.rssBytes
     // Sample the latency of every 10th client (and at least one).
     let counters = (0..<clients).map { SSECounter(sampled: $0 % 10 == 0) }
@@ -426,7 +434,7 @@ func sseFanOut(_ name: String, clients requested: Int, writesPerSecond: Int, _ s
                 let due = start + UInt64(i) * interval
                 let now = monotonicNanos()
                 if due > now { usleep(UInt32((due - now) / 1000)) }
-                return httpRequest("PUT", "/fan.json?print=silent", body: "{\"i\":\(i),\"t\":\(monotonicNanos())}")
+                return httpRequest("PUT", "/fan.json?print=silent", body: "{\"i\":\(i + 1),\"t\":\(monotonicNanos())}")
             },
             onDone: { result in
                 continuation.yield(result)
@@ -443,14 +451,14 @@ func sseFanOut(_ name: String, clients requested: Int, writesPerSecond: Int, _ s
     // Wait for delivery to finish (every open client saw the last write), bounded.
     let deadline = monotonicNanos() + 60_000_000_000
     while monotonicNanos() < deadline {
-        let behind = counters.contains { !$0.closed.load(ordering: .relaxed) && $0.lastIndex.load(ordering: .relaxed) != totalWrites - 1 }
+        let behind = counters.contains { !$0.closed.load(ordering: .relaxed) && $0.lastIndex.load(ordering: .relaxed) != totalWrites }
         if !behind { break }
         usleep(5_000)
     }
     let seconds = secondsSince(start)
     let delivered = counters.reduce(0) { $0 + $1.events.load(ordering: .relaxed) } - initialEvents
     let dropped = counters.filter { $0.closed.load(ordering: .relaxed) }.count
-    let complete = counters.filter { $0.lastIndex.load(ordering: .relaxed) == totalWrites - 1 && $0.events.load(ordering: .relaxed) == totalWrites + 1 }.count
+    let complete = counters.filter { $0.lastIndex.load(ordering: .relaxed) == totalWrites && $0.events.load(ordering: .relaxed) == totalWrites + 1 }.count
     // Stop the event loop before reading the sampled latencies.
     try group.syncShutdownGracefully()
     var samples = counters.filter(\.sampled).flatMap(\.latencies)
