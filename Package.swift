@@ -29,7 +29,7 @@ let package = Package(
         .target(name: "CanopyLoop", dependencies: ["CLibUV"], swiftSettings: settings),
         .target(name: "CanopyCore", swiftSettings: settings),
         .target(name: "CanopyStorage", dependencies: ["CanopyCore", "CanopyLoop"], swiftSettings: settings),
-        .target(name: "Canopy", dependencies: ["CanopyCore", "CanopyLoop", "CanopyStorage"], swiftSettings: settings),
+        .target(name: "Canopy", dependencies: ["CanopyCore", "CanopyLoop", "CanopyStorage", .product(name: "Logging", package: "swift-log")], swiftSettings: settings),
         .target(
             name: "CanopyServer",
             dependencies: [
@@ -60,6 +60,7 @@ let package = Package(
         ),
         .executableTarget(name: "QuickStart", dependencies: ["Canopy"], path: "Samples/QuickStart"),
         .target(name: "CanopyTestSupport", path: "Tests/CanopyTestSupport", swiftSettings: settings),
+        .executableTarget(name: "canopy-crash-writer", dependencies: ["Canopy", "CanopyTestSupport"], path: "Tests/CrashWriter", swiftSettings: settings),
         .testTarget(name: "CanopyCoreTests", dependencies: ["CanopyCore", "CanopyTestSupport"], swiftSettings: settings),
         .testTarget(name: "CanopyStorageTests", dependencies: ["CanopyStorage", "CanopyCore", "CanopyTestSupport"], swiftSettings: settings),
         .testTarget(name: "CanopyLoopTests", dependencies: ["CanopyLoop"], swiftSettings: settings),
@@ -75,6 +76,6 @@ let package = Package(
             resources: [.copy("Interop")],
             swiftSettings: settings
         ),
-        .testTarget(name: "CanopyTests", dependencies: ["Canopy", "CanopyCore", "CanopyLoop", "CanopyStorage", "CanopyTestSupport"], resources: [.copy("Fixtures")], swiftSettings: settings),
+        .testTarget(name: "CanopyTests", dependencies: ["Canopy", "CanopyCore", "CanopyLoop", "CanopyStorage", "CanopyTestSupport", "canopy-crash-writer"], resources: [.copy("Fixtures")], swiftSettings: settings),
     ]
 )

@@ -1,6 +1,7 @@
 import CanopyCore
 import CanopyLoop
 import CanopyStorage
+public import Logging
 import Synchronization
 
 #if canImport(Glibc)
@@ -45,6 +46,9 @@ public final class Database: Sendable {
         /// For a database opened at a path: the journal size, in bytes, past which a checkpoint is
         /// written in the background and the journal it covers is retired.
         public var checkpointThreshold: Int = 64 << 20
+        /// Where a durable database reports what opening repaired (a torn tail cut off, leftover
+        /// files removed) and journal failures, as warnings and errors.
+        public var logger = Logger(label: "canopy.storage")
 
         public init() {}
     }

@@ -67,7 +67,6 @@ final class DatabaseCore: @unchecked Sendable {
         }
         let events: [Event]
         let now = self.clock()
-        let rootBefore = self.engine.root
         do throws(DatabaseError) {
             events = try self.engine.apply(write, now: now)
         } catch {
@@ -75,7 +74,7 @@ final class DatabaseCore: @unchecked Sendable {
             return
         }
         // Durable: the completion waits for the journal; observers fire now.
-        self.store?.record(write, now: now, rootBefore: rootBefore, completion: completion)
+        self.store?.record(write, now: now, completion: completion)
         self.deliver(events)
         if !self.changeListeners.isEmpty {
             let root = self.engine.root

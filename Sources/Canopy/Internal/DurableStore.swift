@@ -1,6 +1,7 @@
 import CanopyCore
 import CanopyLoop
 import CanopyStorage
+import Logging
 import Synchronization
 
 /// The loop-thread side of a database kept on disk: hands every applied write to the journal,
@@ -11,9 +12,15 @@ import Synchronization
 final class DurableStore: @unchecked Sendable {
     struct Pending {
         var sequence: UInt64
-        /// The tree before this write: what undoing it (and every later write) restores.
-        var rootBefore: Node
         var completion: (@Sendable (DatabaseError?) -> Void)?
+    }
+
+    /// The tree right after write `sequence`, taken each time records go to the journal thread
+    /// (once per loop turn, not per write, so later writes rarely copy nodes to keep it). The
+    /// journal fails whole batches, which start right after such a point: undoing restores one.
+    struct Snapshot {
+        var sequence: UInt64
+        var root: Node
     }
 
     enum CheckpointState {
@@ -29,11 +36,16 @@ final class DurableStore: @unchecked Sendable {
     let loop: EventLoop
     let checkpointThreshold: Int
     let syncPolicy: SyncPolicy
+    let logger: Logger
 
     private(set) var nextSequence: UInt64
     private var pending: [Pending] = []
     private var pendingHead = 0
+    /// Records of this loop turn, not yet handed to the journal thread.
     private var buffer: [UInt8] = []
+    private var bufferedLast: UInt64 = 0
+    private var flushScheduled = false
+    private var snapshots: [Snapshot]
     private(set) var journalBytes: Int
     private(set) var checkpointSequence: UInt64
     private(set) var checkpointBytes: Int
@@ -56,6 +68,7 @@ final class DurableStore: @unchecked Sendable {
         self.loop = loop
         self.checkpointThreshold = configuration.checkpointThreshold
         self.syncPolicy = configuration.syncPolicy
+        self.logger = configuration.logger
         self.nextSequence = opened.lastSequence &+ 1
         self.journalBytes = opened.journalBytes
         self.checkpointSequence = opened.checkpointSequence
@@ -63,6 +76,7 @@ final class DurableStore: @unchecked Sendable {
         self.recoveryNotes = opened.notes
         self.replayedRecords = opened.replayedRecords
         self.openedRoot = opened.root
+        self.snapshots = [Snapshot(sequence: opened.lastSequence, root: opened.root)]
         let channel = JournalChannel(loop: loop)
         self.channel = channel
         self.writer = JournalWriter(
@@ -81,6 +95,9 @@ final class DurableStore: @unchecked Sendable {
         let files = StorageFiles(io: io)
         do throws(DatabaseError) {
             let opened = try StorageRecovery(directory: directory, files: files).open()
+            for note in opened.notes {
+                configuration.logger.warning("Opening \(directory): \(note)", metadata: ["database": "\(directory)"])
+            }
             return DurableStore(directory: directory, lock: lock, opened: opened, files: files, loop: loop, configuration: configuration)
         } catch {
             lock.release()
@@ -93,19 +110,36 @@ final class DurableStore: @unchecked Sendable {
     /// The error every write gets while the journal refuses writes.
     var refusal: DatabaseError? { self.closed ? DatabaseCore.closedError : self.broken }
 
-    /// Journals `write`, just applied in memory on top of `rootBefore` at time `now`;
-    /// `completion` fires once it is durable or failed.
-    func record(_ write: WriteOperation, now: Int64, rootBefore: Node, completion: (@Sendable (DatabaseError?) -> Void)?) {
+    /// Journals `write`, just applied in memory at time `now`; `completion` fires once it is
+    /// durable or failed. The record goes to the journal thread at the end of the loop turn,
+    /// together with the other writes of the turn.
+    func record(_ write: WriteOperation, now: Int64, completion: (@Sendable (DatabaseError?) -> Void)?) {
         let sequence = self.nextSequence
         self.nextSequence &+= 1
-        self.buffer.removeAll(keepingCapacity: true)
+        let before = self.buffer.count
         JournalFormat.appendRecord(write, sequence: sequence, now: now, to: &self.buffer)
-        self.journalBytes += self.buffer.count
-        self.pending.append(Pending(sequence: sequence, rootBefore: rootBefore, completion: completion))
-        self.writer.append(self.buffer, last: sequence)
+        self.bufferedLast = sequence
+        self.journalBytes += self.buffer.count - before
+        self.pending.append(Pending(sequence: sequence, completion: completion))
+        if !self.flushScheduled {
+            self.flushScheduled = true
+            // Runs after the jobs already queued (on the loop thread this never blocks).
+            if !self.loop.execute({ [self] in self.flush() }) { self.flush() }
+        }
         if self.journalBytes >= self.checkpointThreshold, case .idle = self.checkpointState {
             self.startCheckpoint()
         }
+    }
+
+    /// Hands the buffered records to the journal thread and remembers the tree they lead to.
+    func flush() {
+        self.flushScheduled = false
+        guard !self.buffer.isEmpty else { return }
+        let records = self.buffer
+        self.buffer = []
+        self.buffer.reserveCapacity(min(records.count, 1 << 20))
+        if let root = self.currentRoot?() { self.snapshots.append(Snapshot(sequence: self.bufferedLast, root: root)) }
+        self.writer.append(records, last: self.bufferedLast)
     }
 
     /// Completes every pending write up to `sequence` (loop thread).
@@ -117,22 +151,38 @@ final class DurableStore: @unchecked Sendable {
             completion?(nil)
         }
         self.compactPending()
+        // Keep the newest snapshot at or before the durable point, and the later ones.
+        var drop = 0
+        while drop + 1 < self.snapshots.count && self.snapshots[drop + 1].sequence <= sequence { drop += 1 }
+        if drop > 0 { self.snapshots.removeFirst(drop) }
     }
 
     /// The journal lost every write from `firstFailed` on: undo them in memory (observers see
     /// the data go back), fail their completions, and go on from the last durable write.
     func journalFailed(from firstFailed: UInt64, error: DatabaseError, broken: Bool) {
         self.completeThrough(self.channel.acknowledged)
-        if broken { self.broken = error }
+        // Records still buffered here follow the failed ones: they fail too.
+        self.buffer.removeAll(keepingCapacity: true)
+        var failure = error
+        var broken = broken
         let failed = Array(self.pending[self.pendingHead...].drop { $0.sequence < firstFailed })
         self.pending.removeLast(failed.count)
         self.compactPending()
-        if let first = failed.first {
-            self.undo?(first.rootBefore)
-            self.nextSequence = first.sequence
+        if !failed.isEmpty {
+            if let snapshot = self.snapshots.last(where: { $0.sequence == firstFailed &- 1 }) {
+                self.undo?(snapshot.root)
+            } else if !broken {
+                // Never expected: batches start right after a snapshot. Refuse rather than guess.
+                broken = true
+                failure = DatabaseError(.ioError, "The journal is unusable: \(error.message) The state before the failed writes could not be restored; reopen the database.")
+            }
+            self.nextSequence = firstFailed
+            self.snapshots.removeAll { $0.sequence >= firstFailed }
         }
+        if broken { self.broken = failure }
+        self.logger.error("The journal of \(self.directory) failed \(failed.count) write(s): \(failure.message)")
         self.writesFailed += failed.count
-        for entry in failed { entry.completion?(error) }
+        for entry in failed { entry.completion?(failure) }
         if !broken { self.writer.resume() }
     }
 
@@ -163,6 +213,7 @@ final class DurableStore: @unchecked Sendable {
 
     private func startCheckpoint(root: Node? = nil) {
         guard let root = root ?? self.currentRoot?() else { return }
+        self.flush()  // the records the checkpoint covers go before the rotation
         let sequence = self.nextSequence &- 1
         self.checkpointState = .running(sequence: sequence)
         self.journalBytes = JournalFormat.headerSize
@@ -211,6 +262,7 @@ final class DurableStore: @unchecked Sendable {
     /// ``releaseLock()`` once the loop (and any checkpoint) has finished.
     func close() {
         guard !self.closed else { return }
+        self.flush()
         self.closed = true
         self.writer.close()
         self.completeThrough(self.channel.acknowledged)
