@@ -33,6 +33,8 @@ struct CLIError: Error, CustomStringConvertible {
         switch error.code {
         case .invalidPath, .invalidKey, .invalidValue, .invalidPriority, .invalidQuery, .invalidJSON:
             self.init(message: error.message, exit: .usage)
+        case .inUse:
+            self.init(message: error.message + " (while canopy serve holds it, use --url)", exit: .failure)
         case .corrupted:
             self.init(message: error.message + " (canopy repair can cut the journal at the damage, keeping a backup)", exit: .failure)
         default:

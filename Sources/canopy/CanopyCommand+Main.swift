@@ -9,6 +9,13 @@ extension CanopyCommand {
     /// code: 64 for usage errors (bad arguments, paths, JSON, queries), 1 for runtime failures, 69
     /// when a server cannot be reached. `--help` and `--version` behave as usual.
     static func main() async {
+        // A parent may have spawned us with SIGINT/SIGTERM blocked (posix_spawn keeps the mask):
+        // observe and serve stop on them.
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGINT)
+        sigaddset(&signals, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
         let command: any ParsableCommand
         do {
             command = try Self.parseAsRoot()

@@ -52,9 +52,13 @@ enum HTTPClient {
         let response: Response
         do {
             response = try await channel.executeThenClose { inbound, outbound in
-                try await outbound.write(.head(Self.head(server, method, target, bodyLength: body?.count ?? (method == .GET || method == .DELETE ? nil : 0), accept: "application/json")))
-                if let body { try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: body)))) }
-                try await outbound.write(.end(nil))
+                var parts: [HTTPClientRequestPart] = [.head(Self.head(server, method, target, bodyLength: body?.count ?? (method == .GET || method == .DELETE ? nil : 0), accept: "application/json"))]
+                if let body { parts.append(.body(.byteBuffer(ByteBuffer(bytes: body)))) }
+                parts.append(.end(nil))
+                // A server may answer and close as soon as it has the request: read the answer
+                // even if the last write raced with that close.
+                var writeError: (any Error)?
+                do { try await outbound.write(contentsOf: parts) } catch { writeError = error }
                 var status = 0
                 var bytes: [UInt8] = []
                 for try await part in inbound {
@@ -64,6 +68,7 @@ enum HTTPClient {
                     case .end: return Response(status: status, body: bytes)
                     }
                 }
+                if let writeError { throw writeError }
                 return Response(status: status, body: bytes)
             }
         } catch {
@@ -91,8 +96,7 @@ enum HTTPClient {
         let channel = try await self.connect(server)
         do {
             try await channel.executeThenClose { inbound, outbound in
-                try await outbound.write(.head(Self.head(server, .GET, target, bodyLength: nil, accept: "text/event-stream")))
-                try await outbound.write(.end(nil))
+                try await outbound.write(contentsOf: [.head(Self.head(server, .GET, target, bodyLength: nil, accept: "text/event-stream")), .end(nil)])
                 var parser = EventStreamParser()
                 var status = 0
                 var errorBody: [UInt8] = []

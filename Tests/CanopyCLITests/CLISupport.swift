@@ -1,0 +1,175 @@
+import Foundation
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The built `canopy` executable, next to the test bundle.
+let canopyPath: String = {
+    let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    for candidate in [bundle, bundle.deletingLastPathComponent(), bundle.deletingLastPathComponent().deletingLastPathComponent()] {
+        let path = candidate.appendingPathComponent("canopy").path
+        if FileManager.default.isExecutableFile(atPath: path) { return path }
+    }
+    return Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("canopy").path
+}()
+
+/// What a finished run printed.
+struct RunResult: CustomStringConvertible {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+
+    var description: String { "exit \(status)\nstdout: \(stdout)\nstderr: \(stderr)" }
+    /// stdout without the final newline.
+    var output: String { stdout.hasSuffix("\n") ? String(stdout.dropLast()) : stdout }
+}
+
+/// The environment the tool runs in: no $CANOPY_DB from the caller, a fixed width for help.
+func toolEnvironment(_ extra: [String: String] = [:]) -> [String: String] {
+    var environment = ProcessInfo.processInfo.environment
+    environment.removeValue(forKey: "CANOPY_DB")
+    environment["COLUMNS"] = "100"
+    for (key, value) in extra { environment[key] = value }
+    return environment
+}
+
+/// Runs `canopy` with `arguments` to completion (stdin from `input`, or empty).
+func canopy(_ arguments: [String], input: String? = nil, environment: [String: String] = [:], directory: String? = nil) throws -> RunResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: canopyPath)
+    process.arguments = arguments
+    process.environment = toolEnvironment(environment)
+    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+    let stdin = Pipe()
+    let stdout = Pipe()
+    let stderr = Pipe()
+    process.standardInput = stdin
+    process.standardOutput = stdout
+    process.standardError = stderr
+    try process.run()
+    if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
+    try stdin.fileHandleForWriting.close()
+    // Read both pipes fully before waiting (large outputs would block the child otherwise).
+    let errors = Locked(Data())
+    let errorReader = Thread { errors.withLock { $0 = stderr.fileHandleForReading.readDataToEndOfFile() } }
+    errorReader.start()
+    let out = stdout.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    while errorReader.isExecuting || !errorReader.isFinished { usleep(1000) }
+    return RunResult(status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: errors.withLock { $0 }, as: UTF8.self))
+}
+
+/// A mutex-protected value (a class, for closures).
+final class Locked<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
+    init(_ value: Value) { self.mutex = Mutex(value) }
+    func withLock<R: Sendable>(_ body: (inout Value) -> R) -> R { self.mutex.withLock { body(&$0) } }
+}
+
+/// A `canopy` process left running (serve, observe), whose stdout lines are collected.
+final class RunningTool: Sendable {
+    let process: Process
+    private let lines = Locked<[String]>([])
+    private let errors = Locked<String>("")
+
+    init(_ arguments: [String], environment: [String: String] = [:]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: canopyPath)
+        process.arguments = arguments
+        process.environment = toolEnvironment(environment)
+        let stdout = Pipe()
+        let stderr = Pipe()
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = stdout
+        process.standardError = stderr
+        self.process = process
+        let lines = self.lines
+        let errors = self.errors
+        Thread {
+            var pending = Data()
+            while true {
+                let chunk = stdout.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                pending += chunk
+                while let newline = pending.firstIndex(of: 0x0A) {
+                    let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
+                    pending = Data(pending[(newline + 1)...])
+                    lines.withLock { $0.append(line) }
+                }
+            }
+        }.start()
+        Thread {
+            let data = stderr.fileHandleForReading.readDataToEndOfFile()
+            errors.withLock { $0 = String(decoding: data, as: UTF8.self) }
+        }.start()
+        try process.run()
+    }
+
+    var output: [String] { self.lines.withLock { $0 } }
+    var errorOutput: String { self.errors.withLock { $0 } }
+
+    /// Waits (at most `seconds`) until `count` lines were printed; returns them.
+    @discardableResult
+    func waitForLines(_ count: Int, seconds: Double = 20) throws -> [String] {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            let current = self.output
+            if current.count >= count { return current }
+            if !self.process.isRunning && self.output.count < count {
+                usleep(50_000)
+                if self.output.count >= count { return self.output }
+                throw ToolFailure("canopy exited (\(self.process.terminationStatus)) after \(self.output.count) of \(count) lines: \(self.output) \(self.errorOutput)")
+            }
+            usleep(5_000)
+        }
+        throw ToolFailure("timed out waiting for \(count) lines; got \(self.output); stderr: \(self.errorOutput)")
+    }
+
+    /// Sends `signal` and waits for the exit status.
+    func stop(_ signal: Int32 = SIGINT, seconds: Double = 20) throws -> Int32 {
+        if self.process.isRunning { kill(self.process.processIdentifier, signal) }
+        let deadline = Date().addingTimeInterval(seconds)
+        while self.process.isRunning && Date() < deadline { usleep(5_000) }
+        if self.process.isRunning {
+            kill(self.process.processIdentifier, SIGKILL)
+            self.process.waitUntilExit()
+            throw ToolFailure("canopy did not stop on signal \(signal)")
+        }
+        return self.process.terminationStatus
+    }
+
+    deinit {
+        if self.process.isRunning { kill(self.process.processIdentifier, SIGKILL) }
+    }
+}
+
+struct ToolFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A fresh temporary directory, removed by `cleanup`.
+final class TemporaryDirectory {
+    let path: String
+
+    init() {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("canopy-cli-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
+        self.path = base.path
+    }
+
+    func at(_ name: String) -> String { self.path + "/" + name }
+
+    deinit { try? FileManager.default.removeItem(atPath: self.path) }
+}
+
+/// Starts `canopy serve` for `directory` on a free port; returns it and its URL.
+func startServer(_ directory: String) throws -> (RunningTool, String) {
+    let server = try RunningTool(["serve", "--db", directory, "--port", "0"])
+    let line = try server.waitForLines(1)[0]
+    guard let range = line.range(of: "http://") else { throw ToolFailure("unexpected serve output: \(line)") }
+    return (server, String(line[range.lowerBound...]))
+}
