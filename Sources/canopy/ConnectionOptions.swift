@@ -1,13 +1,17 @@
 import ArgumentParser
 import CanopyCore
+import Foundation
 
 /// Where a data command works: a database directory (`--db`), or a running `canopy serve`
 /// (`--url`).
 struct ConnectionOptions: ParsableArguments {
     @OptionGroup var database: DatabaseOptions
 
-    @Option(help: ArgumentHelp("Work against a running canopy serve instead (for example http://127.0.0.1:9000, ?ns=NAME for a namespace).", valueName: "URL"))
+    @Option(help: ArgumentHelp("Work against a running canopy serve instead (for example http://127.0.0.1:9000).", valueName: "URL"))
     var url: String?
+
+    @Option(name: .customLong("namespace"), help: ArgumentHelp("The database in the data directory (or on the server), as canopy serve names them (default: default).", valueName: "NAME"))
+    var namespace: String?
 
     enum Target {
         case local(String)
@@ -19,19 +23,45 @@ struct ConnectionOptions: ParsableArguments {
         if let url = self.url {
             do { _ = try ServerURL(parsing: url) } catch { throw ValidationError(error.message) }
         }
+        if let namespace = self.namespace, namespace.isEmpty || !namespace.utf8.allSatisfy(Self.isNamespaceByte) {
+            throw ValidationError("--namespace \(namespace): use letters, digits, - and _.")
+        }
+    }
+
+    static func isNamespaceByte(_ b: UInt8) -> Bool {
+        (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2D || b == 0x5F
     }
 
     var target: Target {
         get throws(CLIError) {
-            if let url = self.url { return .remote(try ServerURL(parsing: url)) }
-            return .local(self.database.resolvedPath)
+            if let url = self.url {
+                var server = try ServerURL(parsing: url)
+                if let namespace = self.namespace {
+                    server.parameters.removeAll { $0.0 == "ns" }
+                    server.parameters.append(("ns", namespace))
+                }
+                return .remote(server)
+            }
+            return .local(Self.databaseDirectory(self.database.resolvedPath, namespace: self.namespace))
         }
     }
 
     /// The directory, for commands that only work on one (`info`, `compact`, `repair`).
     func localOnly(_ command: String) throws(CLIError) -> String {
         if self.url != nil { throw .usage("\(command) works on a database directory (--db), not on a server (--url).") }
-        return self.database.resolvedPath
+        return Self.databaseDirectory(self.database.resolvedPath, namespace: self.namespace)
+    }
+
+    /// The database of `namespace` in the data directory: `DATA/NAME`, as `canopy serve` keeps
+    /// them (`DATA/default` by default). A data directory that is itself a database (made with
+    /// `Database(path:)`) is used as it is when no namespace is named.
+    static func databaseDirectory(_ data: String, namespace: String?) -> String {
+        if namespace == nil, let names = try? FileManager.default.contentsOfDirectory(atPath: data),
+            names.contains(where: { $0 == "LOCK" || ($0.hasPrefix("journal-") && $0.hasSuffix(".log")) || ($0.hasPrefix("checkpoint-") && $0.hasSuffix(".canopy")) })
+        {
+            return data
+        }
+        return (data.hasSuffix("/") ? String(data.dropLast()) : data) + "/" + (namespace ?? "default")
     }
 }
 

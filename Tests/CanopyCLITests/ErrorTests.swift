@@ -75,12 +75,12 @@ struct ErrorTests {
     @Test func databaseInUse() throws {
         let dir = TemporaryDirectory()
         _ = try canopy(["set", "a", "1", "--db", dir.at("db")])
-        let lock = try DirectoryLock(directory: dir.at("db"))
+        let lock = try DirectoryLock(directory: dir.at("db") + "/default")
         defer { lock.release() }
         for arguments in [["get", "a"], ["set", "a", "2"], ["info"], ["compact"], ["repair", "--yes"]] {
             let r = try canopy(arguments + ["--db", dir.at("db")])
             #expect(r.status == 1, "\(arguments): \(r)")
-            #expect(r.stderr.hasPrefix("canopy: The database at \(dir.at("db")) is in use by pid \(getpid())"), "\(r)")
+            #expect(r.stderr.hasPrefix("canopy: The database at \(dir.at("db"))/default is in use by pid \(getpid())"), "\(r)")
             #expect(r.stderr.filter { $0 == "\n" }.count == 1, "\(r)")
         }
     }
@@ -95,9 +95,9 @@ struct RepairTests {
             let r = try canopy(["set", "n/\(i)", "\(i)", "--db", dir.at("db")])
             #expect(r.status == 0, "\(r)")
         }
-        let names = try FileManager.default.contentsOfDirectory(atPath: dir.at("db"))
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir.at("db/default"))
         let journal = try #require(names.first { $0.hasPrefix("journal-") && $0.hasSuffix(".log") })
-        return dir.at("db") + "/" + journal
+        return dir.at("db/default") + "/" + journal
     }
 
     /// Flips a byte inside record `index` (0-based) of the journal at `path`; returns its offset.
@@ -116,7 +116,7 @@ struct RepairTests {
     @Test func intactJournal() throws {
         let dir = TemporaryDirectory()
         _ = try makeDatabase(dir, count: 3)
-        #expect(try StorageRepair.inspect(directory: dir.at("db")) == nil)
+        #expect(try StorageRepair.inspect(directory: dir.at("db/default")) == nil)
         let r = try canopy(["repair", "--db", dir.at("db")])
         #expect(r.status == 0, "\(r)")
         #expect(r.stdout.contains("intact"), "\(r)")
@@ -133,7 +133,7 @@ struct RepairTests {
         #expect(r.stderr.contains("is damaged at offset \(offset)"), "\(r)")
         #expect(r.stderr.contains("canopy repair"), "\(r)")
 
-        let damage = try #require(try StorageRepair.inspect(directory: dir.at("db")))
+        let damage = try #require(try StorageRepair.inspect(directory: dir.at("db/default")))
         #expect(damage.offset == offset)
         #expect(damage.lastKeptSequence == 2)
         #expect(damage.keptRecords == 2)
@@ -151,9 +151,9 @@ struct RepairTests {
         #expect(r.stdout.contains("at offset \(offset)"), "\(r)")
         #expect(r.stdout.contains("Repaired"), "\(r)")
         #expect(try FileManager.default.attributesOfItem(atPath: journal)[.size] as? Int == offset)
-        let backups = try FileManager.default.contentsOfDirectory(atPath: dir.at("db")).filter { $0.contains(".bak-") }
+        let backups = try FileManager.default.contentsOfDirectory(atPath: dir.at("db/default")).filter { $0.contains(".bak-") }
         #expect(backups.count == 1)
-        let backup = try Data(contentsOf: URL(fileURLWithPath: dir.at("db") + "/" + backups[0]))
+        let backup = try Data(contentsOf: URL(fileURLWithPath: dir.at("db/default") + "/" + backups[0]))
         #expect(backup.count == size)
 
         r = try canopy(["get", "n", "--db", dir.at("db")])
@@ -170,13 +170,13 @@ struct RepairTests {
         let journal = try makeDatabase(dir, count: 2)
         _ = try canopy(["compact", "--db", dir.at("db")])
         _ = try canopy(["set", "n/3", "3", "--db", dir.at("db")])
-        let names = try FileManager.default.contentsOfDirectory(atPath: dir.at("db"))
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir.at("db/default"))
         let newest = try #require(names.filter { $0.hasPrefix("journal-") && $0.hasSuffix(".log") }.sorted().last)
         _ = journal
-        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: dir.at("db") + "/" + newest)))
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: dir.at("db/default") + "/" + newest)))
         bytes[0] ^= 0xFF
-        try Data(bytes).write(to: URL(fileURLWithPath: dir.at("db") + "/" + newest))
-        let damage = try #require(try StorageRepair.inspect(directory: dir.at("db")))
+        try Data(bytes).write(to: URL(fileURLWithPath: dir.at("db/default") + "/" + newest))
+        let damage = try #require(try StorageRepair.inspect(directory: dir.at("db/default")))
         #expect(damage.offset == 0)
         #expect(damage.file == newest)
         let report = try StorageRepair.repair(damage, backupSuffix: ".bak-test")

@@ -100,6 +100,27 @@ struct ObserveTests {
         #expect(try server.stop(SIGTERM) == 0)
     }
 
+    /// `canopy serve --db DIR` serves what the data commands wrote with `--db DIR` (namespace
+    /// `default`, others with `--namespace`).
+    @Test func servesTheDataCommandsDirectory() throws {
+        let dir = TemporaryDirectory()
+        var r = try canopy(["set", "a", "1", "--db", dir.at("data")])
+        #expect(r.status == 0, "\(r)")
+        r = try canopy(["set", "b", "2", "--db", dir.at("data"), "--namespace", "other"])
+        #expect(r.status == 0, "\(r)")
+        let (server, url) = try startServer(dir.at("data"))
+        r = try canopy(["get", "/", "--url", url])
+        #expect(r.output == #"{"a":1}"#, "\(r)")
+        r = try canopy(["get", "/", "--url", url, "--namespace", "other"])
+        #expect(r.output == #"{"b":2}"#, "\(r)")
+        r = try canopy(["get", "/", "--url", url + "?ns=other"])
+        #expect(r.output == #"{"b":2}"#, "\(r)")
+        r = try canopy(["get", "/", "--db", dir.at("data")])
+        #expect(r.status == 1, "\(r)")
+        #expect(r.stderr.contains("in use"), "\(r)")
+        #expect(try server.stop(SIGTERM) == 0)
+    }
+
     @Test func serverGoingAwayEndsObserve() throws {
         let dir = TemporaryDirectory()
         let (server, url) = try startServer(dir.at("served"))
