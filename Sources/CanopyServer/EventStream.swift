@@ -3,6 +3,10 @@ import CanopyCore
 import NIOCore
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// One streaming client's queue: the database loop appends event bytes (and, for a query
 /// stream, the latest snapshot of the location), the response task takes them in batches.
 ///
@@ -24,6 +28,10 @@ final class EventStream: Sendable {
         var finished = false
         /// Dropped: nothing more is delivered.
         var dropped = false
+        /// When the response task was last woken (monotonic nanoseconds).
+        var lastWake: UInt64 = 0
+        /// A wake is scheduled with the ``WakeScheduler``.
+        var deferred = false
     }
 
     let id: UInt64
@@ -34,30 +42,38 @@ final class EventStream: Sendable {
     private let state = Mutex(State())
     /// Closes the connection (after an overflow).
     private let disconnect: @Sendable () -> Void
+    /// Coalesces wakes of busy streams (see ``WakeScheduler``); `nil` wakes at once.
+    private let scheduler: WakeScheduler?
 
     private static let nextID = Atomic<UInt64>(1)
 
-    init(location: DatabasePath, query: QueryParams?, limit: Int, disconnect: @escaping @Sendable () -> Void) {
+    init(location: DatabasePath, query: QueryParams?, limit: Int, scheduler: WakeScheduler? = nil, disconnect: @escaping @Sendable () -> Void) {
         self.id = Self.nextID.wrappingAdd(1, ordering: .relaxed).oldValue
         self.location = location
         self.query = query
         self.limit = limit
+        self.scheduler = scheduler
         self.disconnect = disconnect
     }
 
     var isDropped: Bool { self.state.withLock { $0.dropped } }
 
     /// Queues event bytes (any thread).
+    ///
+    /// The response task is woken at once, unless it was woken less than the scheduler's
+    /// interval ago: then the wake is deferred to the scheduler's next tick, so that a busy
+    /// stream writes its events in batches (one write per tick) instead of one by one.
     func send(_ bytes: ByteBuffer) {
-        let (waiter, overflow): (CheckedContinuation<Void, Never>?, Bool) = self.state.withLock { state in
-            guard !state.finished && !state.dropped else { return (nil, false) }
+        enum Action { case none, wake(CheckedContinuation<Void, Never>), schedule, overflow(CheckedContinuation<Void, Never>?) }
+        let action: Action = self.state.withLock { state in
+            guard !state.finished && !state.dropped else { return .none }
             let queued = state.buffer?.readableBytes ?? 0
             if queued + bytes.readableBytes > self.limit {
                 state.dropped = true
                 state.buffer = nil
                 state.snapshot = nil
                 defer { state.waiter = nil }
-                return (state.waiter, true)
+                return .overflow(state.waiter)
             }
             if state.buffer == nil {
                 state.buffer = bytes
@@ -65,11 +81,39 @@ final class EventStream: Sendable {
                 var incoming = bytes
                 state.buffer!.writeBuffer(&incoming)
             }
+            guard let waiter = state.waiter else { return .none }
+            if let scheduler = self.scheduler {
+                if state.deferred { return .none }
+                let now = WakeScheduler.now()
+                if now &- state.lastWake < scheduler.intervalNanos {
+                    state.deferred = true
+                    return .schedule
+                }
+                state.lastWake = now
+            }
+            state.waiter = nil
+            return .wake(waiter)
+        }
+        switch action {
+        case .none: break
+        case .wake(let waiter): waiter.resume()
+        case .schedule: self.scheduler?.schedule(self)
+        case .overflow(let waiter):
+            waiter?.resume()
+            self.disconnect()
+        }
+    }
+
+    /// The scheduler's tick: wakes the response task if it waits with something queued.
+    func wakeDeferred() {
+        let waiter: CheckedContinuation<Void, Never>? = self.state.withLock { state in
+            state.deferred = false
+            guard state.buffer != nil || state.snapshot != nil || state.trailer != nil || state.dropped || state.finished else { return nil }
+            state.lastWake = WakeScheduler.now()
             defer { state.waiter = nil }
-            return (state.waiter, false)
+            return state.waiter
         }
         waiter?.resume()
-        if overflow { self.disconnect() }
     }
 
     func send(_ bytes: [UInt8]) {
@@ -238,6 +282,52 @@ final class StreamHub: @unchecked Sendable {
                 continuation.resume()
             }
             if !accepted { continuation.resume() }
+        }
+    }
+}
+
+/// Defers the wakes of streams that were woken less than `interval` ago and wakes them all on
+/// its next tick: under load, each stream then writes one batch per interval, whatever the write
+/// rate, which bounds the per-event cost of the HTTP layer; an idle stream is still woken at once.
+final class WakeScheduler: Sendable {
+    let intervalNanos: UInt64
+    private let interval: Duration
+    private let pending = Mutex<(streams: [EventStream], ticking: Bool)>(([], false))
+
+    init(interval: Duration) {
+        self.interval = interval
+        let (seconds, attoseconds) = interval.components
+        self.intervalNanos = UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
+    }
+
+    static func now() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
+    }
+
+    func schedule(_ stream: EventStream) {
+        let start: Bool = self.pending.withLock { pending in
+            pending.streams.append(stream)
+            if pending.ticking { return false }
+            pending.ticking = true
+            return true
+        }
+        guard start else { return }
+        Task {
+            while true {
+                try? await Task.sleep(for: self.interval)
+                let due: [EventStream] = self.pending.withLock { pending in
+                    if pending.streams.isEmpty {
+                        pending.ticking = false
+                        return []
+                    }
+                    defer { pending.streams = [] }
+                    return pending.streams
+                }
+                if due.isEmpty { return }
+                for stream in due { stream.wakeDeferred() }
+            }
         }
     }
 }

@@ -29,10 +29,13 @@ final class ServerState: Sendable {
     let pushIDs = PushIDGenerator()
     private let streams = Mutex<[UInt64: EventStream]>([:])
     private let acceptingStreams = Atomic<Bool>(true)
+    /// `nil` when coalescing is off.
+    let wakes: WakeScheduler?
 
     init(configuration: ServerConfiguration, store: NamespaceStore) {
         self.configuration = configuration
         self.store = store
+        self.wakes = configuration.streamCoalescing > .zero ? WakeScheduler(interval: configuration.streamCoalescing) : nil
     }
 
     func register(_ stream: EventStream) -> Bool {
@@ -363,7 +366,7 @@ struct CanopyResponder: HTTPResponder {
             throw .badRequest("shallow and format=export are not supported on streams.")
         }
         let channel = context.channel
-        let stream = EventStream(location: path, query: options.hasFilters ? options.query : nil, limit: self.state.configuration.streamBufferBytes) {
+        let stream = EventStream(location: path, query: options.hasFilters ? options.query : nil, limit: self.state.configuration.streamBufferBytes, scheduler: self.state.wakes) {
             channel?.close(promise: nil)
         }
         guard self.state.register(stream) else { throw RESTError(.serviceUnavailable, "The server is shutting down.") }

@@ -18,6 +18,11 @@ public struct ServerConfiguration: Sendable {
     /// The most event bytes a stream may have waiting for a slow client; past it the client is
     /// disconnected.
     public var streamBufferBytes: Int = 4 << 20
+    /// The shortest time between two writes to one stream's connection while events keep
+    /// coming: a busy stream's events are written in batches at most this often (an idle stream
+    /// gets its next event at once). Bounds the cost of fan-out at high write rates; adds at most
+    /// this much latency. `.zero` writes every event as it comes.
+    public var streamCoalescing: Duration = .milliseconds(10)
     /// The namespace of requests without `ns=`.
     public var defaultNamespace: String = "default"
     /// The server's logger; request lines are logged at `.info`, so the default level
@@ -47,6 +52,7 @@ public struct ServerConfiguration: Sendable {
         if !(0...65_535).contains(self.port) { throw ServerError("The port must be between 0 and 65535.") }
         if self.maxBodyBytes <= 0 || self.streamBufferBytes <= 0 { throw ServerError("Size limits must be positive.") }
         if self.keepAliveInterval <= .zero { throw ServerError("The keep-alive interval must be positive.") }
+        if self.streamCoalescing < .zero || self.streamCoalescing > .seconds(1) { throw ServerError("The stream coalescing interval must be between 0 and 1 second.") }
         if !NamespaceStore.isValidName(self.defaultNamespace) { throw ServerError("Invalid default namespace \"\(self.defaultNamespace)\".") }
     }
 }
