@@ -21,6 +21,13 @@ enum LocalDatabase {
     }
 
     /// Applies `write` and returns once it is durable.
+    /// Opens the database in `directory`, applies `write`, waits until it is durable and closes.
+    static func apply(_ write: WriteOperation, in directory: String, create: Bool) async throws(CLIError) {
+        let db = try open(directory, create: create)
+        defer { db.close() }
+        try await apply(write, to: db)
+    }
+
     static func apply(_ write: WriteOperation, to db: Database) async throws(CLIError) {
         let error: DatabaseError? = await withCheckedContinuation { continuation in
             db.write(write) { continuation.resume(returning: $0) }

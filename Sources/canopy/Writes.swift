@@ -31,9 +31,7 @@ struct SetCommand: AsyncParsableCommand {
         let write = try LocalDatabase.setOperation(bytes, at: path, function: "set")
         switch try self.connection.target {
         case .local(let directory):
-            let db = try LocalDatabase.open(directory, create: true)
-            defer { db.close() }
-            try await LocalDatabase.apply(write, to: db)
+            try await LocalDatabase.apply(write, in: directory, create: true)
         case .remote(let server):
             try await Remote.put(server, path: path, body: bytes)
         }
@@ -65,9 +63,7 @@ struct Update: AsyncParsableCommand {
         let write = try LocalDatabase.updateOperation(bytes, at: path)
         switch try self.connection.target {
         case .local(let directory):
-            let db = try LocalDatabase.open(directory, create: true)
-            defer { db.close() }
-            try await LocalDatabase.apply(write, to: db)
+            try await LocalDatabase.apply(write, in: directory, create: true)
         case .remote(let server):
             try await Remote.patch(server, path: path, body: bytes)
         }
@@ -136,9 +132,7 @@ struct Remove: AsyncParsableCommand {
         if path.isRoot && !self.yes { throw CLIError.usage("Removing / deletes everything: add --yes if you mean it.") }
         switch try self.connection.target {
         case .local(let directory):
-            let db = try LocalDatabase.open(directory, create: false)
-            defer { db.close() }
-            try await LocalDatabase.apply(.set(path, WriteValue(node: .empty)), to: db)
+            try await LocalDatabase.apply(.set(path, WriteValue(node: .empty)), in: directory, create: false)
         case .remote(let server):
             try await Remote.delete(server, path: path)
         }
