@@ -59,6 +59,7 @@ let package = Package(
             swiftSettings: settings
         ),
         .executableTarget(name: "QuickStart", dependencies: ["Canopy"], path: "Samples/QuickStart"),
+        .executableTarget(name: "BlogPosts", dependencies: ["Canopy", "CanopyServer"], path: "Samples/BlogPosts"),
         .target(name: "CanopyTestSupport", path: "Tests/CanopyTestSupport", swiftSettings: settings),
         .executableTarget(name: "canopy-crash-writer", dependencies: ["Canopy", "CanopyTestSupport"], path: "Tests/CrashWriter", swiftSettings: settings),
         .testTarget(name: "CanopyCoreTests", dependencies: ["CanopyCore", "CanopyTestSupport"], swiftSettings: settings),
@@ -77,6 +78,7 @@ let package = Package(
             swiftSettings: settings
         ),
         .testTarget(name: "CanopyCLITests", dependencies: ["canopy", "CanopyStorage", "CanopyCore"], exclude: ["Snapshots"], swiftSettings: settings),
+        .testTarget(name: "BlogPostsTests", dependencies: ["BlogPosts", "Canopy"], swiftSettings: settings),
         .testTarget(name: "CanopyTests", dependencies: ["Canopy", "CanopyCore", "CanopyLoop", "CanopyStorage", "CanopyTestSupport", "canopy-crash-writer"], resources: [.copy("Fixtures")], swiftSettings: settings),
     ]
 )
