@@ -1,7 +1,7 @@
 package import CanopyCore
 
 #if canImport(Glibc)
-package import Glibc
+import Glibc
 #endif
 
 /// The system calls durable storage makes to change files: the seam where tests inject short
@@ -9,7 +9,7 @@ package import Glibc
 ///
 /// Each call returns what the system call returns, with failures as `-errno`.
 package protocol FileIO: Sendable {
-    func open(_ path: String, flags: Int32, mode: mode_t) -> Int32
+    func open(_ path: String, flags: Int32, mode: UInt32) -> Int32
     func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int
     func fsync(_ fd: Int32) -> Int32
     func ftruncate(_ fd: Int32, _ size: Int) -> Int32
@@ -22,8 +22,8 @@ package protocol FileIO: Sendable {
 package struct POSIXFileIO: FileIO {
     package init() {}
 
-    package func open(_ path: String, flags: Int32, mode: mode_t) -> Int32 {
-        let fd = Glibc.open(path, flags | O_CLOEXEC, mode)
+    package func open(_ path: String, flags: Int32, mode: UInt32) -> Int32 {
+        let fd = Glibc.open(path, flags | O_CLOEXEC, mode_t(mode))
         return fd >= 0 ? fd : -errno
     }
 

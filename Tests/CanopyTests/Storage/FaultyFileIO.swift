@@ -42,7 +42,7 @@ final class FaultyFileIO: FileIO {
         }
     }
 
-    func open(_ path: String, flags: Int32, mode: mode_t) -> Int32 {
+    func open(_ path: String, flags: Int32, mode: UInt32) -> Int32 {
         let fd = self.real.open(path, flags: flags, mode: mode)
         if fd >= 0 { self.state.withLock { $0.paths[fd] = path } }
         return fd
