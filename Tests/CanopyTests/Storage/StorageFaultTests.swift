@@ -140,6 +140,31 @@ struct StorageFaultTests {
         db.close()
     }
 
+    @Test("Under .periodic a full disk after acknowledged, unsynced writes fails only the new batch; the acknowledged ones stay")
+    func periodicDiskFull() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let io = FaultyFileIO()
+        let db = try Database(path: dir.path, .manual(.periodic(.seconds(3_600))), io: io)
+        let log = CompletionLog()
+        Self.set(db, "a", 1, log, 0)
+        db.drain()
+        #expect(log.succeeded == [0])  // written, not yet synced
+        io.arm { $0.failingWrites = 1 }
+        Self.set(db, "b", 2, log, 1)
+        db.drain()
+        #expect(log.failed == [1])
+        #expect((log.results[1] ?? nil)?.message.contains("No space left on device") == true)
+        #expect(try exportedTree(db) == ["a": 1])
+        Self.set(db, "c", 3, log, 2)
+        db.drain()
+        #expect(log.succeeded == [0, 2])
+        db.close()
+        let reopened = try Database(path: dir.path, .manual())
+        defer { reopened.close() }
+        #expect(try exportedTree(reopened) == ["a": 1, "c": 3])
+    }
+
     @Test("A failed checkpoint (rename error) leaves the journal in charge: nothing is lost, no temporary file stays")
     func checkpointRenameFails() throws {
         let dir = TemporaryDirectory()
