@@ -23,11 +23,6 @@ final class DurableStore: @unchecked Sendable {
         var root: Node
     }
 
-    enum CheckpointState {
-        case idle
-        case running(sequence: UInt64)
-    }
-
     let directory: String
     let files: StorageFiles
     let lock: DirectoryLock
@@ -49,10 +44,10 @@ final class DurableStore: @unchecked Sendable {
     private(set) var journalBytes: Int
     private(set) var checkpointSequence: UInt64
     private(set) var checkpointBytes: Int
-    private var checkpointState = CheckpointState.idle
+    /// Whether a checkpoint is being written (one at a time).
+    private var checkpointRunning = false
     private var checkpointWaiters: [@Sendable (DatabaseError?) -> Void] = []
     private(set) var broken: DatabaseError?
-    private(set) var writesFailed = 0
     let recoveryNotes: [String]
     let replayedRecords: Int
     private var closed = false
@@ -126,7 +121,7 @@ final class DurableStore: @unchecked Sendable {
             // Runs after the jobs already queued (on the loop thread this never blocks).
             if !self.loop.execute({ [self] in self.flush() }) { self.flush() }
         }
-        if self.journalBytes >= self.checkpointThreshold, case .idle = self.checkpointState {
+        if self.journalBytes >= self.checkpointThreshold && !self.checkpointRunning {
             self.startCheckpoint()
         }
     }
@@ -181,7 +176,6 @@ final class DurableStore: @unchecked Sendable {
         }
         if broken { self.broken = failure }
         self.logger.error("The journal of \(self.directory) failed \(failed.count) write(s): \(failure.message)")
-        self.writesFailed += failed.count
         for entry in failed { entry.completion?(failure) }
         if !broken { self.writer.resume() }
     }
@@ -205,7 +199,7 @@ final class DurableStore: @unchecked Sendable {
     func checkpoint(root: @escaping () -> Node, completion: @escaping @Sendable (DatabaseError?) -> Void) {
         if let refusal = self.refusal { return completion(refusal) }
         self.checkpointWaiters.append(completion)
-        if case .idle = self.checkpointState { self.startCheckpoint(root: root()) }
+        if !self.checkpointRunning { self.startCheckpoint(root: root()) }
     }
 
     /// Set by the core: the tree now.
@@ -215,7 +209,7 @@ final class DurableStore: @unchecked Sendable {
         guard let root = root ?? self.currentRoot?() else { return }
         self.flush()  // the records the checkpoint covers go before the rotation
         let sequence = self.nextSequence &- 1
-        self.checkpointState = .running(sequence: sequence)
+        self.checkpointRunning = true
         self.journalBytes = JournalFormat.headerSize
         let waiters = self.checkpointWaiters
         self.checkpointWaiters = []
@@ -227,7 +221,7 @@ final class DurableStore: @unchecked Sendable {
 
     private func rotated(error: DatabaseError?, root: Node, sequence: UInt64, waiters: [@Sendable (DatabaseError?) -> Void]) {
         if let error {
-            self.checkpointState = .idle
+            self.checkpointRunning = false
             for waiter in waiters { waiter(error) }
             return
         }
@@ -240,7 +234,7 @@ final class DurableStore: @unchecked Sendable {
                 return .failure(error)
             }
         }, then: { [self] result in
-            self.checkpointState = .idle
+            self.checkpointRunning = false
             var failure: DatabaseError?
             switch result {
             case .success(let bytes):

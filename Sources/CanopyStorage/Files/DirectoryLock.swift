@@ -15,7 +15,7 @@ package final class DirectoryLock: Sendable {
         let path = directory + "/LOCK"
         let fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw StorageFiles.ioError("open", path, errno) }
-        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+        if !Self.lock(fd) {
             let code = errno
             _ = Glibc.close(fd)
             guard code == EWOULDBLOCK else { throw StorageFiles.ioError("lock", path, code) }
@@ -28,6 +28,17 @@ package final class DirectoryLock: Sendable {
         _ = pid.withCString { pwrite(fd, $0, strlen($0), 0) }
         self.path = path
         self.fd = fd
+    }
+
+    /// Takes the lock, retrying for up to about 100 ms: a process that is forking a child holds a
+    /// copy of its parent's descriptors (and so of a lock just released) until the child execs.
+    private static func lock(_ fd: Int32) -> Bool {
+        for attempt in 0..<20 {
+            if flock(fd, LOCK_EX | LOCK_NB) == 0 { return true }
+            guard errno == EWOULDBLOCK, attempt < 19 else { return false }
+            usleep(5_000)
+        }
+        return false
     }
 
     /// Releases the lock (closing the file). Call once.
