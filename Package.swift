@@ -77,7 +77,7 @@ let package = Package(
             resources: [.copy("Interop")],
             swiftSettings: settings
         ),
-        .testTarget(name: "CanopyCLITests", dependencies: ["canopy", "CanopyStorage", "CanopyCore"], exclude: ["Snapshots"], swiftSettings: settings),
+        .testTarget(name: "CanopyCLITests", dependencies: ["canopy", "Canopy", "CanopyStorage", "CanopyCore"], exclude: ["Snapshots"], swiftSettings: settings),
         .testTarget(name: "BlogPostsTests", dependencies: ["BlogPosts", "Canopy"], swiftSettings: settings),
         .testTarget(name: "CanopyTests", dependencies: ["Canopy", "CanopyCore", "CanopyLoop", "CanopyStorage", "CanopyTestSupport", "canopy-crash-writer"], resources: [.copy("Fixtures")], swiftSettings: settings),
     ]

@@ -35,7 +35,12 @@ struct RESTTarget {
                     name = pair
                     value = ""
                 }
-                parameters[try Self.percentDecode(name, what: "query parameter name")] = try Self.percentDecode(value, what: "query parameter \(name)")
+                let decodedName = try Self.percentDecode(name, what: "query parameter name")
+                // Two orderBy (or limitToFirst, print…) are a mistake, not a choice of the last one.
+                guard parameters[decodedName] == nil else {
+                    throw .badRequest("\(decodedName) is given twice; give each query parameter once.")
+                }
+                parameters[decodedName] = try Self.percentDecode(value, what: "query parameter \(name)")
             }
         }
         self.parameters = parameters

@@ -30,6 +30,8 @@ enum WriteBodies {
         do {
             var builder = JSONValueBuilder()
             return try JSONParser().parse(body, into: &builder)
+        } catch let error as DatabaseError {
+            throw .badRequest("\(Self.invalidJSON) \(error.message)")
         } catch {
             throw .badRequest("\(Self.invalidJSON) \(error)")
         }
@@ -54,40 +56,10 @@ enum WriteBodies {
         guard case .object(let members) = json else {
             throw .badRequest("Invalid data; couldn't parse JSON object. Are you sending a JSON object with valid key names?")
         }
-        var entries: [WriteOperation.Entry] = []
-        entries.reserveCapacity(members.count)
-        var needsOverlapCheck = false
-        // Sorted, so that a body with several problems always reports the same one.
-        for (key, value) in members.sorted(by: { $0.key < $1.key }) {
-            let segments = key.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
-            if segments.isEmpty { throw .badRequest("Invalid data: update key \"\(key)\" is an empty path.") }
-            for (i, segment) in segments.enumerated() where !KeyValidation.isValidKey(segment) && !(i == segments.count - 1 && segment == ".priority") {
-                throw .badRequest("Invalid data: update key \"\(key)\" contains an invalid key (\(segment)). Keys must be non-empty strings and can't contain \".\", \"#\", \"$\", \"/\", \"[\", or \"]\".")
-            }
-            if segments.count > 1 { needsOverlapCheck = true }
-            let relative = segments.map { ChildKey($0) }
-            let write: WriteValue
-            do {
-                if segments.last == ".priority" {
-                    switch try ValueConverter.priority(value, function: "update") {
-                    case .none: write = WriteValue(node: .empty)
-                    case .value(let p): write = WriteValue(node: .leaf(p))
-                    case .serverValue(let sv): write = WriteValue(node: .leaf(.int(0)), placeholders: [.init(path: [], value: sv, isPriority: false)])
-                    }
-                } else {
-                    write = try ValueConverter.writeValue(value, at: location + relative, function: "update", argument: "values")
-                }
-            } catch {
-                throw RESTError(error)
-            }
-            entries.append(WriteOperation.Entry(path: relative, value: write))
+        do {
+            return try UpdateEntries.entries(members, location: location, function: "update")
+        } catch {
+            throw RESTError(error)
         }
-        if needsOverlapCheck {
-            let paths = entries.map { DatabasePath($0.path) }.sorted()
-            for i in paths.indices.dropFirst() where paths[i - 1].contains(paths[i]) {
-                throw .badRequest("Invalid data: update contains a path \(paths[i - 1].string) that is an ancestor of another path \(paths[i].string).")
-            }
-        }
-        return entries
     }
 }

@@ -16,6 +16,13 @@ extension CanopyCommand {
         sigaddset(&signals, SIGINT)
         sigaddset(&signals, SIGTERM)
         pthread_sigmask(SIG_UNBLOCK, &signals, nil)
+        // `canopy sett users 1 --db x` would otherwise report "Unknown option '--db'".
+        if let first = CommandLine.arguments.dropFirst().first, !first.hasPrefix("-"), first != "help",
+            !Self.configuration.subcommands.contains(where: { $0._commandName == first })
+        {
+            let names = Self.configuration.subcommands.map { $0._commandName }.joined(separator: ", ")
+            Self.finish(with: CLIError.usage("Unknown command '\(first)': use one of \(names) (canopy --help)."))
+        }
         let command: any ParsableCommand
         do {
             command = try Self.parseAsRoot()

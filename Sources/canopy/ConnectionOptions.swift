@@ -66,12 +66,15 @@ struct ConnectionOptions: ParsableArguments {
 }
 
 /// A database path argument, validated by the library's rules.
+/// An empty argument (an unset shell variable, say) is refused rather than taken for the root.
 func parsePath(_ text: String) throws(CLIError) -> DatabasePath {
+    if text.isEmpty { throw .usage("Invalid path \"\": empty (use / for the root).") }
+    let path: DatabasePath
     do {
-        let path = try DatabasePath(validating: text, function: "canopy")
-        if path.isInfo { throw CLIError.usage("Invalid path \"\(text)\": .info is not stored data.") }
-        return path
+        path = try DatabasePath(validating: text, function: "canopy")
     } catch {
-        throw .usage("Invalid path \"\(text)\": keys must be non-empty and can't contain \".\", \"#\", \"$\", \"[\" or \"]\".")
+        throw .usage("Invalid path \"\(text)\": keys must be non-empty and can't contain \".\", \"#\", \"$\", \"[\", \"]\" or control characters.")
     }
+    if path.isInfo { throw .usage("Invalid path \"\(text)\": .info is not stored data.") }
+    return path
 }

@@ -59,27 +59,11 @@ enum LocalDatabase {
         guard case .object(let members) = json else {
             throw .usage("update takes a JSON object of child paths and values, for example {\"name\": \"Ada\", \"stats/visits\": 3}.")
         }
-        var entries: [WriteOperation.Entry] = []
-        for (key, value) in members.sorted(by: { $0.key < $1.key }) {
-            let relative: DatabasePath
-            do {
-                relative = try DatabasePath(validating: key, function: "update", argument: "key")
-            } catch {
-                throw .usage("Invalid key \"\(key)\" in the update: keys must be non-empty and can't contain \".\", \"#\", \"$\", \"[\" or \"]\".")
-            }
-            if relative.isRoot { throw .usage("Invalid key \"\(key)\" in the update: an empty path.") }
-            do {
-                let write = try ValueConverter.writeValue(value, at: path.keys + relative.keys, function: "update", argument: "values")
-                entries.append(WriteOperation.Entry(path: relative.keys, value: write))
-            } catch {
-                throw CLIError(error)
-            }
+        do {
+            return WriteOperation(path: path, entries: try UpdateEntries.entries(members, location: path.keys, function: "update"))
+        } catch {
+            throw CLIError(error)
         }
-        let paths = entries.map { DatabasePath($0.path) }.sorted()
-        for i in paths.indices.dropFirst() where paths[i - 1].contains(paths[i]) {
-            throw .usage("The update writes \(paths[i - 1].string) and \(paths[i].string), one inside the other.")
-        }
-        return WriteOperation(path: path, entries: entries)
     }
 }
 

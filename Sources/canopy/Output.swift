@@ -11,9 +11,24 @@ enum Output {
         self.write(text + "\n", to: STDOUT_FILENO)
     }
 
-    /// `canopy: <message>` on stderr.
+    /// `canopy: <message>` on stderr, one line: control characters (a newline in a key, say)
+    /// are shown as `\u000A` escapes.
     static func error(_ message: String) {
-        self.write("canopy: " + message + "\n", to: STDERR_FILENO)
+        self.write("canopy: " + self.escapingControlCharacters(message) + "\n", to: STDERR_FILENO)
+    }
+
+    static func escapingControlCharacters(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return text }
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if scalar.value < 0x20 || scalar.value == 0x7F {
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
     }
 
     /// Text on stderr, as is (progress bars).

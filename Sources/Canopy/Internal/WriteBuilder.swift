@@ -62,14 +62,9 @@ enum WriteBuilder {
             }
         }
         if needsOverlapCheck {
-            var paths = entries.map { DatabasePath($0.path) }
-            if Self.hasOverlap(paths) {
-                // Report the first overlapping pair in path order, as Firebase does.
-                paths.sort()
-                for i in paths.indices.dropFirst() where paths[i - 1].contains(paths[i]) {
-                    throw DatabaseError(.invalidPath, "\(function) failed: values argument contains a path \(paths[i - 1].string) that is ancestor of another path \(paths[i].string)")
-                }
-            }
+            let paths = entries.map { DatabasePath($0.path) }
+            // Report the first overlapping pair in path order, as Firebase does.
+            if Self.hasOverlap(paths), let error = UpdateEntries.overlap(paths, function: function) { throw error }
         }
         return WriteOperation(path: ref.path, entries: entries)
     }
@@ -78,14 +73,8 @@ enum WriteBuilder {
     /// `.priority`), the value converted with messages naming the problem.
     private static func updateEntry(_ ref: DatabaseReference, key: String, value rawValue: Any, function: String) throws(DatabaseError) -> WriteOperation.Entry {
         let prefix = "\(function) failed: values argument "
-        let segments = key.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true).map { String(Substring($0)) }
-        for (i, segment) in segments.enumerated() {
-            let isLastPriority = i == segments.count - 1 && segment == ".priority"
-            guard KeyValidation.isValidKey(segment) || isLastPriority else {
-                throw DatabaseError(.invalidKey, "\(prefix)contains an invalid key (\(segment)) in path /\(segments.joined(separator: "/")). Keys must be non-empty strings and can't contain \".\", \"#\", \"$\", \"/\", \"[\", or \"]\"")
-            }
-        }
-        let relative = segments.map { ChildKey($0) }
+        let relative = try UpdateEntries.relativePath(key, function: function)
+        let segments = relative.map(\.string)
         let write: WriteValue
         if segments.last == ".priority" {
             let full = "/" + (ref.path.keys.map(\.string) + segments).joined(separator: "/")
