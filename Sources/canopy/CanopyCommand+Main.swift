@@ -25,7 +25,7 @@ extension CanopyCommand {
         }
         let command: any ParsableCommand
         do {
-            command = try Self.parseAsRoot()
+            command = try Self.parseAsRoot(Self.negativeNumbersAsValues(Array(CommandLine.arguments.dropFirst())))
         } catch {
             Self.finish(with: error)
         }
@@ -39,6 +39,42 @@ extension CanopyCommand {
         } catch {
             Self.finish(with: error)
         }
+    }
+
+    /// The argument parser reads `-5` as an option. A negative number right after an option
+    /// (`--start-at -5`) becomes its value (`--start-at=-5`); one in the place of the JSON value
+    /// of set, update or push (whose options all take a value) goes after a `--`.
+    static func negativeNumbersAsValues(_ arguments: [String]) -> [String] {
+        func isNegativeNumber(_ token: String) -> Bool {
+            token.count > 1 && token.hasPrefix("-") && (token.dropFirst().first?.isNumber == true || token.dropFirst() == "Infinity")
+        }
+        guard !arguments.contains("--"), arguments.contains(where: isNegativeNumber) else { return arguments }
+        var out: [String] = []
+        var trailing: [String] = []
+        var positionals = 0
+        var optionValueNext = false
+        // set, update and push: every option takes a value, so the positionals can be counted.
+        let takesValue = ["set", "update", "push"].contains(arguments.first ?? "")
+        for token in arguments {
+            let afterOption = out.last.map { $0.hasPrefix("--") && !$0.contains("=") && $0 != "--help" && $0 != "--version" } ?? false
+            if isNegativeNumber(token) && afterOption {
+                out[out.count - 1] += "=" + token
+                optionValueNext = false
+            } else if isNegativeNumber(token) && takesValue && !optionValueNext && positionals == 2 && trailing.isEmpty {
+                // After the subcommand and the path: the JSON value.
+                trailing = ["--", token]
+            } else if optionValueNext {
+                optionValueNext = false
+                out.append(token)
+            } else if token.hasPrefix("-") && token != "-" {
+                optionValueNext = takesValue && token.hasPrefix("--") && !token.contains("=") && token != "--help" && token != "--version"
+                out.append(token)
+            } else {
+                positionals += 1
+                out.append(token)
+            }
+        }
+        return out + trailing
     }
 
     /// Reports `error` and exits.

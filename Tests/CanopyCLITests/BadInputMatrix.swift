@@ -195,9 +195,24 @@ struct BadInputMatrix {
         )
         rows.append(
             MatrixRow(
-                name: "a negative number as the CLI's value argument",
-                cli: CLIStep(arguments: ["set", "probe", "-5"], expect: .error(64, .exact("Missing the JSON value: -5 was read as an option; give a negative number after -- at the end of the command, or on stdin with -."))),
-                note: "The argument parser takes -5 for an option; `canopy set probe --db DIR -- -5` works."
+                name: "a negative number is a value, not an option",
+                library: LibraryStep(run: { db in try await db.reference(withPath: "probe").setValue(-5) }, expect: .accepted(probe: "-5")),
+                cli: CLIStep(arguments: ["set", "probe", "-5"], expect: .accepted(stdout: "", probe: "-5")),
+                rest: RESTStep(method: "PUT", target: "/probe.json", body: Array("-5".utf8), expect: .accepted(status: 200, body: "-5", probe: "-5"))
+            )
+        )
+        rows.append(
+            MatrixRow(
+                name: "a negative query bound",
+                library: LibraryStep(
+                    run: { db in
+                        let result = try await db.reference(withPath: "users").queryOrdered(byChild: "score").queryStarting(atValue: -5).queryLimited(toFirst: 1).getData()
+                        if result.jsonString() != #"{"bob":{"name":"Bob","score":12}}"# { throw ToolFailure("unexpected result \(result.jsonString())") }
+                    },
+                    expect: .accepted(probe: nil)
+                ),
+                cli: CLIStep(arguments: ["get", "users", "--order-by-child", "score", "--start-at", "-5", "--limit-to-first", "1"], expect: .accepted(stdout: #"{"bob":{"name":"Bob","score":12}}"#, probe: nil)),
+                rest: RESTStep(method: "GET", target: #"/users.json?orderBy="score"&startAt=-5&limitToFirst=1"#, expect: .accepted(status: 200, body: #"{"bob":{"name":"Bob","score":12}}"#, probe: nil))
             )
         )
         rows.append(
@@ -278,7 +293,7 @@ struct BadInputMatrix {
                      cli: ["--order-by-key", "--limit-to-first", "0"], "Limit can't be zero",
                      rest: #"orderBy="$key"&limitToFirst=0"#, "Limit can't be zero"),
             queryRow("limit negative", library: nil, nil,
-                     cli: ["--order-by-key", "--limit-to-first=-1"], "The value '-1' is invalid for '--limit-to-first <N>'",
+                     cli: ["--order-by-key", "--limit-to-first", "-1"], "The value '-1' is invalid for '--limit-to-first <N>'",
                      rest: #"orderBy="$key"&limitToFirst=-1"#, #"limitToFirst must be a positive integer, not "-1"."#,
                      note: "Library: the limit is a UInt."),
             queryRow("limit of 2^31", library: { $0.queryOrderedByKey().queryLimited(toFirst: 2_147_483_648) }, "Limit must be less than 2,147,483,648",
