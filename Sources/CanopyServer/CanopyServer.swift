@@ -1,6 +1,7 @@
 import Canopy
 import CanopyCore
 public import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -29,8 +30,14 @@ public final class CanopyServer: Sendable {
 
     /// The Hummingbird application (for in-process tests: `app.test(.router)`).
     public func makeApplication() -> some ApplicationProtocol {
-        Application(
+        let bodyTimeout = self.configuration.requestBodyTimeout.map { TimeAmount($0) }
+        let http1 = HTTP1Channel.Configuration(
+            additionalChannelHandlers: bodyTimeout.map { [RequestDeadline(timeout: $0)] } ?? [],
+            idleTimeout: self.configuration.idleTimeout.map { TimeAmount($0) }
+        )
+        return Application(
             responder: CanopyResponder(state: self.state),
+            server: .http1(configuration: http1),
             configuration: ApplicationConfiguration(address: .hostname(self.configuration.host, port: self.configuration.port), serverName: "Canopy"),
             onServerRunning: { [self] channel in self.started(port: channel.localAddress?.port) },
             logger: self.configuration.logger

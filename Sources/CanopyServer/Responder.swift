@@ -392,6 +392,7 @@ struct CanopyResponder: HTTPResponder {
             stream.drop()
             cleanup()
         }
+        if let channel { StreamHangup.install(on: channel) }
         let headers: HTTPFields = [.contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-cache"]
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
             defer { cleanup() }

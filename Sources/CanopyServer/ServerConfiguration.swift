@@ -23,6 +23,16 @@ public struct ServerConfiguration: Sendable {
     /// gets its next event at once). Bounds the cost of fan-out at high write rates; adds at most
     /// this much latency. `.zero` writes every event as it comes.
     public var streamCoalescing: Duration = .milliseconds(10)
+    /// How long a connection may go without receiving anything while it has no request in
+    /// progress (between requests, or before the first one), and the longest a request head may
+    /// take to arrive in full (a head dribbled byte by byte does not reset it). Past it the
+    /// connection is closed. Streams are not affected: a stream is a request in progress, however
+    /// quiet. `nil` keeps idle connections open forever.
+    public var idleTimeout: Duration? = .seconds(60)
+    /// The longest a request body may take to arrive, from the end of its head; a client still
+    /// sending past it (a body much slower than its `Content-Length`) is disconnected. `nil` waits
+    /// forever.
+    public var requestBodyTimeout: Duration? = .seconds(120)
     /// The namespace of requests without `ns=`.
     public var defaultNamespace: String = "default"
     /// The server's logger; request lines are logged at `.info`, so the default level
@@ -52,6 +62,8 @@ public struct ServerConfiguration: Sendable {
         if !(0...65_535).contains(self.port) { throw ServerError("The port must be between 0 and 65535.") }
         if self.maxBodyBytes <= 0 || self.streamBufferBytes <= 0 { throw ServerError("Size limits must be positive.") }
         if self.keepAliveInterval <= .zero { throw ServerError("The keep-alive interval must be positive.") }
+        if let timeout = self.idleTimeout, timeout <= .zero { throw ServerError("The idle timeout must be positive.") }
+        if let timeout = self.requestBodyTimeout, timeout <= .zero { throw ServerError("The request body timeout must be positive.") }
         if self.streamCoalescing < .zero || self.streamCoalescing > .seconds(1) { throw ServerError("The stream coalescing interval must be between 0 and 1 second.") }
         if !NamespaceStore.isValidName(self.defaultNamespace) { throw ServerError("Invalid default namespace \"\(self.defaultNamespace)\".") }
     }

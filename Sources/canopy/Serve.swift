@@ -39,6 +39,12 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("keep-alive"), help: ArgumentHelp("Seconds between keep-alive events on streams.", valueName: "SECONDS"))
     var keepAlive: Double = 15
 
+    @Option(name: .customLong("idle-timeout"), help: ArgumentHelp("Seconds before closing a connection with no request in progress, or whose request head has not arrived in full (0: never). Streams are not affected.", valueName: "SECONDS"))
+    var idleTimeout: Double = 60
+
+    @Option(name: .customLong("body-timeout"), help: ArgumentHelp("Seconds a request body may take to arrive before the connection is closed (0: no limit).", valueName: "SECONDS"))
+    var bodyTimeout: Double = 120
+
     @Option(name: .customLong("namespace"), help: ArgumentHelp("The namespace of requests without ns=.", valueName: "NAME"))
     var defaultNamespace = "default"
 
@@ -51,6 +57,7 @@ struct Serve: AsyncParsableCommand {
     func validate() throws {
         guard Logger.Level(rawValue: self.logLevel) != nil else { throw ValidationError("Unknown --log-level \(self.logLevel).") }
         guard self.keepAlive > 0 else { throw ValidationError("--keep-alive must be positive.") }
+        guard self.idleTimeout >= 0 && self.bodyTimeout >= 0 else { throw ValidationError("--idle-timeout and --body-timeout must not be negative.") }
         guard self.syncPolicy != nil else { throw ValidationError("Unknown --sync \(self.sync): use always, periodic or never.") }
     }
 
@@ -70,6 +77,8 @@ struct Serve: AsyncParsableCommand {
         configuration.authToken = self.authToken
         configuration.allowInsecure = self.insecure
         configuration.keepAliveInterval = .milliseconds(Int64(self.keepAlive * 1000))
+        configuration.idleTimeout = self.idleTimeout > 0 ? .milliseconds(Int64(self.idleTimeout * 1000)) : nil
+        configuration.requestBodyTimeout = self.bodyTimeout > 0 ? .milliseconds(Int64(self.bodyTimeout * 1000)) : nil
         configuration.defaultNamespace = self.defaultNamespace
         var logger = Logger(label: "canopy.server")
         logger.logLevel = Logger.Level(rawValue: self.logLevel) ?? .warning

@@ -1,0 +1,148 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension ServerLoadTests {
+    /// Slowloris against `--idle-timeout 1 --body-timeout 2`: silent connections, request heads
+    /// dribbled a byte every 100 ms, and bodies far slower than their Content-Length are all cut
+    /// off within a bounded time, and none of their writes lands; a stream client that never
+    /// reads is disconnected once 4 MB wait for it; a quiet healthy stream (no events for longer
+    /// than the idle timeout) stays open; other clients get answers throughout.
+    @Test func slowSendersAndReaders() async throws {
+        try await runOffThePool { checks in try Self.slowSendersAndReadersScenario(checks) }
+    }
+
+    private static func slowSendersAndReadersScenario(_ checks: Checks) throws {
+        let idleTimeout = 1.0
+        let bodyTimeout = 2.0
+        let senders = scaled(12, minimum: 12)
+        let dir = TemporaryDirectory()
+        let server = try LoadServer(directory: dir.at("db"), ["--idle-timeout", "1", "--body-timeout", "2", "--keep-alive", "15"])
+        defer { server.stop() }
+        let writer = RawHTTPClient(port: server.port)
+        checks.expect(try writer.request("PUT", "/probe.json", body: "1").status == 200)
+        checks.expect(try writer.request("PUT", "/quiet.json", body: "0").status == 200)
+        let baselineFiles = server.openFiles
+
+        // A healthy stream that sees no event for longer than the idle timeout.
+        let quiet = StreamFanIn(port: server.port)
+        defer { quiet.closeAll() }
+        try quiet.open(1, path: "/quiet.json")
+
+        // A stream client that never reads, with a small receive buffer.
+        let idle = try RawSocket(port: server.port, receiveBuffer: 4096)
+        try idle.send("GET /big.json HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
+        checks.expect(waitFor(seconds: 5) { idle.pendingBytes > 0 }, "the slow reader's stream started")
+
+        let probe = LatencyProbe(port: server.port)
+        var probeStopped = false
+        defer { if !probeStopped { _ = probe.stop() } }
+
+        /// Seconds from connecting until the server cut the connection, or nil if it did not
+        /// within `limit` seconds.
+        let cutOff = Locked<[String: [Double?]]>([:])
+        let bigWrites = Locked(0.0)
+        let started = Date()
+        onThreads(senders * 3 + 1) { i in
+            if i == senders * 3 {
+                // Meanwhile: 12 MB of events for the stream that does not read.
+                let big = String(repeating: "x", count: 512 << 10)
+                let client = RawHTTPClient(port: server.port)
+                let start = Date()
+                for k in 0..<24 { _ = try? client.request("PUT", "/big/k\(k).json", body: "\"\(big)\"") }
+                bigWrites.withLock { $0 = Date().timeIntervalSince(start) }
+                return
+            }
+            let kind = ["silent", "head", "body"][i % 3]
+            guard let socket = try? RawSocket(port: server.port, timeout: 1) else {
+                cutOff.withLock { $0[kind, default: []].append(nil) }
+                return
+            }
+            let connected = Date()
+            let head = "PUT /slow/s\(i).json HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000\r\n\r\n"
+            var toSend: [UInt8] = []
+            switch kind {
+            case "head": toSend = Array(head.utf8)
+            case "body":
+                try? socket.send(head)
+                toSend = Array(repeating: UInt8(ascii: "1"), count: 1000)
+            default: break
+            }
+            var seconds: Double?
+            let limit = 8.0
+            while Date().timeIntervalSince(connected) < limit {
+                if !toSend.isEmpty {
+                    if (try? socket.send([toSend.removeFirst()])) == nil {
+                        seconds = Date().timeIntervalSince(connected)
+                        break
+                    }
+                }
+                if socket.peerClosed(within: 0.1) {
+                    seconds = Date().timeIntervalSince(connected)
+                    break
+                }
+            }
+            socket.close()
+            cutOff.withLock { $0[kind, default: []].append(seconds) }
+        }
+        let elapsed = Date().timeIntervalSince(started)
+        let times = cutOff.withLock { $0 }
+        for kind in ["silent", "head", "body"] {
+            let list = times[kind] ?? []
+            checks.expect(list.count == senders, "\(kind): \(list.count) connections")
+            let limit = kind == "body" ? bodyTimeout : idleTimeout
+            for seconds in list {
+                checks.expect(seconds != nil, "a \(kind) slow sender is cut off")
+                if let seconds {
+                    checks.expect(seconds >= limit * 0.9 && seconds < limit + 2, "\(kind) cut off after \(seconds) s (timeout \(limit) s)")
+                }
+            }
+            print("ServerLoad.slowloris: \(kind) × \(list.count) cut off after \(list.compactMap { $0 }.map { String(format: "%.2f", $0) }.min() ?? "-")–\(list.compactMap { $0 }.map { String(format: "%.2f", $0) }.max() ?? "-") s")
+        }
+        // No slow write landed.
+        let slow = try writer.request("GET", "/slow.json")
+        checks.expect(slow.status == 200 && slow.text == "null", "no slow write landed: \(slow.text.prefix(100))")
+
+        // The stream that never reads was dropped: reading it now ends (EOF or reset) well
+        // before the 12 MB were sent.
+        var received = 0
+        var outcome = "still open"
+        idle.setTimeout(5)
+        while true {
+            do {
+                let bytes = try idle.receive()
+                if bytes.isEmpty {
+                    outcome = "closed"
+                    break
+                }
+                received += bytes.count
+            } catch {
+                if !"\(error)".contains("timed out") { outcome = "reset" }
+                break
+            }
+        }
+        checks.expect(outcome != "still open", "the server disconnected the stream that does not read")
+        checks.expect(received < 12 << 20, "the slow reader got \(received) bytes, not all 12 MB")
+        idle.close()
+
+        // The quiet stream lived through more than twice the idle timeout and still gets events.
+        checks.expect(elapsed > idleTimeout * 2)
+        checks.expect(try writer.request("PUT", "/quiet.json", body: "1").status == 200)
+        let quietStream = quiet.streams[0]
+        let delivered = try quiet.pump(seconds: 5) { quietStream.events.count >= 2 }
+        checks.expect(delivered && !quietStream.ended, "a quiet stream outlives the idle timeout")
+        checks.expect(quietStream.events.last.map { $0.1 } == #"{"path":"/","data":1}"#)
+        quiet.closeAll()
+
+        let result = probe.stop()
+        probeStopped = true
+        print("ServerLoad.slowloris: \(senders * 3) slow senders for \(String(format: "%.1f", elapsed)) s; 24 big writes took \(String(format: "%.1f", bigWrites.withLock { $0 })) s; slow reader dropped after \(received) bytes; server CPU \(String(format: "%.1f", ProcessStats.cpuSeconds(server.pid))) s; probe worst \(String(format: "%.3f", result.worst)) s over \(result.count) GETs")
+        checks.expect(result.failures.isEmpty, "\(result.failures.prefix(3))")
+        checks.expect(result.worst < 2, "other clients get answers within 2 s")
+        writer.close()
+        checks.expect(waitFor(seconds: 10) { server.openFiles <= baselineFiles - 1 }, "slow connections are released: \(server.openFiles) open, baseline \(baselineFiles)")
+    }
+}
