@@ -146,3 +146,19 @@ extension ServerLoadTests {
         checks.expect(waitFor(seconds: 10) { server.openFiles <= baselineFiles - 1 }, "slow connections are released: \(server.openFiles) open, baseline \(baselineFiles)")
     }
 }
+
+extension ServerLoadTests {
+    /// The timeout flags: negative values are usage errors; 0 turns a timeout off.
+    @Test func timeoutFlagsAreValidated() throws {
+        let dir = TemporaryDirectory()
+        for flag in ["--idle-timeout", "--body-timeout"] {
+            let r = try canopy(["serve", "--db", dir.at("db"), "--port", "0", flag, "-1"])
+            #expect(r.status == 64, "\(r)")
+            #expect(r.stderr.contains("must not be negative"), "\(r)")
+        }
+        let server = try LoadServer(directory: dir.at("db"), ["--idle-timeout", "0", "--body-timeout", "0"])
+        defer { server.stop() }
+        let client = RawHTTPClient(port: server.port)
+        #expect(try client.request("PUT", "/x.json", body: "1").status == 200)
+    }
+}
