@@ -16,13 +16,19 @@ public final class NamespaceStore: Sendable {
     /// The namespaces already open: the fast path of every request.
     private let open = Mutex<[String: Namespace]>([:])
     private let closed = Atomic<Bool>(false)
+    /// The most namespaces open at once.
+    public let maxNamespaces: Int
 
     /// - Parameters:
     ///   - directory: Where the databases live; `nil` keeps them in memory.
     ///   - configuration: How each database is opened (sync policy, clock, …).
-    public init(directory: String?, configuration: Database.Configuration = Database.Configuration()) {
+    ///   - maxNamespaces: The most namespaces served at once. Each is a database with its own
+    ///     threads, and any client may name a new one (`?ns=`), so past this a request for one
+    ///     more gets 403 instead of costing the server another database.
+    public init(directory: String?, configuration: Database.Configuration = Database.Configuration(), maxNamespaces: Int = 100) {
         self.directory = directory
         self.configuration = configuration
+        self.maxNamespaces = max(1, maxNamespaces)
     }
 
     /// A namespace name: 1 to 63 ASCII letters, digits, `-` or `_`.
@@ -47,6 +53,9 @@ public final class NamespaceStore: Sendable {
         let task: Task<Namespace, any Error> = try self.entries.withLock { entries in
             if self.closed.load(ordering: .acquiring) { throw RESTError(.serviceUnavailable, "The server is shutting down.") }
             if let task = entries[name] { return task }
+            if entries.count >= self.maxNamespaces {
+                throw RESTError(.forbidden, "Namespace \"\(name)\" would be one more than the \(self.maxNamespaces) this server serves at once.")
+            }
             let directory = self.directory
             let configuration = self.configuration
             let task = Task<Namespace, any Error> {

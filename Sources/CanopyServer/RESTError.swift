@@ -22,7 +22,7 @@ struct RESTError: Error {
     /// The status for a database error: the caller's mistakes are 400, a closed database 503.
     init(_ error: DatabaseError) {
         switch error.code {
-        case .closed, .ioError, .corrupted, .inUse, .writeFailed: self.init(.serviceUnavailable, error.message)
+        case .closed, .ioError, .corrupted, .inUse: self.init(.serviceUnavailable, error.message)
         default: self.init(.badRequest, error.message)
         }
     }

@@ -49,8 +49,8 @@ struct RESTTarget {
         }
         let stem = pathPart.dropLast(5)
         var segments: [String] = []
-        for segment in stem.split(separator: "/", omittingEmptySubsequences: true) {
-            segments.append(try Self.percentDecode(segment, what: "path"))
+        for segment in stem.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true) {
+            segments.append(try Self.percentDecode(Substring(segment), what: "path"))
         }
         if segments == [".settings", "rules"] {
             self.kind = .rules

@@ -366,7 +366,7 @@ struct BadInputMatrix {
             MatrixRow(
                 name: "priority on a location without data",
                 library: LibraryStep(run: { db in try await db.reference(withPath: "nothing").setPriority(1) }, expect: .error(.writeFailed, .exact("setPriority failed: there is no data at /nothing to set a priority on."))),
-                note: "REST answers 503 (retried by firebase-admin) at this commit; a fix to 400 is on its way in RESTError.swift."
+                rest: RESTStep(method: "PUT", target: "/nothing/.priority.json", body: Array("1".utf8), expect: .error(400, .exact("setPriority failed: there is no data at /nothing to set a priority on.")))
             ),
             jsonRow("boolean .priority inside data", Array(#"{".value": 1, ".priority": true}"#.utf8),
                     library: .error(.invalidPriority, .exact("import failed: value argument contains an invalid value for '/users/ada/.priority', which \(priorityRules)")),

@@ -12,8 +12,9 @@ package struct DatabasePath: Sendable, Hashable {
     /// Parses and validates a path string; `function` names the API in the error message.
     package init(validating string: String, function: String, argument: String = "path") throws(DatabaseError) {
         self.keys = []
-        for segment in string.split(separator: "/", omittingEmptySubsequences: true) {
-            let key = String(segment)
+        // Split on the byte: a `/` followed by a combining mark is one Character, not a separator.
+        for segment in string.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true) {
+            let key = String(Substring(segment))
             if !KeyValidation.isValidPathSegment(key) && !(self.keys.isEmpty && key == ".info") {
                 throw DatabaseError(
                     .invalidPath,

@@ -1,0 +1,68 @@
+import Canopy
+import CanopyCore
+import CanopyServer
+import Dispatch
+import Synchronization
+
+/// An in-memory server answering requests in-process, with a known tree in namespace `default`,
+/// for the targets that go through the REST handler.
+final class FuzzServer: Sendable {
+    /// For the targets that only read (`path`, `query`): its tree never changes.
+    static let reads = FuzzServer()
+    /// For the `rest` target, which writes (and puts the seed back).
+    static let writes = FuzzServer()
+
+    /// The tree every request starts from.
+    static let seed = #"{"items":{"a":{"n":3,"s":"x",".priority":2},"b":{"n":1,"s":"y"},"c":{"n":2},"d":5,"e":"z","f":true},"users":{"ada":{"name":"Ada"}},"n":7}"#
+
+    let server: CanopyServer
+    let database: Database
+    let seedNode: Node
+
+    private init() {
+        var configuration = ServerConfiguration()
+        configuration.maxBodyBytes = 1 << 16
+        self.server = CanopyServer(configuration: configuration, store: NamespaceStore(directory: nil, maxNamespaces: 4))
+        let store = self.server.store
+        self.database = blocking { try! await store.database("default") }
+        var builder = NodeBuilder()
+        self.seedNode = try! JSONParser().parse(Self.seed, into: &builder).node
+        self.reset()
+    }
+
+    /// Puts the seed tree back.
+    func reset() {
+        let done = DispatchSemaphore(value: 0)
+        self.database.write(.set(.root, WriteValue(node: self.seedNode))) { _ in done.signal() }
+        done.wait()
+    }
+
+    /// The whole tree, read on the loop.
+    func tree() -> Node {
+        let result = Mutex<Node?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        self.database.onLoop { access in
+            result.withLock { $0 = access.root }
+            done.signal()
+        }
+        done.wait()
+        return result.withLock { $0! }
+    }
+
+    func respond(method: String, target: String, headers: [(name: String, value: String)] = [], body: [UInt8] = []) -> CanopyServer.InProcessResponse? {
+        blocking { await self.server.respond(method: method, target: target, headers: headers, body: body) }
+    }
+}
+
+/// Runs `body` on the concurrency pool and waits for it: the fuzz entry point is synchronous.
+func blocking<T: Sendable>(_ body: @escaping @Sendable () async -> T) -> T {
+    let result = Mutex<T?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        let value = await body()
+        result.withLock { $0 = value }
+        done.signal()
+    }
+    done.wait()
+    return result.withLock { $0! }
+}
