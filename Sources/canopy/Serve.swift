@@ -45,6 +45,9 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("body-timeout"), help: ArgumentHelp("Seconds a request body may take to arrive before the connection is closed (0: no limit).", valueName: "SECONDS"))
     var bodyTimeout: Double = 120
 
+    @Option(name: .customLong("max-namespaces"), help: ArgumentHelp("The most namespaces (ns=NAME, one database each) served at once; a request for one more gets 403.", valueName: "N"))
+    var maxNamespaces: Int = 100
+
     @Option(name: .customLong("namespace"), help: ArgumentHelp("The namespace of requests without ns=.", valueName: "NAME"))
     var defaultNamespace = "default"
 
@@ -58,6 +61,7 @@ struct Serve: AsyncParsableCommand {
         guard Logger.Level(rawValue: self.logLevel) != nil else { throw ValidationError("Unknown --log-level \(self.logLevel).") }
         guard self.keepAlive > 0 else { throw ValidationError("--keep-alive must be positive.") }
         guard self.idleTimeout >= 0 && self.bodyTimeout >= 0 else { throw ValidationError("--idle-timeout and --body-timeout must not be negative.") }
+        guard self.maxNamespaces >= 1 else { throw ValidationError("--max-namespaces must be at least 1.") }
         guard self.syncPolicy != nil else { throw ValidationError("Unknown --sync \(self.sync): use always, periodic or never.") }
     }
 
@@ -90,7 +94,7 @@ struct Serve: AsyncParsableCommand {
         }
         var databaseConfiguration = Database.Configuration()
         databaseConfiguration.syncPolicy = self.syncPolicy ?? .always
-        let store = NamespaceStore(directory: self.database.resolvedPath, configuration: databaseConfiguration)
+        let store = NamespaceStore(directory: self.database.resolvedPath, configuration: databaseConfiguration, maxNamespaces: self.maxNamespaces)
         let server = CanopyServer(configuration: configuration, store: store)
         Task {
             if let port = await server.listeningPort() {

@@ -13,8 +13,8 @@ func printError(_ message: String) {
 // Built two ways:
 // - plainly (`swift build`): a command that runs a target with Canopy's own seeded mutator,
 //   writes the seed corpora and the libFuzzer dictionaries;
-// - for libFuzzer (`-sanitize=fuzzer,address -DCANOPY_LIBFUZZER`): libFuzzer's main drives
-//   `LLVMFuzzerTestOneInput`, and CANOPY_FUZZ_TARGET names the target.
+// - for libFuzzer (`-sanitize=fuzzer,address -DCANOPY_LIBFUZZER`): main hands over to libFuzzer's
+//   driver, which calls `LLVMFuzzerTestOneInput`; CANOPY_FUZZ_TARGET names the target.
 // See Tests/Fuzz/README.md.
 
 #if CANOPY_LIBFUZZER
@@ -38,6 +38,28 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
         abort()
     }
     return 0
+}
+
+/// libFuzzer's entry point for a program with a main of its own (SwiftPM names the
+/// executable's main, so libFuzzer's cannot be used). Plain C types only, so the Swift calling
+/// convention matches.
+@_silgen_name("LLVMFuzzerRunDriver")
+func runFuzzerDriver(
+    _ argc: UnsafeMutablePointer<Int32>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
+) -> Int32
+
+@main
+struct CanopyFuzz {
+    static func main() {
+        // Start what lives for the whole run (the in-process server, its thread pools) before
+        // libFuzzer counts allocations per input.
+        for seed in selected.seeds { try? selected.run(seed) }
+        var argc = CommandLine.argc
+        var argv = CommandLine.unsafeArgv
+        exit(runFuzzerDriver(&argc, &argv) { data, size in fuzzOne(data, size) })
+    }
 }
 
 #else
