@@ -9,7 +9,9 @@ import Glibc
 /// streams dropped abruptly, slow senders and readers, a writer flood, SIGKILL under load.
 /// Sized to run in seconds in a debug build; `CANOPY_LOAD_SCALE=5` runs them longer and larger.
 /// Serialized, so that one scenario's load does not skew another's latencies.
-@Suite(.serialized)
+/// Not under ThreadSanitizer (CANOPY_SANITIZER=thread): it slows the server 5 to 15 times, so the
+/// latency and timeout bounds these tests assert cannot hold.
+@Suite(.serialized, .enabled(if: ProcessInfo.processInfo.environment["CANOPY_SANITIZER"] != "thread", "timing bounds do not hold under ThreadSanitizer"))
 struct ServerLoadTests {
     /// 1,000 streams; writes; 60 % dropped abruptly (RST with SO_LINGER 0, close with unread
     /// data, plain close); more writes. The server keeps answering, the other 400 get every
@@ -115,8 +117,12 @@ struct ServerLoadTests {
         // 2 s per thousand streams (a debug build fanning every write out to all of them).
         let latencyBound = 2 * Double(streamCount) / 1000
         checks.expect(result.worst < latencyBound, "probe GETs answer within \(latencyBound) s under load")
-        // 100 KB per stream at most (about 30 KB measured), on top of where it started.
-        checks.expect(peakRSS < startRSS + streamCount * (100 << 10), "server RSS \(ProcessStats.megabytes(peakRSS)) with \(streamCount) streams")
+        // 100 KB per stream at most (about 30 KB measured), on top of where it started. Not under
+        // AddressSanitizer (CANOPY_SANITIZER=address): its redzones and its quarantine of freed
+        // memory (256 MB) make the server's RSS several times its own use.
+        if ProcessInfo.processInfo.environment["CANOPY_SANITIZER"] != "address" {
+            checks.expect(peakRSS < startRSS + streamCount * (100 << 10), "server RSS \(ProcessStats.megabytes(peakRSS)) with \(streamCount) streams")
+        }
         // Not growing across rounds: the allocator keeps its high-water mark, so RSS does not
         // fall back to the start, but it levels off. Over the second half of the rounds it grows
         // by less than a quarter of what one round's streams take (a leak of a quarter of each
