@@ -26,14 +26,8 @@ struct SetCommand: AsyncParsableCommand {
     @OptionGroup var connection: ConnectionOptions
 
     func run() async throws {
-        let path = try parsePath(self.path)
-        let bytes = try self.value.bytes()
-        let write = try LocalDatabase.setOperation(bytes, at: path, function: "set")
-        switch try self.connection.target {
-        case .local(let directory):
-            try await LocalDatabase.apply(write, in: directory, create: true)
-        case .remote(let server):
-            try await Remote.put(server, path: path, body: bytes)
+        try await writeValue(self.value, at: self.path, connection: self.connection, send: Remote.put) { bytes, path in
+            try LocalDatabase.setOperation(bytes, at: path, function: "set")
         }
     }
 }
@@ -58,15 +52,29 @@ struct Update: AsyncParsableCommand {
     @OptionGroup var connection: ConnectionOptions
 
     func run() async throws {
-        let path = try parsePath(self.path)
-        let bytes = try self.value.bytes()
-        let write = try LocalDatabase.updateOperation(bytes, at: path)
-        switch try self.connection.target {
-        case .local(let directory):
-            try await LocalDatabase.apply(write, in: directory, create: true)
-        case .remote(let server):
-            try await Remote.patch(server, path: path, body: bytes)
+        try await writeValue(self.value, at: self.path, connection: self.connection, send: Remote.patch) { bytes, path in
+            try LocalDatabase.updateOperation(bytes, at: path)
         }
+    }
+}
+
+/// `set` and `update`: the value is checked and turned into `build`'s write before anything is
+/// touched, then applied to the local database (created if needed) or sent to the server as is.
+private func writeValue(
+    _ value: ValueInput,
+    at pathText: String,
+    connection: ConnectionOptions,
+    send: (ServerURL, DatabasePath, [UInt8]) async throws(CLIError) -> Void,
+    build: ([UInt8], DatabasePath) throws -> WriteOperation
+) async throws {
+    let path = try parsePath(pathText)
+    let bytes = try value.bytes()
+    let write = try build(bytes, path)
+    switch try connection.target {
+    case .local(let directory):
+        try await LocalDatabase.apply(write, in: directory, create: true)
+    case .remote(let server):
+        try await send(server, path, bytes)
     }
 }
 

@@ -63,21 +63,3 @@ extension FuzzTarget {
         }
     }
 }
-
-/// Checks the status is one of `allowed` and that an error status comes with `{"error": "..."}`
-/// (a 412 with the current value instead).
-func requireErrorBody(_ response: CanopyServer.InProcessResponse, allowed: Set<Int>, request: String) throws(FuzzFailure) {
-    try require(allowed.contains(response.status), "\(request) answered \(response.status) \(describe(response.body))")
-    guard response.status >= 400 else { return }
-    var builder = JSONValueBuilder()
-    if response.status == 412 {
-        // A failed if-match answers with the current value and its ETag (protocol §ETags).
-        try require(response.header("ETag") != nil && (try? JSONParser().parse(response.body, into: &builder)) != nil, "\(request) answered 412 without the current value and its ETag")
-        return
-    }
-    guard case .object(let members)? = try? JSONParser().parse(response.body, into: &builder),
-        members.count == 1, case .string(let message)? = members["error"], !message.isEmpty
-    else {
-        throw FuzzFailure("\(request) answered \(response.status) without a JSON error body: \(describe(response.body))")
-    }
-}
