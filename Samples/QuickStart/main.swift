@@ -15,11 +15,17 @@ try first.setValue(["title": "Hello, Canopy", "starCount": 0, "author": "ada"])
 try posts.childByAutoId().setValue(["title": "Second post", "starCount": 2, "author": "grace"])
 try first.updateChildValues(["starCount": ServerValue.increment(1)])
 
-let snapshot = try await posts.getData()
-for child in snapshot.children {
-    let snap = child as! DataSnapshot
-    let post = snap.value as? [String: Any] ?? [:]
-    print(snap.key ?? "", post["title"] as? String ?? "", "stars:", post["starCount"] as? Int ?? 0)
-}
-print("posts:", snapshot.childrenCount)
+// The ten most-starred posts, fewest stars first.
+let top = try await posts.queryOrdered(byChild: "starCount").queryLimited(toLast: 10).getData()
+printPosts(top)
+print("posts:", top.childrenCount)
 db.close()
+
+// A function, not top-level code: Swift 6.3.1's optimizer crashes ("Found ownership error" in
+// CopyPropagation) on a loop over an `NSEnumerator` in top-level async code, in release builds.
+func printPosts(_ snapshot: DataSnapshot) {
+    for case let snap as DataSnapshot in snapshot.children {
+        let post = snap.value as? [String: Any] ?? [:]
+        print(snap.key ?? "", post["title"] as? String ?? "", "stars:", post["starCount"] as? Int ?? 0)
+    }
+}
