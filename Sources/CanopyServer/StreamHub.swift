@@ -57,7 +57,7 @@ final class StreamHub: @unchecked Sendable {
                 group = existing
             } else {
                 group = QueryStreams()
-                let (listener, window) = access.listen(at: stream.location, params: params) { [unowned self, unowned group] change in
+                let (listener, window) = access.listen(at: stream.location, params: params) { [self, group] change in
                     self.windowChanged(change, group)
                 }
                 group.listener = listener
@@ -75,7 +75,7 @@ final class StreamHub: @unchecked Sendable {
             }()
             group.streams[stream.id] = stream
             if self.subscription == nil {
-                self.subscription = access.followChanges { [unowned self] write, root in self.changed(write, root: root) }
+                self.subscription = access.followChanges { [self] write, root in self.changed(write, root: root) }
             }
         }
         stream.send(EventRender.put(EmptyCollection(), initial))

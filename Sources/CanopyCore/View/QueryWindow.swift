@@ -62,11 +62,11 @@ package struct QueryWindow {
     /// - Complexity: O(*k* log *n*) for *k* changed children, whatever the window's size.
     package mutating func update(changed: [ChildKey], location: Node, order: ChildOrder) -> ChildChanges {
         let span = 2 * changed.count
-        if 2 * span >= self.entries.count + order.count {
-            // As many candidates as children: a recount costs no more.
+        let range = order.range(self.params)
+        if 2 * span >= max(self.entries.count, range.count) {
+            // The edges to look at cover both windows: a recount costs no more, O(*w*) ≤ O(*k*).
             return self.rebuild(order: order)
         }
-        let range = order.range(self.params)
         var keys = changed
         keys.reserveCapacity(changed.count + 4 * span)
         // The old window's first and last `span` children.
