@@ -3,7 +3,8 @@ import CanopyTestSupport
 import Testing
 
 
-/// A straightforward restatement of the JS SDK's `nameCompare` (see *Ordering and Keys*), used as an oracle.
+/// A straightforward restatement of the JS SDK's `nameCompare` (see *Ordering and Keys*), used as
+/// an oracle.
 enum ReferenceKeyOrder {
     /// `^-?(0*)\d{1,10}$` within the Int32 range.
     static func integer(_ s: String) -> Int64? {

@@ -218,7 +218,8 @@ struct ValueOrderingTests {
 
     // MARK: - Type order on mixed data, for every index
 
-    /// Children whose *values* are listed in value order (null, false, true, numbers, strings, objects), ties broken by key.
+    /// Children whose *values* are listed in value order (null, false, true, numbers, strings,
+    /// objects), ties broken by key.
     static let mixedValues: [(String, JSONValue)] = [
         ("false", false), ("true", true),
         ("n01", .double(-1e300)), ("n02", .int(Int64.min)), ("n03", .double(-9_223_372_036_854_775_808.0)),

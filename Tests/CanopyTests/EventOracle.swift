@@ -57,7 +57,8 @@ indirect enum ModelNode: Equatable {
     }
 }
 
-/// Brute-force key order (integer keys first by value, shorter first on a tie, then strings by UTF-16 code units), written independently of the engine's `ChildKey`.
+/// Brute-force key order (integer keys first by value, shorter first on a tie, then strings by
+/// UTF-16 code units), written independently of the engine's `ChildKey`.
 func oracleKeyLess(_ a: String, _ b: String) -> Bool {
     func int(_ s: String) -> Int64? {
         guard s.range(of: #"^-?0*\d{1,10}$"#, options: .regularExpression) != nil, let v = Int64(s) else { return nil }
@@ -91,7 +92,8 @@ func oracleChildLess(_ a: (String, ModelNode), _ b: (String, ModelNode)) -> Bool
     return oracleKeyLess(a.0, b.0)
 }
 
-/// The tree of the model database, with writes applied as *Events* and *Ordering and Keys* describe (no empty objects, priorities drop with their node).
+/// The tree of the model database, with writes applied as *Events* and *Ordering and Keys*
+/// describe (no empty objects, priorities drop with their node).
 struct ModelTree {
     var root: ModelNode? = nil
 
@@ -178,7 +180,8 @@ struct EventOracle {
         }
     }
 
-    /// Events for a write at `written`, going from `old` to `new`: removed, added, moved, changed, value per view; views below the write first, then at it, then ancestors (see *Events*).
+    /// Events for a write at `written`, going from `old` to `new`: removed, added, moved, changed,
+    /// value per view; views below the write first, then at it, then ancestors (see *Events*).
     func events(written: [String], old: ModelTree, new: ModelTree) -> [RecordedEvent] {
         var locations: [[String]] = []
         for v in self.views where !locations.contains(v.path) { locations.append(v.path) }

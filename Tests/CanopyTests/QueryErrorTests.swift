@@ -236,7 +236,8 @@ private let invalidQueries: [QueryErrorCase] = {
 /// Invalid key arguments.
 private let invalidKeys = [".test", "test.", "fo$o", "[what", "ever]", "ha#sh", "/thing", "th/ing", "thing/", ""]
 
-/// Queries that must be accepted (the JS "Can create basic queries" and iOS testCanCreateBasicQueries).
+/// Queries that must be accepted (the JS "Can create basic queries", iOS
+/// testCanCreateBasicQueries).
 private let validQueries: [QueryValidCase] = {
     var cases: [QueryValidCase] = [
         QueryValidCase("limitToLast(10)") { $0.queryLimited(toLast: 10) },

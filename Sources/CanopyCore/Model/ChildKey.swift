@@ -49,8 +49,8 @@ package struct ChildKey: Sendable {
     @inlinable
     package var isPriorityKey: Bool { self.string.utf8.count == 9 && self.string == ".priority" }
 
-    /// Whether the key is an integer key: an optional `-`, any leading zeros, at most 10 significant
-    /// digits, and a value in the Int32 range (see *Ordering and Keys*).
+    /// Whether the key is an integer key: an optional `-`, any leading zeros, at most 10
+    /// significant digits, and a value in the Int32 range (see *Ordering and Keys*).
     package var isInteger: Bool { self.integer != ChildKey.notInteger }
 
     /// The integer value of an integer key.

@@ -1,7 +1,8 @@
 /// A location in the tree: a sequence of keys from the root.
 ///
 /// Parsing splits on `/` and drops empty segments, so `"/a//b/"` is `a/b` and `""`, `"/"` are the
-/// root. Segments must be valid keys (see *Ordering and Keys*); `.info` is allowed only as the first segment.
+/// root. Segments must be valid keys (see *Ordering and Keys*); `.info` is allowed only as the
+/// first segment.
 package struct DatabasePath: Sendable, Hashable {
     package var keys: [ChildKey]
 

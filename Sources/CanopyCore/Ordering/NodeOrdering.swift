@@ -1,5 +1,6 @@
 extension Node {
-    /// Rank of the node's type in value order (see *Ordering and Keys*): null, booleans, numbers, strings, objects.
+    /// Rank of the node's type in value order (see *Ordering and Keys*): null, booleans, numbers,
+    /// strings, objects.
     @inlinable
     package var valueTypeRank: Int {
         switch self {
@@ -31,7 +32,8 @@ package enum PriorityOrder {
     }
 }
 
-/// The order a view sorts its children by (see *Ordering and Keys*). Every order breaks ties by key.
+/// The order a view sorts its children by (see *Ordering and Keys*). Every order breaks ties by
+/// key.
 package enum QueryIndex: Sendable, Hashable {
     /// The default order: by priority (which is key order when no child has one).
     case priority
