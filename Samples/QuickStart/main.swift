@@ -16,8 +16,7 @@ try posts.childByAutoId().setValue(["title": "Second post", "starCount": 2, "aut
 try first.updateChildValues(["starCount": ServerValue.increment(1)])
 
 let snapshot = try await posts.getData()
-for child in snapshot.children {
-    let snap = child as! DataSnapshot
+for snap in snapshot.childSnapshots {
     let post = snap.value as? [String: Any] ?? [:]
     print(snap.key ?? "", post["title"] as? String ?? "", "stars:", post["starCount"] as? Int ?? 0)
 }
