@@ -29,7 +29,7 @@ let package = Package(
         .systemLibrary(name: "CLibUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev"])]),
         .target(name: "CanopyLoop", dependencies: ["CLibUV"], swiftSettings: settings),
         .target(name: "CanopyCore", swiftSettings: settings),
-        .target(name: "CanopyStorage", dependencies: ["CanopyCore", "CanopyLoop"], swiftSettings: settings),
+        .target(name: "CanopyStorage", dependencies: ["CanopyCore", .product(name: "Logging", package: "swift-log")], swiftSettings: settings),
         .target(name: "Canopy", dependencies: ["CanopyCore", "CanopyLoop", "CanopyStorage", .product(name: "Logging", package: "swift-log")], swiftSettings: settings),
         .target(
             name: "CanopyServer",
@@ -63,14 +63,14 @@ let package = Package(
         ),
         .executableTarget(name: "QuickStart", dependencies: ["Canopy"], path: "Samples/QuickStart"),
         .executableTarget(name: "BlogPosts", dependencies: ["Canopy", "CanopyServer"], path: "Samples/BlogPosts"),
-        .target(name: "CanopyTestSupport", path: "Tests/CanopyTestSupport", swiftSettings: settings),
+        .target(name: "CanopyTestSupport", dependencies: ["CanopyStorage"], path: "Tests/CanopyTestSupport", swiftSettings: settings),
         .executableTarget(name: "canopy-crash-writer", dependencies: ["Canopy", "CanopyTestSupport"], path: "Tests/CrashWriter", swiftSettings: settings),
         .target(name: "CanopyFuzzTargets", dependencies: ["Canopy", "CanopyCore", "CanopyStorage", "CanopyServer", "CanopyTestSupport"], path: "Tests/FuzzTargets", swiftSettings: settings),
         .executableTarget(name: "canopy-fuzz", dependencies: ["CanopyFuzzTargets"], path: "Tests/Fuzz", exclude: ["Corpus", "Regressions", "README.md"], swiftSettings: settings),
         .testTarget(name: "CanopyFuzzTests", dependencies: ["CanopyFuzzTargets", "Canopy", "CanopyCore", "CanopyServer"], swiftSettings: settings),
         .testTarget(name: "CanopyCoreTests", dependencies: ["CanopyCore", "CanopyTestSupport"], swiftSettings: settings),
         .testTarget(name: "CanopyStorageTests", dependencies: ["CanopyStorage", "CanopyCore", "CanopyTestSupport"], swiftSettings: settings),
-        .testTarget(name: "CanopyLoopTests", dependencies: ["CanopyLoop"], swiftSettings: settings),
+        .testTarget(name: "CanopyLoopTests", dependencies: ["CanopyLoop", "CanopyTestSupport"], swiftSettings: settings),
         .testTarget(
             name: "CanopyServerTests",
             dependencies: [
@@ -83,8 +83,8 @@ let package = Package(
             resources: [.copy("Interop")],
             swiftSettings: settings
         ),
-        .testTarget(name: "CanopyCLITests", dependencies: ["canopy", "Canopy", "CanopyStorage", "CanopyCore"], exclude: ["Snapshots"], swiftSettings: settings),
-        .testTarget(name: "BlogPostsTests", dependencies: ["BlogPosts", "Canopy"], swiftSettings: settings),
+        .testTarget(name: "CanopyCLITests", dependencies: ["canopy", "Canopy", "CanopyStorage", "CanopyCore", "CanopyTestSupport"], exclude: ["Snapshots"], swiftSettings: settings),
+        .testTarget(name: "BlogPostsTests", dependencies: ["BlogPosts", "Canopy", "CanopyTestSupport"], swiftSettings: settings),
         .testTarget(name: "CanopyTests", dependencies: ["Canopy", "CanopyCore", "CanopyLoop", "CanopyStorage", "CanopyTestSupport", "canopy-crash-writer"], resources: [.copy("Fixtures")], swiftSettings: settings),
     ]
 )

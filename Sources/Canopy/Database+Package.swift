@@ -1,4 +1,5 @@
 import CanopyCore
+import CanopyLoop
 
 /// Loop-thread access to a database's state, for Canopy's own server and command-line tool.
 ///
@@ -7,15 +8,28 @@ import CanopyCore
 package struct LoopAccess {
     let core: DatabaseCore
 
+    /// Debug builds: stops the program unless called on the database's loop thread (compiled out
+    /// in release builds). Code that keeps a ``LoopAccess`` or loop-confined state calls it first.
+    package func assertOnLoop(file: StaticString = #fileID, line: UInt = #line) {
+        self.core.loop.assertOnLoop(file: file, line: line)
+    }
+
     /// The whole tree now.
-    package var root: Node { self.core.engine.root }
+    package var root: Node {
+        self.assertOnLoop()
+        return self.core.engine.root
+    }
 
     /// The data at `path` now.
-    package func node(at path: DatabasePath) -> Node { self.core.engine.node(at: path) }
+    package func node(at path: DatabasePath) -> Node {
+        self.assertOnLoop()
+        return self.core.engine.node(at: path)
+    }
 
     /// What a query at `path` with `params` holds now (its window, for a limited query).
     package func queryResult(at path: DatabasePath, params: QueryParams) -> Node {
-        self.core.engine.queryResult(at: path, params: params)
+        self.assertOnLoop()
+        return self.core.engine.queryResult(at: path, params: params)
     }
 
     /// The time server timestamps resolve to now.

@@ -1,4 +1,5 @@
 import Canopy
+import CanopyTestSupport
 import Foundation
 import Testing
 
