@@ -15,10 +15,12 @@ try first.setValue(["title": "Hello, Canopy", "starCount": 0, "author": "ada"])
 try posts.childByAutoId().setValue(["title": "Second post", "starCount": 2, "author": "grace"])
 try first.updateChildValues(["starCount": ServerValue.increment(1)])
 
-let snapshot = try await posts.getData()
-for snap in snapshot.childSnapshots {
+// The ten most-starred posts, fewest stars first. (Typed `childSnapshots`, not the `children`
+// NSEnumerator: Swift 6.3.1's optimizer crashes on an NSEnumerator loop in top-level async code.)
+let top = try await posts.queryOrdered(byChild: "starCount").queryLimited(toLast: 10).getData()
+for snap in top.childSnapshots {
     let post = snap.value as? [String: Any] ?? [:]
     print(snap.key ?? "", post["title"] as? String ?? "", "stars:", post["starCount"] as? Int ?? 0)
 }
-print("posts:", snapshot.childrenCount)
+print("posts:", top.childrenCount)
 db.close()

@@ -42,6 +42,20 @@ package struct LoopAccess {
         self.core.apply(write, completion: completion)
     }
 
+    /// Starts following the view of `params` at `path` (shared with observers of the same query):
+    /// `onChange` runs on the loop thread after every write that changes what the view shows,
+    /// with the children that entered, left or changed. Returns the listener (for
+    /// ``stopListening(_:)``) and what the view shows now.
+    package func listen(at path: DatabasePath, params: QueryParams, onChange: @escaping (ViewChange) -> Void) -> (ViewListener, Node) {
+        let listener = ViewListener(path: path, params: params, onChange: onChange)
+        return (listener, self.core.engine.listen(listener))
+    }
+
+    /// Stops a ``listen(at:params:onChange:)`` listener: it gets nothing more.
+    package func stopListening(_ listener: ViewListener) {
+        self.core.engine.unlisten(listener)
+    }
+
     /// Starts following writes: `change` runs on the loop thread after every write applied from
     /// now on, in commit order, with the write and the whole tree after it.
     package func followChanges(_ change: @escaping (WriteOperation, Node) -> Void) -> ChangeSubscription {

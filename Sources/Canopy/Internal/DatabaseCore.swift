@@ -81,6 +81,7 @@ final class DatabaseCore: @unchecked Sendable {
         // Durable: the completion waits for the journal; observers fire now.
         self.store?.record(write, now: now, completion: completion)
         self.deliver(events)
+        self.deliverViewChanges()
         if !self.changeListeners.isEmpty {
             let root = self.engine.root
             for listener in self.changeListeners { listener.change(write, root) }
@@ -94,6 +95,7 @@ final class DatabaseCore: @unchecked Sendable {
         self.loop.assertOnLoop()
         guard let events = try? self.engine.apply(.set(.root, WriteValue(node: root)), now: self.clock()) else { return }
         self.deliver(events)
+        self.deliverViewChanges()
         if !self.changeListeners.isEmpty {
             let write = WriteOperation.set(.root, WriteValue(node: root))
             for listener in self.changeListeners { listener.change(write, root) }
@@ -113,6 +115,14 @@ final class DatabaseCore: @unchecked Sendable {
     func removeChangeListener(_ id: UInt64) {
         self.loop.assertOnLoop()
         self.changeListeners.removeAll { $0.id == id }
+    }
+
+    /// Calls the engine's view listeners with the changes of the write just applied (loop thread).
+    /// A listener removed by an earlier one in this loop gets nothing more.
+    private func deliverViewChanges() {
+        for change in self.engine.takeViewChanges() where self.engine.isListening(change.listener) {
+            change.deliver()
+        }
     }
 
     // MARK: - Observers

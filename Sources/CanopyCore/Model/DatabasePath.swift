@@ -1,7 +1,8 @@
 /// A location in the tree: a sequence of keys from the root.
 ///
 /// Parsing splits on `/` and drops empty segments, so `"/a//b/"` is `a/b` and `""`, `"/"` are the
-/// root (spec §1.2). Segments must be valid keys; `.info` is allowed only as the first segment.
+/// root. Segments must be valid keys (see *Ordering and Keys*); `.info` is allowed only as the
+/// first segment.
 package struct DatabasePath: Sendable, Hashable {
     package var keys: [ChildKey]
 
@@ -58,7 +59,7 @@ package struct DatabasePath: Sendable, Hashable {
 }
 
 extension DatabasePath: Comparable {
-    /// Path order (spec §1.2): segment by segment in key order, a proper prefix first.
+    /// Path order: segment by segment in key order, a proper prefix first.
     package static func < (lhs: DatabasePath, rhs: DatabasePath) -> Bool {
         for (a, b) in zip(lhs.keys, rhs.keys) {
             let c = ChildKey.compare(a, b)

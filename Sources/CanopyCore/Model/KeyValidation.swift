@@ -1,4 +1,4 @@
-/// Key and path-segment rules (spec §1.1).
+/// Key and path-segment rules (see *Ordering and Keys*, "Keys and paths").
 package enum KeyValidation {
     /// A key: non-empty, none of `. # $ / [ ]`, no ASCII control character.
     @inlinable

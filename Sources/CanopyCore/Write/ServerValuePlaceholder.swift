@@ -1,4 +1,5 @@
-/// A server value placeholder (`{".sv": …}`), resolved when its write is applied (spec §5.7).
+/// A server value placeholder (`{".sv": …}`), resolved when its write is applied: every
+/// timestamp of one write gets the same time, an increment adds to the number at its own path.
 package enum ServerValuePlaceholder: Sendable, Equatable {
     case timestamp
     case increment(LeafValue)
