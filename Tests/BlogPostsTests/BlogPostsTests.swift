@@ -7,20 +7,7 @@ import Testing
 @Suite("BlogPosts sample")
 struct BlogPostsTests {
     /// The sample built beside this test bundle.
-    static var binaryPath: String {
-        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for candidate in [bundle, bundle.deletingLastPathComponent()] {
-            let path = candidate.appendingPathComponent("BlogPosts").path
-            if FileManager.default.isExecutableFile(atPath: path) { return path }
-        }
-        return Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("BlogPosts").path
-    }
-
-    static func temporaryDirectory() -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("blogposts-\(UUID().uuidString)").path
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }
+    static var binaryPath: String { builtExecutable("BlogPosts") }
 
     /// Runs the sample with `arguments`, feeding it `input`; returns its exit status and output.
     static func run(_ arguments: [String], input: String = "") throws -> (status: Int32, output: String) {
@@ -59,9 +46,9 @@ struct BlogPostsTests {
 
     @Test("the scripted scene shows the live feeds, keeps its invariants and runs twice")
     func scene() async throws {
-        let directory = Self.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let dbPath = directory + "/blog"
+        let directory = TemporaryDirectory("blogposts")
+        defer { directory.remove() }
+        let dbPath = directory.file("blog")
         for run in 1...2 {
             let (status, output) = try Self.run(["--db", dbPath])
             #expect(status == 0, "\(output)")
@@ -98,9 +85,9 @@ struct BlogPostsTests {
 
     @Test("--interactive answers each command and writes the blog")
     func interactive() async throws {
-        let directory = Self.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let dbPath = directory + "/blog"
+        let directory = TemporaryDirectory("blogposts")
+        defer { directory.remove() }
+        let dbPath = directory.file("blog")
 
         let first = try Self.run(["--db", dbPath, "--interactive"], input: "user ada\npost Hello | First body\npost Second | More\nmine\n")
         #expect(first.status == 0, "\(first.output)")

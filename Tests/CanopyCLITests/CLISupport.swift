@@ -8,14 +8,7 @@ import Glibc
 #endif
 
 /// The built `canopy` executable, next to the test bundle.
-let canopyPath: String = {
-    let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    for candidate in [bundle, bundle.deletingLastPathComponent(), bundle.deletingLastPathComponent().deletingLastPathComponent()] {
-        let path = candidate.appendingPathComponent("canopy").path
-        if FileManager.default.isExecutableFile(atPath: path) { return path }
-    }
-    return Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("canopy").path
-}()
+let canopyPath = builtExecutable("canopy")
 
 /// What a finished run printed.
 struct RunResult: CustomStringConvertible {

@@ -145,16 +145,21 @@ func encoded(_ node: Node) -> [UInt8] {
     return w.bytes
 }
 
-func decodeNode(_ bytes: [UInt8]) throws(CodecError) -> Node {
+/// Decodes all of `bytes` with `decode`; bytes left over are an error.
+func decodeWhole<Value>(_ bytes: [UInt8], _ decode: (inout ByteReader) throws(CodecError) -> Value) throws(CodecError) -> Value {
     let result = bytes.withUnsafeBytes { raw in
-        Result { () throws(CodecError) -> Node in
+        Result { () throws(CodecError) -> Value in
             var r = ByteReader(raw)
-            let node = try NodeCodec.decode(from: &r)
+            let value = try decode(&r)
             guard r.isAtEnd else { throw CodecError(offset: r.offset, reason: "trailing bytes") }
-            return node
+            return value
         }
     }
     return try result.get()
+}
+
+func decodeNode(_ bytes: [UInt8]) throws(CodecError) -> Node {
+    try decodeWhole(bytes) { r throws(CodecError) in try NodeCodec.decode(from: &r) }
 }
 
 func decodeCheckpoint(_ bytes: [UInt8], fileName: String = "checkpoint-7.canopy") throws(DatabaseError) -> (root: Node, sequence: UInt64) {

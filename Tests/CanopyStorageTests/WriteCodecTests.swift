@@ -9,15 +9,7 @@ private func encodedWrite(_ write: WriteOperation) -> [UInt8] {
 }
 
 private func decodeWrite(_ bytes: [UInt8]) throws(CodecError) -> WriteOperation {
-    let result = bytes.withUnsafeBytes { raw in
-        Result { () throws(CodecError) -> WriteOperation in
-            var r = ByteReader(raw)
-            let write = try WriteCodec.decode(from: &r)
-            guard r.isAtEnd else { throw CodecError(offset: r.offset, reason: "trailing bytes") }
-            return write
-        }
-    }
-    return try result.get()
+    try decodeWhole(bytes) { r throws(CodecError) in try WriteCodec.decode(from: &r) }
 }
 
 @Suite("Write codec")

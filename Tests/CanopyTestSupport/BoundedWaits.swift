@@ -19,6 +19,16 @@ extension DispatchSemaphore {
     }
 }
 
+extension DispatchSemaphore {
+    /// For synchronous code that cannot throw (fuzz entry points): waits for a signal, at most
+    /// `seconds`, then stops the process naming `what`, so a hang becomes a reported crash.
+    public func waitOrStop(_ what: String, seconds: Double = defaultWaitSeconds) {
+        if self.wait(timeout: .now() + seconds) == .timedOut {
+            fatalError("timed out after \(seconds) s waiting for \(what)")
+        }
+    }
+}
+
 extension DispatchGroup {
     /// Waits until the group is empty, at most `seconds`; throws ``WaitTimedOut`` after that.
     public func wait(for what: String, seconds: Double = defaultWaitSeconds) throws {

@@ -1,6 +1,7 @@
 import Canopy
 import CanopyCore
 import CanopyServer
+import CanopyTestSupport
 import Dispatch
 import Synchronization
 
@@ -34,7 +35,7 @@ final class FuzzServer: Sendable {
     func reset() {
         let done = DispatchSemaphore(value: 0)
         self.database.write(.set(.root, WriteValue(node: self.seedNode))) { _ in done.signal() }
-        done.wait()
+        done.waitOrStop("the database to answer")
     }
 
     /// The whole tree, read on the loop.
@@ -45,7 +46,7 @@ final class FuzzServer: Sendable {
             result.withLock { $0 = access.root }
             done.signal()
         }
-        done.wait()
+        done.waitOrStop("the database to answer")
         return result.withLock { $0! }
     }
 
@@ -63,7 +64,7 @@ func blocking<T: Sendable>(_ body: @escaping @Sendable () async -> T) -> T {
         result.withLock { $0 = value }
         done.signal()
     }
-    done.wait()
+    done.waitOrStop("the server to respond")
     return result.withLock { $0! }
 }
 

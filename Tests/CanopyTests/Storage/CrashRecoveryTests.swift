@@ -11,14 +11,7 @@ import Testing
 @Suite("Crash recovery: SIGKILL during writes and checkpoints")
 struct CrashRecoveryTests {
     /// The crash writer built beside this test bundle.
-    static var writerPath: String {
-        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for candidate in [bundle, bundle.deletingLastPathComponent()] {
-            let path = candidate.appendingPathComponent("canopy-crash-writer").path
-            if FileManager.default.isExecutableFile(atPath: path) { return path }
-        }
-        return Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("canopy-crash-writer").path
-    }
+    static var writerPath: String { builtExecutable("canopy-crash-writer") }
 
     /// Applies `operation` to an in-memory oracle database.
     static func apply(_ operation: CrashWorkload.Operation, to db: Database) throws {

@@ -1,0 +1,20 @@
+import CanopyCore
+
+extension Node {
+    /// Nodes (objects and leaves) and leaves in this tree. - Complexity: O(*n*)
+    func counts() -> (nodes: Int, leaves: Int) {
+        switch self {
+        case .empty: return (0, 0)
+        case .leaf, .prioritizedLeaf: return (1, 1)
+        case .children(let children):
+            var nodes = 1
+            var leaves = 0
+            for (_, child) in children.map {
+                let (n, l) = child.counts()
+                nodes += n
+                leaves += l
+            }
+            return (nodes, leaves)
+        }
+    }
+}
