@@ -25,19 +25,22 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
     ],
     targets: [
         .systemLibrary(name: "CLibUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev"])]),
         .target(name: "CanopyLoop", dependencies: ["CLibUV"], swiftSettings: settings),
         .target(name: "CanopyCore", swiftSettings: settings),
-        .target(name: "CanopyStorage", dependencies: ["CanopyCore", "CanopyLoop"], swiftSettings: settings),
+        .target(name: "CanopyStorage", dependencies: ["CanopyCore", .product(name: "Logging", package: "swift-log")], swiftSettings: settings),
         .target(name: "CanopyWire", dependencies: ["CanopyCore", .product(name: "Crypto", package: "swift-crypto")], swiftSettings: settings),
         .target(name: "Canopy", dependencies: ["CanopyCore", "CanopyLoop", "CanopyStorage", .product(name: "Logging", package: "swift-log")], swiftSettings: settings),
         .target(
             name: "CanopyServer",
             dependencies: [
-                "Canopy", "CanopyCore",
+                "Canopy", "CanopyCore", "CanopyWire",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -65,7 +68,7 @@ let package = Package(
         ),
         .executableTarget(name: "QuickStart", dependencies: ["Canopy"], path: "Samples/QuickStart"),
         .executableTarget(name: "BlogPosts", dependencies: ["Canopy", "CanopyServer"], path: "Samples/BlogPosts"),
-        .target(name: "CanopyTestSupport", path: "Tests/CanopyTestSupport", swiftSettings: settings),
+        .target(name: "CanopyTestSupport", dependencies: ["CanopyStorage"], path: "Tests/CanopyTestSupport", swiftSettings: settings),
         .executableTarget(name: "canopy-crash-writer", dependencies: ["Canopy", "CanopyTestSupport"], path: "Tests/CrashWriter", swiftSettings: settings),
         .target(name: "CanopyFuzzTargets", dependencies: ["Canopy", "CanopyCore", "CanopyStorage", "CanopyServer", "CanopyTestSupport"], path: "Tests/FuzzTargets", swiftSettings: settings),
         .executableTarget(name: "canopy-fuzz", dependencies: ["CanopyFuzzTargets"], path: "Tests/Fuzz", exclude: ["Corpus", "Regressions", "README.md"], swiftSettings: settings),
@@ -73,7 +76,7 @@ let package = Package(
         .testTarget(name: "CanopyCoreTests", dependencies: ["CanopyCore", "CanopyTestSupport"], swiftSettings: settings),
         .testTarget(name: "CanopyStorageTests", dependencies: ["CanopyStorage", "CanopyCore", "CanopyTestSupport"], swiftSettings: settings),
         .testTarget(name: "CanopyWireTests", dependencies: ["CanopyWire", "CanopyCore"], swiftSettings: settings),
-        .testTarget(name: "CanopyLoopTests", dependencies: ["CanopyLoop"], swiftSettings: settings),
+        .testTarget(name: "CanopyLoopTests", dependencies: ["CanopyLoop", "CanopyTestSupport"], swiftSettings: settings),
         .testTarget(
             name: "CanopyServerTests",
             dependencies: [
@@ -86,8 +89,8 @@ let package = Package(
             resources: [.copy("Interop")],
             swiftSettings: settings
         ),
-        .testTarget(name: "CanopyCLITests", dependencies: ["canopy", "Canopy", "CanopyStorage", "CanopyCore"], exclude: ["Snapshots"], swiftSettings: settings),
-        .testTarget(name: "BlogPostsTests", dependencies: ["BlogPosts", "Canopy"], swiftSettings: settings),
+        .testTarget(name: "CanopyCLITests", dependencies: ["canopy", "Canopy", "CanopyStorage", "CanopyCore", "CanopyTestSupport"], exclude: ["Snapshots"], swiftSettings: settings),
+        .testTarget(name: "BlogPostsTests", dependencies: ["BlogPosts", "Canopy", "CanopyTestSupport"], swiftSettings: settings),
         .testTarget(name: "CanopyTests", dependencies: ["Canopy", "CanopyCore", "CanopyLoop", "CanopyStorage", "CanopyTestSupport", "canopy-crash-writer"], resources: [.copy("Fixtures")], swiftSettings: settings),
     ]
 )

@@ -15,17 +15,12 @@ try first.setValue(["title": "Hello, Canopy", "starCount": 0, "author": "ada"])
 try posts.childByAutoId().setValue(["title": "Second post", "starCount": 2, "author": "grace"])
 try first.updateChildValues(["starCount": ServerValue.increment(1)])
 
-// The ten most-starred posts, fewest stars first.
+// The ten most-starred posts, fewest stars first. (Typed `childSnapshots`, not the `children`
+// NSEnumerator: Swift 6.3.1's optimizer crashes on an NSEnumerator loop in top-level async code.)
 let top = try await posts.queryOrdered(byChild: "starCount").queryLimited(toLast: 10).getData()
-printPosts(top)
+for snap in top.childSnapshots {
+    let post = snap.value as? [String: Any] ?? [:]
+    print(snap.key ?? "", post["title"] as? String ?? "", "stars:", post["starCount"] as? Int ?? 0)
+}
 print("posts:", top.childrenCount)
 db.close()
-
-// A function, not top-level code: Swift 6.3.1's optimizer crashes ("Found ownership error" in
-// CopyPropagation) on a loop over an `NSEnumerator` in top-level async code, in release builds.
-func printPosts(_ snapshot: DataSnapshot) {
-    for case let snap as DataSnapshot in snapshot.children {
-        let post = snap.value as? [String: Any] ?? [:]
-        print(snap.key ?? "", post["title"] as? String ?? "", "stars:", post["starCount"] as? Int ?? 0)
-    }
-}

@@ -23,7 +23,8 @@ extension DatabaseReference {
         try self.importJSON(Array(try encoder.encode(value)))
     }
 
-    /// ``setValue(from:encoder:)`` that returns once the write is applied.
+    /// ``setValue(from:encoder:)`` that returns once the write is applied (on a database opened at a path, once it is
+    /// durable under its ``SyncPolicy``).
     @discardableResult
     public func setValue<T: Encodable>(from value: T, encoder: JSONEncoder = JSONEncoder()) async throws -> DatabaseReference {
         try await self.importJSON(Array(try encoder.encode(value)))

@@ -81,7 +81,8 @@ public struct DataSnapshot: Sendable {
     ///
     /// ```swift
     /// for child in snapshot.children {
-    ///     let snap = child as! DataSnapshot
+    ///     guard let snap = child as? DataSnapshot else { continue }
+    ///     print(snap.key ?? "")
     /// }
     /// ```
     public var children: NSEnumerator { SnapshotEnumerator(self.childSnapshots) }

@@ -1,4 +1,5 @@
 import CanopyCore
+import CanopyLoop
 
 /// Loop-thread access to a database's state, for Canopy's own server and command-line tool.
 ///
@@ -7,15 +8,28 @@ import CanopyCore
 package struct LoopAccess {
     let core: DatabaseCore
 
+    /// Debug builds: stops the program unless called on the database's loop thread (compiled out
+    /// in release builds). Code that keeps a ``LoopAccess`` or loop-confined state calls it first.
+    package func assertOnLoop(file: StaticString = #fileID, line: UInt = #line) {
+        self.core.loop.assertOnLoop(file: file, line: line)
+    }
+
     /// The whole tree now.
-    package var root: Node { self.core.engine.root }
+    package var root: Node {
+        self.assertOnLoop()
+        return self.core.engine.root
+    }
 
     /// The data at `path` now.
-    package func node(at path: DatabasePath) -> Node { self.core.engine.node(at: path) }
+    package func node(at path: DatabasePath) -> Node {
+        self.assertOnLoop()
+        return self.core.engine.node(at: path)
+    }
 
     /// What a query at `path` with `params` holds now (its window, for a limited query).
     package func queryResult(at path: DatabasePath, params: QueryParams) -> Node {
-        self.core.engine.queryResult(at: path, params: params)
+        self.assertOnLoop()
+        return self.core.engine.queryResult(at: path, params: params)
     }
 
     /// The time server timestamps resolve to now.
@@ -26,6 +40,20 @@ package struct LoopAccess {
     /// is durable under the sync policy, or with the error that refused or failed it.
     package func apply(_ write: WriteOperation, completion: (@Sendable (DatabaseError?) -> Void)?) {
         self.core.apply(write, completion: completion)
+    }
+
+    /// Starts following the view of `params` at `path` (shared with observers of the same query):
+    /// `onChange` runs on the loop thread after every write that changes what the view shows,
+    /// with the children that entered, left or changed. Returns the listener (for
+    /// ``stopListening(_:)``) and what the view shows now.
+    package func listen(at path: DatabasePath, params: QueryParams, onChange: @escaping (ViewChange) -> Void) -> (ViewListener, Node) {
+        let listener = ViewListener(path: path, params: params, onChange: onChange)
+        return (listener, self.core.engine.listen(listener))
+    }
+
+    /// Stops a ``listen(at:params:onChange:)`` listener: it gets nothing more.
+    package func stopListening(_ listener: ViewListener) {
+        self.core.engine.unlisten(listener)
     }
 
     /// Starts following writes: `change` runs on the loop thread after every write applied from

@@ -29,8 +29,10 @@ extension Database {
     }
 
     /// Opens a database whose file changes go through `io` (tests inject failures with it).
-    package convenience init(path: String, _ configuration: Configuration, io: any FileIO) throws(DatabaseError) {
-        try self.init(configuration: configuration, path: path, io: io)
+    package convenience init(
+        path: String, _ configuration: Configuration, io: any FileIO, journalClock: any JournalClock = SystemJournalClock()
+    ) throws(DatabaseError) {
+        try self.init(configuration: configuration, path: path, io: io, journalClock: journalClock)
     }
 
     private static let sharedByPath = Mutex<[String: Database]>([:])
@@ -75,9 +77,10 @@ extension Database {
     public func storageStatus() async throws(DatabaseError) -> StorageStatus? {
         guard let store = self.core.store else { return nil }
         let core = self.core
+        let syncPolicy = self.syncPolicy
         let status: StorageStatus? = await withCheckedContinuation { continuation in
             let accepted = core.perform {
-                continuation.resume(returning: StorageStatus(store: store, root: core.engine.root))
+                continuation.resume(returning: StorageStatus(store: store, syncPolicy: syncPolicy, root: core.engine.root))
             }
             if !accepted { continuation.resume(returning: nil) }
         }
@@ -111,9 +114,9 @@ public struct StorageStatus: Sendable, Equatable {
     public var nodeCount: Int
     public var leafCount: Int
 
-    init(store: DurableStore, root: Node) {
+    init(store: DurableStore, syncPolicy: SyncPolicy, root: Node) {
         self.path = store.directory
-        self.syncPolicy = store.syncPolicy
+        self.syncPolicy = syncPolicy
         self.lastSequence = store.nextSequence &- 1
         self.pendingWrites = store.pendingCount
         self.checkpointSequence = store.checkpointSequence

@@ -55,11 +55,16 @@ public final class Database: Sendable {
 
     let core: DatabaseCore
     let loopMode: LoopMode
+    /// For a database opened at a path: when write completions fire.
+    let syncPolicy: SyncPolicy
     /// The directory this database keeps its files in, or `nil` for an in-memory database.
     public let path: String?
 
-    init(configuration: Configuration, path: String? = nil, io: any FileIO = POSIXFileIO()) throws(DatabaseError) {
+    init(
+        configuration: Configuration, path: String? = nil, io: any FileIO = POSIXFileIO(), journalClock: any JournalClock = SystemJournalClock()
+    ) throws(DatabaseError) {
         self.loopMode = configuration.loopMode
+        self.syncPolicy = configuration.syncPolicy
         self.path = path
         let loop: EventLoop
         do {
@@ -74,7 +79,7 @@ public final class Database: Sendable {
         }
         let store: DurableStore
         do throws(DatabaseError) {
-            store = try DurableStore.open(directory: path, loop: loop, configuration: configuration, io: io)
+            store = try DurableStore.open(directory: path, loop: StoreLoopAdapter(loop: loop), options: configuration.storeOptions(journalClock: journalClock), io: io)
         } catch {
             _ = loop.shutdown()
             throw error
@@ -96,14 +101,32 @@ public final class Database: Sendable {
 
     /// The process-wide default database (Firebase's `Database.database()`): an in-memory
     /// database created on first use.
+    ///
+    /// Starting its loop thread fails only when the process is out of threads or descriptors; the
+    /// database returned then is closed (every operation fails with ``DatabaseError/Code/closed``)
+    /// and the next call tries again.
     public static func database() -> Database {
         sharedDefault.withLock { current in
             if let current { return current }
-            // Starting a loop thread only fails when the process is out of resources.
-            let db = try! Database(configuration: Configuration())
-            current = db
-            return db
+            do throws(DatabaseError) {
+                let db = try Database(configuration: Configuration())
+                current = db
+                return db
+            } catch {
+                return Self.unavailable(error)
+            }
         }
+    }
+
+    /// A closed database standing in for a default database that could not start.
+    private static func unavailable(_ error: DatabaseError) -> Database {
+        var configuration = Configuration()
+        configuration.loopMode = .manual  // no thread to start
+        guard let db = try? Database(configuration: configuration) else {
+            fatalError("Canopy could not create even an idle event loop: \(error)")
+        }
+        db.close()
+        return db
     }
 
     /// A reference to the root of the database.

@@ -28,7 +28,7 @@ extension DatabaseQuery {
     /// Children after the position `(startValue, childKey)`, inclusive; the key only separates
     /// children whose order value equals `startValue`.
     public func queryStarting(atValue startValue: Any?, childKey: String?) -> DatabaseQuery {
-        self.adding { try $0.start(startValue, childKey: childKey, after: false) }
+        self.adding { try $0.start(any: startValue, childKey: childKey, after: false) }
     }
 
     /// Children whose order value is greater than `startValue`.
@@ -36,7 +36,7 @@ extension DatabaseQuery {
 
     /// Children strictly after the position `(startAfterValue, childKey)`.
     public func queryStarting(afterValue startAfterValue: Any?, childKey: String?) -> DatabaseQuery {
-        self.adding { try $0.start(startAfterValue, childKey: childKey, after: true) }
+        self.adding { try $0.start(any: startAfterValue, childKey: childKey, after: true) }
     }
 
     /// Children whose order value is at most `endValue`.
@@ -44,7 +44,7 @@ extension DatabaseQuery {
 
     /// Children up to the position `(endValue, childKey)`, inclusive.
     public func queryEnding(atValue endValue: Any?, childKey: String?) -> DatabaseQuery {
-        self.adding { try $0.end(endValue, childKey: childKey, before: false) }
+        self.adding { try $0.end(any: endValue, childKey: childKey, before: false) }
     }
 
     /// Children whose order value is less than `endValue`.
@@ -52,7 +52,7 @@ extension DatabaseQuery {
 
     /// Children strictly before the position `(endValue, childKey)`.
     public func queryEnding(beforeValue endValue: Any?, childKey: String?) -> DatabaseQuery {
-        self.adding { try $0.end(endValue, childKey: childKey, before: true) }
+        self.adding { try $0.end(any: endValue, childKey: childKey, before: true) }
     }
 
     /// Children whose order value equals `value`.
@@ -60,7 +60,7 @@ extension DatabaseQuery {
 
     /// The child with order value `value` and key `childKey`, if any.
     public func queryEqual(toValue value: Any?, childKey: String?) -> DatabaseQuery {
-        self.adding { try $0.equal(value, childKey: childKey) }
+        self.adding { try $0.equal(any: value, childKey: childKey) }
     }
 
     /// A new query with one more constraint; an invalid one is kept as the query's error and

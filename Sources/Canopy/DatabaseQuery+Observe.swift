@@ -64,13 +64,16 @@ extension DatabaseQuery {
 
     /// Removes the observer with `handle`. On a reference this finds it among every query at the
     /// same location; on a query, only among that query's observers. Unknown handles are ignored.
-    /// Once this returns, the observer receives nothing more.
+    /// Once this returns, the observer receives nothing more: called on another thread while its
+    /// block runs on the loop thread, this waits for the block to return (so the block must not
+    /// wait for this thread); inside a callback it returns at once.
     public func removeObserver(withHandle handle: DatabaseHandle) {
         self.core.removeObserver(handle, matching: self)
     }
 
     /// Removes every observer at exactly this location (on a query: of this query). Observers of
-    /// child locations stay.
+    /// child locations stay. Once this returns they receive nothing more, as with
+    /// ``removeObserver(withHandle:)``.
     public func removeAllObservers() {
         self.core.removeAllObservers(matching: self)
     }

@@ -14,7 +14,8 @@ extension DatabaseReference {
         self.core.write(try self.importOperation(bytes), completion: nil)
     }
 
-    /// ``importJSON(_:)-([UInt8])`` that returns once the data is applied.
+    /// ``importJSON(_:)-([UInt8])`` that returns once the data is applied (on a database opened at a path, once it is
+    /// durable under its ``SyncPolicy``).
     @discardableResult
     public func importJSON(_ bytes: [UInt8]) async throws -> DatabaseReference {
         let write = try self.importOperation(bytes)

@@ -92,8 +92,8 @@ extension DatabaseReference {
         let path = self.path
         let database = self.database
         // Transactions and writes run in the order they were issued (per thread; one queue), so a
-        // set issued after a transaction never finds it waiting (spec §9.4): it overwrites the
-        // committed value, and a set issued before it is what the transaction reads.
+        // set issued after a transaction never finds it waiting (see *Transactions*): it
+        // overwrites the committed value, and a set issued before it is what the transaction reads.
         let accepted = core.perform {
             let current = core.engine.node(at: path)
             let store = MutableData.Store(node: current, location: path, now: core.clock())

@@ -22,7 +22,8 @@ extension DatabaseReference {
         self.submit(block) { () throws(DatabaseError) in try WriteBuilder.set(self, value) }
     }
 
-    /// ``setValue(_:)`` that returns once the write is applied.
+    /// ``setValue(_:)`` that returns once the write is applied (on a database opened at a path, once it is
+    /// durable under its ``SyncPolicy``).
     @discardableResult
     public func setValue(_ value: Any?) async throws -> DatabaseReference {
         try await self.submit(try WriteBuilder.set(self, value))
@@ -38,7 +39,8 @@ extension DatabaseReference {
         self.submit(block) { () throws(DatabaseError) in try WriteBuilder.set(self, value, priority: priority) }
     }
 
-    /// ``setValue(_:andPriority:)`` that returns once the write is applied.
+    /// ``setValue(_:andPriority:)`` that returns once the write is applied (on a database opened at a path, once it is
+    /// durable under its ``SyncPolicy``).
     @discardableResult
     public func setValue(_ value: Any?, andPriority priority: Any?) async throws -> DatabaseReference {
         try await self.submit(try WriteBuilder.set(self, value, priority: priority))
@@ -55,7 +57,8 @@ extension DatabaseReference {
         self.submit(block) { () throws(DatabaseError) in try WriteBuilder.setPriority(self, priority) }
     }
 
-    /// ``setPriority(_:)`` that returns once the write is applied.
+    /// ``setPriority(_:)`` that returns once the write is applied (on a database opened at a path, once it is
+    /// durable under its ``SyncPolicy``).
     @discardableResult
     public func setPriority(_ priority: Any?) async throws -> DatabaseReference {
         try await self.submit(try WriteBuilder.setPriority(self, priority))
@@ -71,7 +74,8 @@ extension DatabaseReference {
         self.submit(block) { () throws(DatabaseError) in try WriteBuilder.set(self, nil, function: "remove") }
     }
 
-    /// ``removeValue()`` that returns once the write is applied.
+    /// ``removeValue()`` that returns once the write is applied (on a database opened at a path, once it is
+    /// durable under its ``SyncPolicy``).
     @discardableResult
     public func removeValue() async throws -> DatabaseReference {
         try await self.submit(try WriteBuilder.set(self, nil, function: "remove"))
@@ -94,7 +98,8 @@ extension DatabaseReference {
         self.submit(block) { () throws(DatabaseError) in try WriteBuilder.update(self, values) }
     }
 
-    /// ``updateChildValues(_:)`` that returns once the write is applied.
+    /// ``updateChildValues(_:)`` that returns once the write is applied (on a database opened at a path, once it is
+    /// durable under its ``SyncPolicy``).
     @discardableResult
     public func updateChildValues(_ values: [AnyHashable: Any]) async throws -> DatabaseReference {
         try await self.submit(try WriteBuilder.update(self, values))

@@ -3,8 +3,8 @@ import Glibc
 /// A pthread mutex and condition variable guarding one value: the event loop's inbox.
 ///
 /// Producers must be able to block while the inbox is full, which `Synchronization.Mutex` cannot
-/// do; pthread locks are also understood by ThreadSanitizer, unlike the futex-based `Mutex`
-/// (libuv-loop.md §3). Any thread may use it.
+/// do; pthread locks are also understood by ThreadSanitizer, which reports false races inside the
+/// futex-based `Mutex` on Linux. Any thread may use it.
 // @unchecked Sendable: `state` is only read or written while `mutex` is held.
 package final class ConditionLock<State>: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)

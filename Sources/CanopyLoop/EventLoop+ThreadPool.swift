@@ -48,7 +48,9 @@ private final class ResultSlot<Value> {
 
 /// A `uv_work_t`'s Swift side, retained by `req->data` from queueing until completion.
 private final class ThreadPoolRequest {
-    /// Strong on purpose: a request keeps its owner alive (libuv-loop.md §2, pitfall 7).
+    /// Strong on purpose: a request in flight keeps its owner alive. An `unowned` capture crashes
+    /// when the owner is released before the completion runs; the owner never holds the request,
+    /// so this is no cycle (see *Threading and the event loop*, "Inside the loop").
     let loop: EventLoop
     private var work: (() -> Void)?
     private var completion: (() -> Void)?

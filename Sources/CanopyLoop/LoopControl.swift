@@ -16,9 +16,11 @@ enum LoopDriver: Equatable {
 
 /// The cross-thread state of an ``EventLoop``, guarded by its ``ConditionLock``.
 ///
-/// The wake-up protocol (libuv-loop.md §2): `wakePending` is set, and `uv_async_send` called,
-/// only by the producer that flips it from `false` to `true`, while holding the lock; the async
-/// callback clears it first thing and re-arms when work is left.
+/// The wake-up protocol: `wakePending` is set, and `uv_async_send` called, only by the producer
+/// that flips it from `false` to `true`, while holding the lock (so a send never reaches a handle
+/// that shutdown has closed: `accepting` turns false under the same lock). libuv may merge several
+/// sends into one callback, so the callback takes every queued job; it clears `wakePending` first
+/// thing and re-arms whenever the inbox or its batch still holds work, or a wake-up is lost.
 struct LoopControl {
     /// Jobs posted since the loop last took the inbox, in submission order.
     var jobs: [EventLoop.Job] = []

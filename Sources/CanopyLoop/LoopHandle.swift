@@ -3,8 +3,9 @@ import CLibUV
 /// A Swift object kept alive by a libuv handle until the handle's close callback has run.
 ///
 /// The handle's `data` holds one retain of the owner (`Unmanaged.passRetained`), taken when the
-/// handle is initialised and given back by ``releaseClosedHandle(_:)``; the owner never frees the
-/// handle itself (libuv-loop.md §2, "Closures through C").
+/// handle is initialised and given back by ``releaseClosedHandle(_:)``. C callbacks cannot capture,
+/// so `data` is the only way back to Swift; the owner never frees the handle itself, because libuv
+/// may still call into it until its close callback has run.
 protocol LoopHandleOwner: AnyObject {
     /// Called on the loop thread once libuv has finished with the handle.
     func handleDidClose()

@@ -84,43 +84,19 @@ enum EventRender {
         return self.patch(EmptyCollection(), members.map { ($0.key.map(\.string).joined(separator: "/"), $0.node) })
     }
 
-    /// The event taking a query stream's client from `old` to `new` (its windows), or `nil`.
-    static func diff(from old: Node, to new: Node) -> [UInt8]? {
-        guard case .children(let o) = old, case .children(let n) = new else {
-            return old == new ? nil : self.put(EmptyCollection(), new)
+    /// The event taking a query stream's client from the window it was sent to the new one, for
+    /// one write that changed the window: a `patch` at the location with the children that
+    /// entered or changed (their new data) and then those that left (`null`), each group in key
+    /// order; a `put` of the whole window when it was or became empty.
+    static func event(for change: ViewChange) -> [UInt8]? {
+        guard case .children = change.old, case .children = change.new else {
+            return change.old == change.new ? nil : self.put(EmptyCollection(), change.new)
         }
-        var members: [(key: String, node: Node)] = []
-        for (key, child) in n.map {
-            if let before = o.map[key], before == child { continue }
-            members.append((key.string, child))
-        }
-        for (key, _) in o.map where n.map[key] == nil {
-            members.append((key.string, .empty))
-        }
+        var shown: [(key: ChildKey, node: Node)] = change.changes.added
+        shown.append(contentsOf: change.changes.changed.lazy.map { ($0.key, $0.new) })
+        shown.sort { ChildKey.compare($0.key, $1.key) < 0 }
+        var members = shown.map { (key: $0.key.string, node: $0.node) }
+        members.append(contentsOf: change.changes.removed.lazy.map { (key: $0.key.string, node: Node.empty) })
         return members.isEmpty ? nil : self.patch(EmptyCollection(), members)
-    }
-}
-
-extension NodeWriter {
-    /// Appends the plain JSON of `node`.
-    static func append(_ node: Node, to out: inout [UInt8]) {
-        switch node {
-        case .empty: out.append(contentsOf: "null".utf8)
-        default: out.append(contentsOf: NodeWriter.bytes(node, export: false, pretty: false))
-        }
-    }
-}
-
-/// What a query shows of a location, computed from a snapshot (off the database loop).
-enum QueryWindow {
-    static func apply(_ node: Node, _ params: QueryParams) -> Node {
-        guard params.isFiltered else { return node }
-        let order: ChildOrder
-        if params.index.isKeyOrder(for: node) {
-            order = .keys(node.childMap)
-        } else {
-            order = .index(ChildIndex(index: params.index, node: node).entries)
-        }
-        return order.windowNode(params).node
     }
 }

@@ -41,25 +41,3 @@ struct RESTError: Error {
         return Response(status: self.status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: out)))
     }
 }
-
-enum FileSystem {
-    /// Writes `bytes` to `path` through a temporary file and a rename.
-    static func writeAtomically(_ bytes: [UInt8], to path: String) -> Bool {
-        do {
-            try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
-            return true
-        } catch {
-            return false
-        }
-    }
-}
-
-enum JSONBody {
-    static let contentType = "application/json; charset=utf-8"
-
-    static func response(_ bytes: [UInt8], status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
-        var headers = headers
-        headers[.contentType] = contentType
-        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
-    }
-}

@@ -39,12 +39,11 @@ enum WriteBodies {
 
     /// A priority body (`PUT /x/.priority.json`).
     static func priority(_ body: [UInt8]) throws(RESTError) -> ValueConverter.PriorityArgument {
-        do {
-            return try ValueConverter.priority(try self.json(body), function: "setPriority")
-        } catch let error as DatabaseError {
-            throw RESTError(error)
+        let json = try self.json(body)
+        do throws(DatabaseError) {
+            return try ValueConverter.priority(json, function: "setPriority")
         } catch {
-            throw error as! RESTError
+            throw RESTError(error)
         }
     }
 

@@ -24,6 +24,8 @@ var serverScenarios: [Scenario] {
         Scenario(name: "B9.sse.c100.w1k", stores: [.memory, .journal]) { try sseFanOut("B9.sse.c100.w1k", clients: 100, writesPerSecond: 1_000, $0) },
         Scenario(name: "B9.sse.c1k.w100", stores: [.memory, .journal]) { try sseFanOut("B9.sse.c1k.w100", clients: 1_000, writesPerSecond: 100, $0) },
         Scenario(name: "B9.sse.c1k.w1k", stores: [.memory, .journal]) { try sseFanOut("B9.sse.c1k.w1k", clients: 1_000, writesPerSecond: 1_000, $0) },
+        Scenario(name: "B9.sse.query.c100.w100", stores: [.memory]) { try sseFanOut("B9.sse.query.c100.w100", clients: 100, writesPerSecond: 100, query: true, $0) },
+        Scenario(name: "B9.sse.query.c100.w1k", stores: [.memory]) { try sseFanOut("B9.sse.query.c100.w1k", clients: 100, writesPerSecond: 1_000, query: true, $0) },
         Scenario(name: "B10.http.writes", stores: [.memory, .journal]) { try httpWrites("B10.http.writes", clients: 50, writes: 200_000, $0) },
     ]
 }
@@ -321,6 +323,8 @@ final class SSECounter: ChannelInboundHandler, @unchecked Sendable {
     typealias InboundIn = ByteBuffer
     private static let marker: [UInt8] = Array(#""t":"#.utf8)
     let sampled: Bool
+    let target: String
+    /// The highest index seen (a query stream's patch can carry several, in key order).
     let lastIndex = Atomic<Int>(-1)
     let events = Atomic<Int>(0)
     let closed = Atomic<Bool>(false)
@@ -328,13 +332,14 @@ final class SSECounter: ChannelInboundHandler, @unchecked Sendable {
     private var carry: [UInt8] = []
     private let headerDone = Atomic<Bool>(false)
 
-    init(sampled: Bool) {
+    init(sampled: Bool, target: String = "/fan.json") {
         self.sampled = sampled
+        self.target = target
         if sampled { self.latencies.reserveCapacity(1 << 16) }
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        context.writeAndFlush(NIOAny(ByteBuffer(string: "GET /fan.json HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n")), promise: nil)
+        context.writeAndFlush(NIOAny(ByteBuffer(string: "GET \(self.target) HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n")), promise: nil)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -362,7 +367,9 @@ final class SSECounter: ChannelInboundHandler, @unchecked Sendable {
                 if i >= 2 {
                     var k = i - 2  // the last digit of the index, before the comma
                     while k > 0, bytes[k] >= 48, bytes[k] <= 57 { k -= 1 }
-                    if k + 1 < i - 1, let index = Int(String(decoding: bytes[(k + 1)..<(i - 1)], as: UTF8.self)) {
+                    if k + 1 < i - 1, let index = Int(String(decoding: bytes[(k + 1)..<(i - 1)], as: UTF8.self)),
+                        index > self.lastIndex.load(ordering: .relaxed)
+                    {
                         self.lastIndex.store(index, ordering: .relaxed)
                     }
                 }
@@ -384,7 +391,13 @@ final class SSECounter: ChannelInboundHandler, @unchecked Sendable {
 }
 
 /// B9: `clients` streams on one path; a writer puts `{"i": n, "t": now}` at `writesPerSecond`.
-func sseFanOut(_ name: String, clients requested: Int, writesPerSecond: Int, _ store: Store) throws -> BenchResult {
+///
+/// With `query`, the location holds `queryChildren` children `{"i": 0, "t": 0, "v": rank}` and
+/// every stream is the query `orderBy="v"&limitToLast=10`; write n puts
+/// `{"i": n, "t": now, "v": 1000000 + n}` at a random child, which moves it to the top of every
+/// window (a patch with it, and the child that leaves as `null`).
+func sseFanOut(_ name: String, clients requested: Int, writesPerSecond: Int, query: Bool = false, _ store: Store) throws -> BenchResult {
+    let queryChildren = 5_000
     let clients = Bench.scaled(requested)
     let duration = max(1.0, 10 * Bench.scale)
     let server = try ServerChild(store)
@@ -393,10 +406,17 @@ func sseFanOut(_ name: String, clients requested: Int, writesPerSecond: Int, _ s
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     defer { try? group.syncShutdownGracefully() }
     // The value every stream starts with: {"i": 0, "t": 0}; the writes are i = 1…n.
-    _ = try blocking { try await fetch(port: port, "/fan.json?print=silent", method: "PUT", body: #"{"i":0,"t":0}"#) }
+    let initialBody: String
+    if query {
+        initialBody = "{" + (0..<queryChildren).map { "\"\(paddedKey(UInt8(ascii: "p"), $0, digits: 5))\":{\"i\":0,\"t\":0,\"v\":\($0)}" }.joined(separator: ",") + "}"
+    } else {
+        initialBody = #"{"i":0,"t":0}"#
+    }
+    _ = try blocking { try await fetch(port: port, "/fan.json?print=silent", method: "PUT", body: initialBody) }
     let baseline = server.rssBytes
     // Sample the latency of every 10th client (and at least one).
-    let counters = (0..<clients).map { SSECounter(sampled: $0 % 10 == 0) }
+    let target = query ? "/fan.json?orderBy=%22v%22&limitToLast=10" : "/fan.json"
+    let counters = (0..<clients).map { SSECounter(sampled: $0 % 10 == 0, target: target) }
     _ = try blocking {
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             for counter in counters {
@@ -425,6 +445,8 @@ func sseFanOut(_ name: String, clients requested: Int, writesPerSecond: Int, _ s
     // Its own loop, which the pacing sleeps block.
     let writerGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     defer { try? writerGroup.syncShutdownGracefully() }
+    var rng = BenchRNG(seed: 9)
+    let queryTargets = query ? (0..<totalWrites).map { _ in paddedKey(UInt8(ascii: "p"), rng.next(below: queryChildren), digits: 5) } : []
     let start = monotonicNanos()
     let written = try blocking { () async throws -> Int in
         let (stream, continuation) = AsyncStream<Result<Int, any Error>>.makeStream()
@@ -434,6 +456,9 @@ func sseFanOut(_ name: String, clients requested: Int, writesPerSecond: Int, _ s
                 let due = start + UInt64(i) * interval
                 let now = monotonicNanos()
                 if due > now { usleep(UInt32((due - now) / 1000)) }
+                if query {
+                    return httpRequest("PUT", "/fan/\(queryTargets[i]).json?print=silent", body: "{\"i\":\(i + 1),\"t\":\(monotonicNanos()),\"v\":\(1_000_000 + i + 1)}")
+                }
                 return httpRequest("PUT", "/fan.json?print=silent", body: "{\"i\":\(i + 1),\"t\":\(monotonicNanos())}")
             },
             onDone: { result in
@@ -458,7 +483,9 @@ func sseFanOut(_ name: String, clients requested: Int, writesPerSecond: Int, _ s
     let seconds = secondsSince(start)
     let delivered = counters.reduce(0) { $0 + $1.events.load(ordering: .relaxed) } - initialEvents
     let dropped = counters.filter { $0.closed.load(ordering: .relaxed) }.count
-    let complete = counters.filter { $0.lastIndex.load(ordering: .relaxed) == totalWrites && $0.events.load(ordering: .relaxed) == totalWrites + 1 }.count
+    // A query stream coalesces the changes of writes that arrive while it is busy into one patch,
+    // so only its last index is checked.
+    let complete = counters.filter { $0.lastIndex.load(ordering: .relaxed) == totalWrites && (query || $0.events.load(ordering: .relaxed) == totalWrites + 1) }.count
     // Stop the event loop before reading the sampled latencies.
     try group.syncShutdownGracefully()
     var samples = counters.filter(\.sampled).flatMap(\.latencies)
@@ -474,7 +501,7 @@ func sseFanOut(_ name: String, clients requested: Int, writesPerSecond: Int, _ s
     return BenchResult(
         scenario: name, store: store, n: delivered, seconds: seconds,
         extra: [
-            ("clients", .int(clients)), ("writes", .int(totalWrites)), ("writes_per_s", .int(Int(Double(totalWrites) / writeSeconds))),
+            ("clients", .int(clients)), ("children", .int(query ? queryChildren : 1)), ("writes", .int(totalWrites)), ("writes_per_s", .int(Int(Double(totalWrites) / writeSeconds))),
             ("idle_rss_per_stream_b", .double(perStream, 0)),
         ] + latency.fields.map { ($0.0.replacingOccurrences(of: "_us", with: "_write_to_receive_us"), $0.1) },
         check: check)

@@ -1,4 +1,5 @@
 import Canopy
+import CanopyTestSupport
 import Foundation
 import Testing
 
@@ -31,10 +32,12 @@ struct BlogPostsTests {
         process.standardOutput = stdout
         process.standardError = stdout
         try process.run()
+        let watchdog = ProcessWatchdog(process, "BlogPosts \(arguments.joined(separator: " ")) to exit")
         stdin.fileHandleForWriting.write(Data(input.utf8))
         try stdin.fileHandleForWriting.close()
         let data = stdout.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
+        try watchdog.check()
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 

@@ -1,5 +1,6 @@
 import Canopy
 import CanopyCore
+import CanopyTestSupport
 import Foundation
 import Testing
 
@@ -527,9 +528,9 @@ struct BadInputMatrix {
     func commandLine(half: Int) throws {
         let batch = 4
         let dir = TemporaryDirectory()
-        let db = ["--db", dir.at("db")]
-        try Data(Self.seed.utf8).write(to: URL(fileURLWithPath: dir.at("seed.json")))
-        var r = try canopy(["set", "/", "--file", dir.at("seed.json")] + db)
+        let db = ["--db", dir.file("db")]
+        try Data(Self.seed.utf8).write(to: URL(fileURLWithPath: dir.file("seed.json")))
+        var r = try canopy(["set", "/", "--file", dir.file("seed.json")] + db)
         try #require(r.status == 0, "\(r)")
         var probe: String?
         var checked = 0
@@ -537,8 +538,8 @@ struct BadInputMatrix {
         let steps = Self.rows.compactMap { row in row.cli.map { (row, $0) } }.enumerated().filter { $0.offset % 2 == half }.map(\.element)
         for (index, (row, step)) in steps.enumerated() {
             checked += 1
-            for (name, bytes) in step.files { try Data(bytes).write(to: URL(fileURLWithPath: dir.at(name))) }
-            let arguments = step.arguments.map { $0.hasPrefix("@") && step.files[String($0.dropFirst())] != nil ? dir.at(String($0.dropFirst())) : $0 }
+            for (name, bytes) in step.files { try Data(bytes).write(to: URL(fileURLWithPath: dir.file(name))) }
+            let arguments = step.arguments.map { $0.hasPrefix("@") && step.files[String($0.dropFirst())] != nil ? dir.file(String($0.dropFirst())) : $0 }
             r = try canopy(arguments + db, directory: dir.path)
             var closesBatch = index == steps.count - 1
             switch step.expect {
@@ -554,7 +555,7 @@ struct BadInputMatrix {
                 if let p { probe = p }
                 closesBatch = true
             }
-            for name in step.files.keys { try? FileManager.default.removeItem(atPath: dir.at(name)) }
+            for name in step.files.keys { try? FileManager.default.removeItem(atPath: dir.file(name)) }
             pending.append(row.name)
             if pending.count < batch && !closesBatch { continue }
             r = try canopy(["get", "/", "--export"] + db)
@@ -566,7 +567,7 @@ struct BadInputMatrix {
         }
         r = try canopy(["get", "/", "--export"] + db)
         #expect(parseTree(r.output) == expectedTree(seed: Self.seed, probe: probe), "final tree: \(r.output.prefix(400))")
-        #expect(!FileManager.default.fileExists(atPath: dir.at("canopy-data")), "a command wrote the default directory")
+        #expect(!FileManager.default.fileExists(atPath: dir.file("canopy-data")), "a command wrote the default directory")
         #expect(checked >= 25, "CLI rows: \(checked)")
         print("bad-input matrix, command line (half \(half)): \(checked) rows")
     }
@@ -574,7 +575,7 @@ struct BadInputMatrix {
     @Test("REST")
     func rest() throws {
         let dir = TemporaryDirectory()
-        let (server, url) = try startServer(dir.at("db"))
+        let (server, url) = try startServer(dir.file("db"))
         defer { _ = try? server.stop() }
         let port = try #require(serverPort(of: url))
         var reply = try httpRequest(port: port, method: "PUT", target: "/.json", body: Array(Self.seed.utf8))

@@ -1,3 +1,4 @@
+import CanopyTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -50,6 +51,7 @@ func canopy(_ arguments: [String], input: String? = nil, environment: [String: S
     process.standardOutput = stdout
     process.standardError = stderr
     try process.run()
+    let watchdog = ProcessWatchdog(process, "canopy \(arguments.joined(separator: " ")) to exit")
     if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
     try stdin.fileHandleForWriting.close()
     // Read both pipes fully before waiting (large outputs would block the child otherwise).
@@ -58,15 +60,9 @@ func canopy(_ arguments: [String], input: String? = nil, environment: [String: S
     errorReader.start()
     let out = stdout.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    while errorReader.isExecuting || !errorReader.isFinished { usleep(1000) }
+    try watchdog.check()
+    try waitUntil("canopy's stderr to be read") { !errorReader.isExecuting && errorReader.isFinished }
     return RunResult(status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: errors.withLock { $0 }, as: UTF8.self))
-}
-
-/// A mutex-protected value (a class, for closures).
-final class Locked<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
-    init(_ value: Value) { self.mutex = Mutex(value) }
-    func withLock<R: Sendable>(_ body: (inout Value) -> R) -> R { self.mutex.withLock { body(&$0) } }
 }
 
 /// A `canopy` process left running (serve, observe), whose stdout lines are collected.
@@ -149,21 +145,6 @@ final class RunningTool: Sendable {
 struct ToolFailure: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
-}
-
-/// A fresh temporary directory, removed by `cleanup`.
-final class TemporaryDirectory {
-    let path: String
-
-    init() {
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("canopy-cli-\(UUID().uuidString)")
-        try? FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
-        self.path = base.path
-    }
-
-    func at(_ name: String) -> String { self.path + "/" + name }
-
-    deinit { try? FileManager.default.removeItem(atPath: self.path) }
 }
 
 /// Starts `canopy serve` for `directory` on a free port; returns it and its URL.

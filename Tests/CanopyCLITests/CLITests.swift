@@ -1,3 +1,4 @@
+import CanopyTestSupport
 import Foundation
 import Testing
 
@@ -10,7 +11,7 @@ import Glibc
 struct DataCommandTests {
     @Test func setGetUpdatePushRemove() throws {
         let dir = TemporaryDirectory()
-        let db = ["--db", dir.at("db")]
+        let db = ["--db", dir.file("db")]
         var r = try canopy(["set", "users/ada", #"{"name": "Ada", "score": 36}"#] + db)
         #expect(r.status == 0, "\(r)")
         #expect(r.stdout.isEmpty && r.stderr.isEmpty)
@@ -37,22 +38,22 @@ struct DataCommandTests {
 
     @Test func valuesFromStdinAndFileAndEnvironment() throws {
         let dir = TemporaryDirectory()
-        var r = try canopy(["set", "greeting", "-"], input: #""hello""#, environment: ["CANOPY_DB": dir.at("env-db")])
+        var r = try canopy(["set", "greeting", "-"], input: #""hello""#, environment: ["CANOPY_DB": dir.file("env-db")])
         #expect(r.status == 0, "\(r)")
-        try Data(#"{"a": 1, "b": [true, null, 2.5]}"#.utf8).write(to: URL(fileURLWithPath: dir.at("v.json")))
-        r = try canopy(["set", "doc", "--file", dir.at("v.json")], environment: ["CANOPY_DB": dir.at("env-db")])
+        try Data(#"{"a": 1, "b": [true, null, 2.5]}"#.utf8).write(to: URL(fileURLWithPath: dir.file("v.json")))
+        r = try canopy(["set", "doc", "--file", dir.file("v.json")], environment: ["CANOPY_DB": dir.file("env-db")])
         #expect(r.status == 0, "\(r)")
-        r = try canopy(["get", "/", "--db", dir.at("env-db")])
+        r = try canopy(["get", "/", "--db", dir.file("env-db")])
         #expect(r.output == #"{"doc":{"a":1,"b":[true,null,2.5]},"greeting":"hello"}"#, "\(r)")
         // The default directory is ./canopy-data.
         r = try canopy(["set", "x", "1"], directory: dir.path)
         #expect(r.status == 0, "\(r)")
-        #expect(FileManager.default.fileExists(atPath: dir.at("canopy-data")))
+        #expect(FileManager.default.fileExists(atPath: dir.file("canopy-data")))
     }
 
     @Test func queriesShallowAndExport() throws {
         let dir = TemporaryDirectory()
-        let db = ["--db", dir.at("db")]
+        let db = ["--db", dir.file("db")]
         var r = try canopy(["set", "scores", #"{"ada": {"score": 36}, "bob": {"score": 12}, "cy": {"score": 50}, "dee": {"score": 20}}"#] + db)
         #expect(r.status == 0, "\(r)")
         r = try canopy(["get", "scores", "--order-by-child", "score", "--limit-to-last", "2"] + db)
@@ -80,14 +81,14 @@ struct DataCommandTests {
 
     @Test func exportImportRoundTrip() throws {
         let dir = TemporaryDirectory()
-        var r = try canopy(["set", "/", #"{"a": {".value": 1, ".priority": "p"}, "b": {"c": [1, 2]}}"#, "--db", dir.at("one")])
+        var r = try canopy(["set", "/", #"{"a": {".value": 1, ".priority": "p"}, "b": {"c": [1, 2]}}"#, "--db", dir.file("one")])
         #expect(r.status == 0, "\(r)")
-        r = try canopy(["export", "--output", dir.at("dump.json"), "--db", dir.at("one")])
+        r = try canopy(["export", "--output", dir.file("dump.json"), "--db", dir.file("one")])
         #expect(r.status == 0, "\(r)")
-        r = try canopy(["import", "/", dir.at("dump.json"), "--db", dir.at("two")])
+        r = try canopy(["import", "/", dir.file("dump.json"), "--db", dir.file("two")])
         #expect(r.status == 0, "\(r)")
-        let first = try canopy(["export", "--db", dir.at("one")])
-        let second = try canopy(["export", "--db", dir.at("two")])
+        let first = try canopy(["export", "--db", dir.file("one")])
+        let second = try canopy(["export", "--db", dir.file("two")])
         #expect(first.output == #"{"a":{".value":1,".priority":"p"},"b":{"c":{"0":1,"1":2}}}"#, "\(first)")
         #expect(first.output == second.output)
     }
@@ -101,30 +102,30 @@ struct DataCommandTests {
             text += #""item\#(i)":{"n":\#(i),"name":"entry number \#(i)","tags":{"even":\#(i % 2 == 0)},"w":\#(Double(i) / 8)}"#
         }
         text += "}"
-        try Data(text.utf8).write(to: URL(fileURLWithPath: dir.at("big.json")))
-        var r = try canopy(["import", "big", dir.at("big.json"), "--db", dir.at("db")])
+        try Data(text.utf8).write(to: URL(fileURLWithPath: dir.file("big.json")))
+        var r = try canopy(["import", "big", dir.file("big.json"), "--db", dir.file("db")])
         #expect(r.status == 0, "\(r)")
-        r = try canopy(["get", "big/item59999", "--db", dir.at("db")])
+        r = try canopy(["get", "big/item59999", "--db", dir.file("db")])
         #expect(r.output == #"{"n":59999,"name":"entry number 59999","tags":{"even":false},"w":7499.875}"#, "\(r)")
-        r = try canopy(["get", "big", "--order-by-child", "n", "--limit-to-last", "1", "--shallow", "--db", dir.at("db")])
+        r = try canopy(["get", "big", "--order-by-child", "n", "--limit-to-last", "1", "--shallow", "--db", dir.file("db")])
         #expect(r.output == #"{"item59999":true}"#, "\(r)")
-        r = try canopy(["info", "--json", "--db", dir.at("db")])
+        r = try canopy(["info", "--json", "--db", dir.file("db")])
         // The root, big, 60,000 items with 4 members and a tags object each.
         #expect(r.output.contains(#""nodes":\#(2 + 60_000 * 6)"#), "\(r)")
         #expect(r.output.contains(#""leaves":\#(60_000 * 4)"#), "\(r)")
 
         // A broken file changes nothing.
-        try Data((String(text.dropLast(10)) + "]").utf8).write(to: URL(fileURLWithPath: dir.at("broken.json")))
-        r = try canopy(["import", "big", dir.at("broken.json"), "--db", dir.at("db")])
+        try Data((String(text.dropLast(10)) + "]").utf8).write(to: URL(fileURLWithPath: dir.file("broken.json")))
+        r = try canopy(["import", "big", dir.file("broken.json"), "--db", dir.file("db")])
         #expect(r.status == 64, "\(r)")
         #expect(r.stderr.hasPrefix("canopy: Invalid JSON at line 1, column"), "\(r)")
-        r = try canopy(["get", "big/item0/n", "--db", dir.at("db")])
+        r = try canopy(["get", "big/item0/n", "--db", dir.file("db")])
         #expect(r.output == "0", "\(r)")
     }
 
     @Test func infoAndCompact() throws {
         let dir = TemporaryDirectory()
-        let db = ["--db", dir.at("db")]
+        let db = ["--db", dir.file("db")]
         for i in 0..<5 { _ = try canopy(["set", "n/\(i)", "\(i)"] + db) }
         var r = try canopy(["info"] + db)
         #expect(r.status == 0, "\(r)")

@@ -1,5 +1,6 @@
 import CanopyCore
 import CanopyStorage
+import CanopyTestSupport
 import Foundation
 import Testing
 
@@ -57,12 +58,12 @@ struct ErrorTests {
         #expect(r.stderr.filter { $0 == "\n" }.count == 1, "\(r)")
         #expect(r.stderr.contains(test.message), "\(r)")
         // Nothing written: not even the default data directory.
-        #expect(!FileManager.default.fileExists(atPath: dir.at("canopy-data")), "\(r)")
+        #expect(!FileManager.default.fileExists(atPath: dir.file("canopy-data")), "\(r)")
     }
 
     @Test func badWriteLeavesDataAlone() throws {
         let dir = TemporaryDirectory()
-        let db = ["--db", dir.at("db")]
+        let db = ["--db", dir.file("db")]
         _ = try canopy(["set", "a", #"{"x": 1}"#] + db)
         var r = try canopy(["set", "a", #"{"x": 2, "y": {"bad.key": 1}}"#] + db)
         #expect(r.status == 64, "\(r)")
@@ -74,13 +75,13 @@ struct ErrorTests {
 
     @Test func databaseInUse() throws {
         let dir = TemporaryDirectory()
-        _ = try canopy(["set", "a", "1", "--db", dir.at("db")])
-        let lock = try DirectoryLock(directory: dir.at("db") + "/default")
+        _ = try canopy(["set", "a", "1", "--db", dir.file("db")])
+        let lock = try DirectoryLock(directory: dir.file("db") + "/default")
         defer { lock.release() }
         for arguments in [["get", "a"], ["set", "a", "2"], ["info"], ["compact"], ["repair", "--yes"]] {
-            let r = try canopy(arguments + ["--db", dir.at("db")])
+            let r = try canopy(arguments + ["--db", dir.file("db")])
             #expect(r.status == 1, "\(arguments): \(r)")
-            #expect(r.stderr.hasPrefix("canopy: The database at \(dir.at("db"))/default is in use by pid \(getpid())"), "\(r)")
+            #expect(r.stderr.hasPrefix("canopy: The database at \(dir.file("db"))/default is in use by pid \(getpid())"), "\(r)")
             #expect(r.stderr.filter { $0 == "\n" }.count == 1, "\(r)")
         }
     }
@@ -92,12 +93,12 @@ struct RepairTests {
     /// A database with `count` writes (one journal record each), and its journal file.
     func makeDatabase(_ dir: TemporaryDirectory, count: Int) throws -> String {
         for i in 1...count {
-            let r = try canopy(["set", "n/\(i)", "\(i)", "--db", dir.at("db")])
+            let r = try canopy(["set", "n/\(i)", "\(i)", "--db", dir.file("db")])
             #expect(r.status == 0, "\(r)")
         }
-        let names = try FileManager.default.contentsOfDirectory(atPath: dir.at("db/default"))
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir.file("db/default"))
         let journal = try #require(names.first { $0.hasPrefix("journal-") && $0.hasSuffix(".log") })
-        return dir.at("db/default") + "/" + journal
+        return dir.file("db/default") + "/" + journal
     }
 
     /// Flips a byte inside record `index` (0-based) of the journal at `path`; returns its offset.
@@ -116,8 +117,8 @@ struct RepairTests {
     @Test func intactJournal() throws {
         let dir = TemporaryDirectory()
         _ = try makeDatabase(dir, count: 3)
-        #expect(try StorageRepair.inspect(directory: dir.at("db/default")) == nil)
-        let r = try canopy(["repair", "--db", dir.at("db")])
+        #expect(try StorageRepair.inspect(directory: dir.file("db/default")) == nil)
+        let r = try canopy(["repair", "--db", dir.file("db")])
         #expect(r.status == 0, "\(r)")
         #expect(r.stdout.contains("intact"), "\(r)")
     }
@@ -128,12 +129,12 @@ struct RepairTests {
         let size = try #require(FileManager.default.attributesOfItem(atPath: journal)[.size] as? Int)
         let offset = try damageRecord(2, of: journal)
 
-        var r = try canopy(["get", "n", "--db", dir.at("db")])
+        var r = try canopy(["get", "n", "--db", dir.file("db")])
         #expect(r.status == 1, "\(r)")
         #expect(r.stderr.contains("is damaged at offset \(offset)"), "\(r)")
         #expect(r.stderr.contains("canopy repair"), "\(r)")
 
-        let damage = try #require(try StorageRepair.inspect(directory: dir.at("db/default")))
+        let damage = try #require(try StorageRepair.inspect(directory: dir.file("db/default")))
         #expect(damage.offset == offset)
         #expect(damage.lastKeptSequence == 2)
         #expect(damage.keptRecords == 2)
@@ -141,48 +142,48 @@ struct RepairTests {
         #expect(damage.bytesCut == size - offset)
 
         // No terminal and no --yes: refused, nothing changed.
-        r = try canopy(["repair", "--db", dir.at("db")])
+        r = try canopy(["repair", "--db", dir.file("db")])
         #expect(r.status == 64, "\(r)")
         #expect(r.stderr.contains("add --yes"), "\(r)")
         #expect(try FileManager.default.attributesOfItem(atPath: journal)[.size] as? Int == size)
 
-        r = try canopy(["repair", "--yes", "--db", dir.at("db")])
+        r = try canopy(["repair", "--yes", "--db", dir.file("db")])
         #expect(r.status == 0, "\(r)")
         #expect(r.stdout.contains("at offset \(offset)"), "\(r)")
         #expect(r.stdout.contains("Repaired"), "\(r)")
         #expect(try FileManager.default.attributesOfItem(atPath: journal)[.size] as? Int == offset)
-        let backups = try FileManager.default.contentsOfDirectory(atPath: dir.at("db/default")).filter { $0.contains(".bak-") }
+        let backups = try FileManager.default.contentsOfDirectory(atPath: dir.file("db/default")).filter { $0.contains(".bak-") }
         #expect(backups.count == 1)
-        let backup = try Data(contentsOf: URL(fileURLWithPath: dir.at("db/default") + "/" + backups[0]))
+        let backup = try Data(contentsOf: URL(fileURLWithPath: dir.file("db/default") + "/" + backups[0]))
         #expect(backup.count == size)
 
-        r = try canopy(["get", "n", "--db", dir.at("db")])
+        r = try canopy(["get", "n", "--db", dir.file("db")])
         #expect(r.output == "[null,1,2]", "\(r)")
         // And the database takes writes again.
-        r = try canopy(["set", "n/3", "30", "--db", dir.at("db")])
+        r = try canopy(["set", "n/3", "30", "--db", dir.file("db")])
         #expect(r.status == 0, "\(r)")
-        r = try canopy(["get", "n/3", "--db", dir.at("db")])
+        r = try canopy(["get", "n/3", "--db", dir.file("db")])
         #expect(r.output == "30", "\(r)")
     }
 
     @Test func damagedHeaderMovesTheFileAway() throws {
         let dir = TemporaryDirectory()
         let journal = try makeDatabase(dir, count: 2)
-        _ = try canopy(["compact", "--db", dir.at("db")])
-        _ = try canopy(["set", "n/3", "3", "--db", dir.at("db")])
-        let names = try FileManager.default.contentsOfDirectory(atPath: dir.at("db/default"))
+        _ = try canopy(["compact", "--db", dir.file("db")])
+        _ = try canopy(["set", "n/3", "3", "--db", dir.file("db")])
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir.file("db/default"))
         let newest = try #require(names.filter { $0.hasPrefix("journal-") && $0.hasSuffix(".log") }.sorted().last)
         _ = journal
-        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: dir.at("db/default") + "/" + newest)))
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: dir.file("db/default") + "/" + newest)))
         bytes[0] ^= 0xFF
-        try Data(bytes).write(to: URL(fileURLWithPath: dir.at("db/default") + "/" + newest))
-        let damage = try #require(try StorageRepair.inspect(directory: dir.at("db/default")))
+        try Data(bytes).write(to: URL(fileURLWithPath: dir.file("db/default") + "/" + newest))
+        let damage = try #require(try StorageRepair.inspect(directory: dir.file("db/default")))
         #expect(damage.offset == 0)
         #expect(damage.file == newest)
         let report = try StorageRepair.repair(damage, backupSuffix: ".bak-test")
         #expect(report.backups == [newest + ".bak-test"])
         #expect(!report.truncated)
-        let r = try canopy(["get", "n", "--db", dir.at("db")])
+        let r = try canopy(["get", "n", "--db", dir.file("db")])
         #expect(r.output == "[null,1,2]", "\(r)")
     }
 }

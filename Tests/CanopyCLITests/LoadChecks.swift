@@ -1,3 +1,4 @@
+import CanopyTestSupport
 import Foundation
 import Testing
 

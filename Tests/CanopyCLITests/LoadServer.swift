@@ -1,3 +1,4 @@
+import CanopyTestSupport
 import Foundation
 
 #if canImport(Glibc)

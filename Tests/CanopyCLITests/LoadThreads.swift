@@ -1,3 +1,4 @@
+import CanopyTestSupport
 import Foundation
 
 #if canImport(Glibc)
@@ -14,8 +15,9 @@ func waitFor(seconds: Double, interval: Double = 0.02, _ condition: () throws ->
     }
 }
 
-/// Runs `body(i)` for `i` in `0..<count`, each on its own thread; returns when all ended.
-func onThreads(_ count: Int, stackSize: Int = 512 << 10, _ body: @escaping @Sendable (Int) -> Void) {
+/// Runs `body(i)` for `i` in `0..<count`, each on its own thread; returns when all ended (or
+/// throws after `seconds`).
+func onThreads(_ count: Int, stackSize: Int = 512 << 10, seconds: Double = 600, _ body: @escaping @Sendable (Int) -> Void) throws {
     let group = DispatchGroup()
     for i in 0..<count {
         group.enter()
@@ -26,7 +28,7 @@ func onThreads(_ count: Int, stackSize: Int = 512 << 10, _ body: @escaping @Send
         thread.stackSize = stackSize
         thread.start()
     }
-    group.wait()
+    try group.wait(for: "\(count) load threads to end", seconds: seconds)
 }
 
 /// How much longer/larger the load tests run: `CANOPY_LOAD_SCALE` (default 1).

@@ -1,3 +1,4 @@
+import CanopyTestSupport
 import Foundation
 import Testing
 
@@ -11,7 +12,7 @@ import Glibc
 struct ObserveTests {
     @Test func initialEventsOnADirectory() throws {
         let dir = TemporaryDirectory()
-        let db = ["--db", dir.at("db")]
+        let db = ["--db", dir.file("db")]
         _ = try canopy(["set", "users", #"{"a": {"score": 1}, "b": {"score": 3}, "c": {"score": 2}}"#] + db)
         let observer = try RunningTool(["observe", "users", "--order-by-child", "score", "--limit-to-last", "2", "--events", "child_added,value"] + db)
         let lines = try observer.waitForLines(3)
@@ -26,8 +27,8 @@ struct ObserveTests {
 
     @Test func textFormat() throws {
         let dir = TemporaryDirectory()
-        _ = try canopy(["set", "l", #"{"x": 1, "y": 2}"#, "--db", dir.at("db")])
-        let observer = try RunningTool(["observe", "l", "--format", "text", "--db", dir.at("db")])
+        _ = try canopy(["set", "l", #"{"x": 1, "y": 2}"#, "--db", dir.file("db")])
+        let observer = try RunningTool(["observe", "l", "--format", "text", "--db", dir.file("db")])
         let lines = try observer.waitForLines(2)
         #expect(lines == ["child_added   x (first)  1", "child_added   y (after x)  2"])
         #expect(try observer.stop(SIGTERM) == 0)
@@ -37,7 +38,7 @@ struct ObserveTests {
     /// (including child_moved under an ordered limited query) derived by the observer.
     @Test func followsAServer() throws {
         let dir = TemporaryDirectory()
-        let (server, url) = try startServer(dir.at("served"))
+        let (server, url) = try startServer(dir.file("served"))
         defer { _ = try? server.stop(SIGTERM) }
         func write(_ arguments: [String]) throws {
             let r = try canopy(arguments + ["--url", url])
@@ -104,18 +105,18 @@ struct ObserveTests {
     /// `default`, others with `--namespace`).
     @Test func servesTheDataCommandsDirectory() throws {
         let dir = TemporaryDirectory()
-        var r = try canopy(["set", "a", "1", "--db", dir.at("data")])
+        var r = try canopy(["set", "a", "1", "--db", dir.file("data")])
         #expect(r.status == 0, "\(r)")
-        r = try canopy(["set", "b", "2", "--db", dir.at("data"), "--namespace", "other"])
+        r = try canopy(["set", "b", "2", "--db", dir.file("data"), "--namespace", "other"])
         #expect(r.status == 0, "\(r)")
-        let (server, url) = try startServer(dir.at("data"))
+        let (server, url) = try startServer(dir.file("data"))
         r = try canopy(["get", "/", "--url", url])
         #expect(r.output == #"{"a":1}"#, "\(r)")
         r = try canopy(["get", "/", "--url", url, "--namespace", "other"])
         #expect(r.output == #"{"b":2}"#, "\(r)")
         r = try canopy(["get", "/", "--url", url + "?ns=other"])
         #expect(r.output == #"{"b":2}"#, "\(r)")
-        r = try canopy(["get", "/", "--db", dir.at("data")])
+        r = try canopy(["get", "/", "--db", dir.file("data")])
         #expect(r.status == 1, "\(r)")
         #expect(r.stderr.contains("in use"), "\(r)")
         #expect(try server.stop(SIGTERM) == 0)
@@ -123,7 +124,7 @@ struct ObserveTests {
 
     @Test func serverGoingAwayEndsObserve() throws {
         let dir = TemporaryDirectory()
-        let (server, url) = try startServer(dir.at("served"))
+        let (server, url) = try startServer(dir.file("served"))
         let set = try canopy(["set", "k", "1", "--url", url])
         #expect(set.status == 0, "\(set)")
         let observer = try RunningTool(["observe", "/", "--events", "value", "--url", url])

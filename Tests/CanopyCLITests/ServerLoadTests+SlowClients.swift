@@ -1,3 +1,4 @@
+import CanopyTestSupport
 import Foundation
 import Testing
 
@@ -20,7 +21,7 @@ extension ServerLoadTests {
         let bodyTimeout = 2.0
         let senders = scaled(12, minimum: 12)
         let dir = TemporaryDirectory()
-        let server = try LoadServer(directory: dir.at("db"), ["--idle-timeout", "1", "--body-timeout", "2", "--keep-alive", "15"])
+        let server = try LoadServer(directory: dir.file("db"), ["--idle-timeout", "1", "--body-timeout", "2", "--keep-alive", "15"])
         defer { server.stop() }
         let writer = RawHTTPClient(port: server.port)
         checks.expect(try writer.request("PUT", "/probe.json", body: "1").status == 200)
@@ -46,7 +47,7 @@ extension ServerLoadTests {
         let cutOff = Locked<[String: [Double?]]>([:])
         let bigWrites = Locked(0.0)
         let started = Date()
-        onThreads(senders * 3 + 1) { i in
+        try onThreads(senders * 3 + 1) { i in
             if i == senders * 3 {
                 // Meanwhile: 12 MB of events for the stream that does not read.
                 let big = String(repeating: "x", count: 512 << 10)
@@ -152,11 +153,11 @@ extension ServerLoadTests {
     @Test func timeoutFlagsAreValidated() throws {
         let dir = TemporaryDirectory()
         for flag in ["--idle-timeout", "--body-timeout"] {
-            let r = try canopy(["serve", "--db", dir.at("db"), "--port", "0", flag, "-1"])
+            let r = try canopy(["serve", "--db", dir.file("db"), "--port", "0", flag, "-1"])
             #expect(r.status == 64, "\(r)")
             #expect(r.stderr.contains("must not be negative"), "\(r)")
         }
-        let server = try LoadServer(directory: dir.at("db"), ["--idle-timeout", "0", "--body-timeout", "0"])
+        let server = try LoadServer(directory: dir.file("db"), ["--idle-timeout", "0", "--body-timeout", "0"])
         defer { server.stop() }
         let client = RawHTTPClient(port: server.port)
         #expect(try client.request("PUT", "/x.json", body: "1").status == 200)

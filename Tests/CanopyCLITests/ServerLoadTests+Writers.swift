@@ -1,3 +1,4 @@
+import CanopyTestSupport
 import Foundation
 import Testing
 
@@ -16,7 +17,7 @@ extension ServerLoadTests {
         let connections = 64
         let perConnection = scaled(24)
         let dir = TemporaryDirectory()
-        let server = try LoadServer(directory: dir.at("db"))
+        let server = try LoadServer(directory: dir.file("db"))
         defer { server.stop() }
         let setup = RawHTTPClient(port: server.port)
         checks.expect(try setup.request("PUT", "/probe.json", body: "1").status == 200)
@@ -28,7 +29,7 @@ extension ServerLoadTests {
         /// pushes (push id → value); and failures.
         let acknowledged = Locked<(puts: [String: Int], patches: [String: Int], pushes: [String: Int], failures: [String])>(([:], [:], [:], []))
         let start = Date()
-        onThreads(connections) { c in
+        try onThreads(connections) { c in
             let client = RawHTTPClient(port: server.port)
             defer { client.close() }
             for i in 0..<perConnection {
@@ -109,7 +110,7 @@ extension ServerLoadTests {
         let dir = TemporaryDirectory()
         var acknowledged: [String: String] = [:]
         for round in 0..<rounds {
-            let server = try LoadServer(directory: dir.at("db"))
+            let server = try LoadServer(directory: dir.file("db"))
             defer { server.kill() }
             // What survived the previous kill.
             if round > 0 { try Self.verify(checks, acknowledged, port: server.port, round: round) }
@@ -117,7 +118,7 @@ extension ServerLoadTests {
             let acks = Locked<[String: String]>([:])
             let errors = Locked<[String]>([])
             let killed = Locked(false)
-            onThreads(writers + 1) { w in
+            try onThreads(writers + 1) { w in
                 if w == writers {
                     // The killer: waits for enough acknowledgements, then SIGKILL mid-stream.
                     _ = waitFor(seconds: 30, interval: 0.005) { acks.withLock { $0.count } >= acksBeforeKill }
@@ -152,7 +153,7 @@ extension ServerLoadTests {
             print("ServerLoad.restart: round \(round): \(roundAcks.count) writes acknowledged before SIGKILL (\(acknowledged.count) in all)")
         }
         // After the last kill: everything is there, and the server writes again.
-        let server = try LoadServer(directory: dir.at("db"))
+        let server = try LoadServer(directory: dir.file("db"))
         defer { server.stop() }
         try Self.verify(checks, acknowledged, port: server.port, round: rounds)
     }

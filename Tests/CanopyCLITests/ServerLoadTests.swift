@@ -1,3 +1,4 @@
+import CanopyTestSupport
 import Foundation
 import Testing
 
@@ -29,7 +30,7 @@ struct ServerLoadTests {
         checks.expect(openFileLimit() > streamCount + 200, "RLIMIT_NOFILE \(openFileLimit()) is too low for \(streamCount) streams")
         let dir = TemporaryDirectory()
         // The default keep-alive (15 s): dropped streams must be noticed without it.
-        let server = try LoadServer(directory: dir.at("db"))
+        let server = try LoadServer(directory: dir.file("db"))
         defer { server.stop() }
         let writer = RawHTTPClient(port: server.port)
         checks.expect(try writer.request("PUT", "/probe.json", body: "1").status == 200)

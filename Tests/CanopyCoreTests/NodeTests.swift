@@ -9,10 +9,10 @@ private func leaf(_ json: JSONValue) -> Node { try! makeNode(json) }
 
 @Suite("Node")
 struct NodeTests {
-    // MARK: - Array heuristic (TV-82, TV-84, TV-83)
+    // MARK: - Array heuristic
 
     @Test(
-        "plainJSON turns array-like children into arrays (spec §5.5)",
+        "plainJSON turns array-like children into arrays",
         arguments: [
             (["0": "a", "1": "b", "2": "c"], ["a", "b", "c"]),
             (["1": "a"], [.null, "a"]),
@@ -40,8 +40,8 @@ struct NodeTests {
         #expect(node.exportJSON == stored)
     }
 
-    @Test("TV-82: keys with leading zeros are distinct children")
-    func tv82() throws {
+    @Test("keys with leading zeros are distinct children")
+    func leadingZeroKeysAreDistinctChildren() throws {
         let node = try makeNode(["1": 1, "01": 2, "001": 3, "0001": 4])
         #expect(node.childCount == 4)
         #expect(node.childMap.keys.map(\.string) == ["1", "01", "001", "0001"])
@@ -58,8 +58,8 @@ struct NodeTests {
         #expect(n.node(at: keys("001")).leafValue == .int(3))
     }
 
-    @Test("TV-84: writing an array with a null hole stores only the present indices")
-    func tv84() throws {
+    @Test("writing an array with a null hole stores only the present indices")
+    func arrayWithNullHoleStoresPresentIndices() throws {
         let node = try makeNode(["a", .null, "c"])
         #expect(node.childMap.keys.map(\.string) == ["0", "2"])
         #expect(node.plainJSON == ["a", .null, "c"])
@@ -69,10 +69,10 @@ struct NodeTests {
         #expect(try makeNode([[:], [], ["a": .null]]).isEmpty)
     }
 
-    // MARK: - Export (TV-86, TV-87)
+    // MARK: - Export
 
-    @Test("TV-86: existence and children of basic nodes")
-    func tv86() throws {
+    @Test("existence and children of basic nodes")
+    func existenceAndChildrenOfBasicNodes() throws {
         #expect(try makeNode([:]).isEmpty)
         #expect(try makeNode([:]).plainJSON == .null)
         #expect(try !makeNode([:]).hasChildren)
@@ -92,8 +92,8 @@ struct NodeTests {
         #expect(n.childCount == 2 && n.child("x").childCount == 0)
     }
 
-    @Test("TV-87: export format carries priorities")
-    func tv87() throws {
+    @Test("export format carries priorities")
+    func exportFormatCarriesPriorities() throws {
         let a: JSONValue = ["foo": "bar", ".priority": 1]
         #expect(try makeNode(a).exportJSON == a)
         #expect(try makeNode(a).plainJSON == ["foo": "bar"])
@@ -107,10 +107,10 @@ struct NodeTests {
         #expect(try makeNode([".value": "e", ".priority": .null]).exportJSON == "e")
     }
 
-    // MARK: - Priorities and empties (TV-90, TV-91, §5.1)
+    // MARK: - Priorities and empties
 
-    @Test("TV-90: priorities never stick to empty nodes")
-    func tv90() throws {
+    @Test("priorities never stick to empty nodes")
+    func prioritiesNeverStickToEmptyNodes() throws {
         #expect(Node.empty.withPriority(.string("prio")).isEmpty)
         var n = Node.empty
         n.set(.leaf(.string("prio")), at: keys(".priority"))
@@ -127,8 +127,8 @@ struct NodeTests {
         #expect(try makeNode(["dummy": .null, ".priority": "prio"]).priority == nil)
     }
 
-    @Test("TV-91: writing empty nodes under a leaf leaves it alone", arguments: [".priority", "child", "child/.priority"])
-    func tv91(path: String) {
+    @Test("writing empty nodes under a leaf leaves it alone", arguments: [".priority", "child", "child/.priority"])
+    func emptyWritesUnderLeafLeaveItAlone(path: String) {
         var n = Node.leaf(.string("value"))
         n.set(.empty, at: keys(path))
         #expect(n == .leaf(.string("value")))
@@ -136,7 +136,7 @@ struct NodeTests {
         #expect(!n.hasChildren)
     }
 
-    @Test("writing under a prioritized leaf keeps the priority (spec §5.1)")
+    @Test("writing under a prioritized leaf keeps the priority")
     func writeUnderLeafKeepsPriority() throws {
         var n = try makeNode([".value": "a", ".priority": 10])
         n.set(.leaf(.string("deeper")), at: keys("deeper"))

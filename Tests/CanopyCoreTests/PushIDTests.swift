@@ -33,8 +33,8 @@ private func nowMilliseconds() -> Int64 { Int64(Date().timeIntervalSince1970 * 1
 
 @Suite("Push IDs")
 struct PushIDTests {
-    @Test("TV-102: successor and predecessor over the push alphabet")
-    func tv102() {
+    @Test("successor and predecessor over the push alphabet")
+    func successorAndPredecessorOverPushAlphabet() {
         #expect(KeyNeighbours.predecessor("-") == bound("2147483647"))
         #expect(KeyNeighbours.predecessor("-2147483648") == .min)
         #expect(KeyNeighbours.predecessor("abc") == bound("abb" + String(repeating: "z", count: 783)))
@@ -71,13 +71,13 @@ struct PushIDTests {
     }
 
     @Test(
-        "TV-105: timestamp prefixes",
+        "the timestamp prefix is the milliseconds in the push alphabet, big-endian",
         arguments: [
             (0, "--------"), (1, "-------0"), (63, "-------z"), (64, "------0-"), (1_356_721_306_842, "-IjXt2nP"),
             (1_700_000_000_000, "-NjEtLV-"),
         ] as [(Int64, String)]
     )
-    func tv105Prefix(time: Int64, prefix: String) {
+    func timestampPrefixes(time: Int64, prefix: String) {
         let id = PushIDGenerator.format(time: time, random: [UInt8](repeating: 0, count: 12))
         #expect(id == prefix + "------------")
         let top = PushIDGenerator.format(time: time, random: [UInt8](repeating: 63, count: 12))
@@ -92,7 +92,7 @@ struct PushIDTests {
         #expect(isWellFormed(id))
     }
 
-    @Test("TV-105: IDs in the same millisecond share the prefix and count up by one, with carries")
+    @Test("IDs in the same millisecond share the prefix and count up by one, with carries")
     func sameMillisecond() {
         let generator = PushIDGenerator()
         let time: Int64 = 1_700_000_000_000

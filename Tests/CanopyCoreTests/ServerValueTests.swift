@@ -92,7 +92,7 @@ struct ServerValueTests {
     @Test("a placeholder at the written location resolves against its current value", arguments: [
         (.null, 1), (5, 6), ("hello", 1), (["hello": "world"], 1), (true, 1), (1.5, 2.5),
     ] as [(JSONValue, JSONValue)])
-    func tv95(current: JSONValue, expected: JSONValue) throws {
+    func placeholderResolvesAgainstCurrentValue(current: JSONValue, expected: JSONValue) throws {
         let node = try resolve([".sv": ["increment": 1]], against: current)
         #expect(node.plainJSON == expected)
     }
@@ -118,7 +118,7 @@ struct ServerValueTests {
         #expect(node.isEmpty)
     }
 
-    @Test("sequence of writes through the engine: TV-95 and TV-96")
+    @Test("sequence of writes through the engine: increments on values and in sparse updates")
     func engineSequence() throws {
         let engine = SyncEngine()
         func set(_ path: String, _ value: JSONValue) throws {

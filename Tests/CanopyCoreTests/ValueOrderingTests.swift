@@ -51,8 +51,8 @@ struct ValueOrderingTests {
         "greg": ["nuggets": 52],
     ]
 
-    @Test("TV-08: orderByChild('nuggets') order and previous keys")
-    func tv08() throws {
+    @Test("orderByChild('nuggets') order and previous keys")
+    func orderByChildOrderAndPreviousKeys() throws {
         let node = try makeNode(Self.nuggets)
         let index = child("nuggets")
         #expect(sortedKeys(node, by: index) == ["greg", "tony", "vassili", "rob", "alex"])
@@ -62,8 +62,8 @@ struct ValueOrderingTests {
         #expect(previous == [nil, "greg", "tony", "vassili", "rob"])
     }
 
-    @Test("TV-09: orderByValue order and previous keys")
-    func tv09() throws {
+    @Test("orderByValue order and previous keys")
+    func orderByValueOrderAndPreviousKeys() throws {
         let node = try makeNode(["alex": 60, "rob": 56, "vassili": 55.5, "tony": 52, "greg": 52])
         #expect(sortedKeys(node, by: .value) == ["greg", "tony", "vassili", "rob", "alex"])
         var ordered = OrderedChildren(node: node, index: .value)
@@ -71,16 +71,16 @@ struct ValueOrderingTests {
         #expect(previous == [nil, "greg", "tony", "vassili", "rob"])
     }
 
-    @Test("TV-10: default order without priorities is key order")
-    func tv10() throws {
+    @Test("default order without priorities is key order")
+    func defaultOrderWithoutPrioritiesIsKeyOrder() throws {
         let node = try makeNode(["a": 1, "z": 26, "m": 13, "n": 14, "c": 3, "b": 2, "e": 5])
         #expect(forEachString(node) == "a:1:b:2:c:3:e:5:m:13:n:14:z:26:")
         #expect(sortedKeys(node, by: .priority) == ["a", "b", "c", "e", "m", "n", "z"])
         #expect(QueryIndex.priority.isKeyOrder(for: node))
     }
 
-    @Test("TV-11: numeric priorities, as numbers and as strings", arguments: [false, true])
-    func tv11(asStrings: Bool) throws {
+    @Test("numeric priorities, as numbers and as strings", arguments: [false, true])
+    func numericPriorities(asStrings: Bool) throws {
         let data: [(String, Int64, Int64)] = [("a", 1, 26), ("z", 26, 1), ("m", 13, 14), ("n", 14, 12), ("c", 3, 24), ("b", 2, 25), ("e", 5, 22)]
         var object: [String: JSONValue] = [:]
         for (key, value, priority) in data {
@@ -91,8 +91,8 @@ struct ValueOrderingTests {
         #expect(forEachString(node) == "z:26:n:14:m:13:e:5:c:3:b:2:a:1:")
     }
 
-    @Test("TV-12: alphabetic priorities")
-    func tv12() throws {
+    @Test("alphabetic priorities")
+    func alphabeticPriorities() throws {
         let data: [(String, Int64, String)] = [("a", 1, "first"), ("z", 26, "second"), ("m", 13, "third"), ("n", 14, "fourth"), ("c", 3, "fifth"), ("b", 2, "sixth"), ("e", 5, "seventh")]
         var object: [String: JSONValue] = [:]
         for (key, value, priority) in data { object[key] = [".value": .int(value), ".priority": .string(priority)] }
@@ -103,8 +103,8 @@ struct ValueOrderingTests {
         #expect(node.childCount == 7)
     }
 
-    @Test("TV-13: no priority, then numbers ascending, then strings; ties by key")
-    func tv13() throws {
+    @Test("no priority, then numbers ascending, then strings; ties by key")
+    func priorityOrderNoneThenNumbersThenStrings() throws {
         let priorities: [(String, JSONValue)] = [
             ("noPriorityA", .null), ("noPriorityB", .null), ("noPriorityC", .null), ("num10", 24), ("num20", 123), ("num30", 300),
             ("num40", 500), ("num41", 500), ("num42", 500), ("num50", 4000), ("num60", 4000.001), ("num70", 4000.01),
@@ -120,8 +120,8 @@ struct ValueOrderingTests {
         expectOrder(sortedChildren(node, by: .priority), by: .priority)
     }
 
-    @Test("TV-15: orderByChild on a shallow and a deep path over push-ID keys", arguments: ["nuggets", "deep/nuggets"])
-    func tv15(path: String) throws {
+    @Test("orderByChild on a shallow and a deep path over push-ID keys", arguments: ["nuggets", "deep/nuggets"])
+    func orderByChildOnShallowAndDeepPath(path: String) throws {
         let generator = PushIDGenerator()
         var object: [String: JSONValue] = [:]
         var now: Int64 = 1_700_000_000_000
@@ -149,15 +149,15 @@ struct ValueOrderingTests {
         "h": "leaf", "i": ["v": "B"],
     ]
 
-    @Test("TV-16: orderByValue over mixed types")
-    func tv16Value() throws {
+    @Test("orderByValue over mixed types")
+    func orderByValueOverMixedTypes() throws {
         let node = try makeNode(Self.mixedByValue)
         #expect(sortedKeys(node, by: .value) == ["f", "t", "im1", "d1", "i1", "d15", "i10", "s3", "s2", "s", "o", "o2"])
         expectOrder(sortedChildren(node, by: .value), by: .value)
     }
 
-    @Test("TV-16: orderByChild('v') over mixed types, with startAt(false).endAt(true) and equalTo(null)")
-    func tv16Child() throws {
+    @Test("orderByChild('v') over mixed types, with startAt(false).endAt(true) and equalTo(null)")
+    func orderByChildOverMixedTypesWithRanges() throws {
         let node = try makeNode(Self.mixedByChild)
         #expect(node.child("c").isEmpty, "{} is empty, so c does not exist")
         let index = child("v")
@@ -174,8 +174,8 @@ struct ValueOrderingTests {
         #expect(nulls.map(\.key.string) == ["h"])
     }
 
-    @Test("TV-17: value comparison of Hangul strings is antisymmetric")
-    func tv17() {
+    @Test("value comparison of Hangul strings is antisymmetric")
+    func hangulValueComparisonIsAntisymmetric() {
         let x = (key: ChildKey("k"), node: Node.leaf(.string("유주연")))
         let y = (key: ChildKey("k"), node: Node.leaf(.string("윤규완오빠")))
         let c = QueryIndex.value.compare(x, y)
@@ -184,8 +184,8 @@ struct ValueOrderingTests {
         #expect(c < 0)
     }
 
-    @Test("TV-18: key index ignores priorities; default order uses them")
-    func tv18() throws {
+    @Test("key index ignores priorities; default order uses them")
+    func keyIndexIgnoresPriorities() throws {
         let node = try makeNode([
             "a": [".value": 10, ".priority": 10], "b": [".value": 5, ".priority": 5], "c": [".value": 20, ".priority": 20],
             "d": [".value": 7, ".priority": 7], "e": [".value": 30, ".priority": 30], "f": [".value": 8, ".priority": 8],
@@ -199,8 +199,8 @@ struct ValueOrderingTests {
         #expect(Array(byKey.filter { ChildKey($0) >= "b" }.prefix(2)) == ["b", "c"])
     }
 
-    @Test("TV-88: predecessor by key and by priority")
-    func tv88() throws {
+    @Test("predecessor by key and by priority")
+    func predecessorByKeyAndByPriority() throws {
         let plain = try makeNode(["d": 1, "a": 1, "g": 1, "c": 1, "e": 1])
         var byKey = OrderedChildren(node: plain, index: .priority)
         let keys = ["a", "c", "d", "e", "g"]
@@ -218,7 +218,8 @@ struct ValueOrderingTests {
 
     // MARK: - Type order on mixed data, for every index
 
-    /// Children whose *values* are listed in value order (spec §3.1), ties broken by key.
+    /// Children whose *values* are listed in value order (null, false, true, numbers, strings,
+    /// objects), ties broken by key.
     static let mixedValues: [(String, JSONValue)] = [
         ("false", false), ("true", true),
         ("n01", .double(-1e300)), ("n02", .int(Int64.min)), ("n03", .double(-9_223_372_036_854_775_808.0)),
@@ -303,7 +304,7 @@ struct ValueOrderingTests {
         #expect(LeafValue.int(9_007_199_254_740_993) != LeafValue.double(9_007_199_254_740_992.0))
     }
 
-    @Test("moves per index (spec §3.5)")
+    @Test("moves per index")
     func moves() throws {
         let a = try makeNode(["v": 1, "w": "x"])
         let aDouble = try makeNode(["v": 1.0, "w": "x"])

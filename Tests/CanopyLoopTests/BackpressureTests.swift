@@ -1,4 +1,5 @@
 import CanopyLoop
+import CanopyTestSupport
 import Foundation
 import Testing
 
@@ -11,13 +12,13 @@ struct BackpressureTests {
         let producer = TestThread {
             for _ in 0..<10 { loop.execute {} }
         }
-        waitUntil { loop.statistics.waitingProducers == 1 }
+        try waitUntil("loop.statistics.waitingProducers == 1") { loop.statistics.waitingProducers == 1 }
         #expect(loop.statistics.queuedJobs == 4)
         #expect(loop.statistics.jobsAccepted == 4)
 
         var ran = 0
         while ran < 10 { ran += loop.drain() }
-        producer.join()
+        try producer.join()
         let statistics = loop.statistics
         #expect(statistics.jobsRun == 10)
         #expect(statistics.highWaterMark == 4)
@@ -33,10 +34,10 @@ struct BackpressureTests {
         let producers = 4
         let jobsEach = 10_000
         let accepted = Locked(0)
-        spawnThreads(producers) { _ in
+        try spawnThreads(producers) { _ in
             var mine = 0
             for _ in 0..<jobsEach where loop.execute({}) { mine += 1 }
-            accepted.mutate { [mine] in $0 += mine }
+            accepted.withLock { [mine] in $0 += mine }
         }.joinAll()
         #expect(loop.shutdown()?.isClean == true)
         let statistics = loop.statistics
@@ -54,8 +55,8 @@ struct BackpressureTests {
         let ran = Locked(0)
         let done = DispatchSemaphore(value: 0)
         loop.execute {
-            for _ in 0..<100 where loop.execute({ ran.mutate { $0 += 1 } }) {
-                accepted.mutate { $0 += 1 }
+            for _ in 0..<100 where loop.execute({ ran.withLock { $0 += 1 } }) {
+                accepted.withLock { $0 += 1 }
             }
             loop.execute { done.signal() }
         }
@@ -64,7 +65,7 @@ struct BackpressureTests {
         } else {
             try loop.startThread(name: "self-post-test")
         }
-        done.wait()
+        try done.wait(for: "done")
         #expect(loop.shutdown()?.isClean == true)
         #expect(accepted.value == 100)
         #expect(ran.value == 100)
@@ -78,13 +79,13 @@ struct BackpressureTests {
         let ran = Locked([Int]())
         let secondAccepted = Locked<Bool?>(nil)
         let producer = TestThread {
-            loop.execute { ran.mutate { $0.append(1) } }
-            let accepted = loop.execute { ran.mutate { $0.append(2) } }
-            secondAccepted.mutate { $0 = accepted }
+            loop.execute { ran.withLock { $0.append(1) } }
+            let accepted = loop.execute { ran.withLock { $0.append(2) } }
+            secondAccepted.withLock { $0 = accepted }
         }
-        waitUntil { loop.statistics.waitingProducers == 1 }
+        try waitUntil("loop.statistics.waitingProducers == 1") { loop.statistics.waitingProducers == 1 }
         let report = loop.shutdown()  // on the owner, outside drain: closes right here
-        producer.join()
+        try producer.join()
         #expect(report?.isClean == true)
         #expect(report?.jobsRunDuringShutdown == 1)
         #expect(secondAccepted.value == false)

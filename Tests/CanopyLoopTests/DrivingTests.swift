@@ -1,4 +1,5 @@
 import CanopyLoop
+import CanopyTestSupport
 import Foundation
 import Testing
 
@@ -11,13 +12,13 @@ struct DrivingTests {
         let returned = Locked(false)
         let runner = TestThread {
             try? loop.run()
-            returned.mutate { $0 = true }
+            returned.withLock { $0 = true }
         }
         loop.execute { running.signal() }
-        running.wait()  // the job ran, so run() is driving the loop
+        try running.wait(for: "running")  // the job ran, so run() is driving the loop
         #expect(!returned.value)
         let report = loop.shutdown()  // waits until run() has closed the loop
-        runner.join()
+        try runner.join()
         #expect(report?.isClean == true)
         #expect(returned.value)
     }
@@ -30,15 +31,15 @@ struct DrivingTests {
         let runner = TestThread {
             do {
                 try loop.run(stopOn: [SIGUSR2])
-                outcome.mutate { $0 = "returned" }
+                outcome.withLock { $0 = "returned" }
             } catch {
-                outcome.mutate { $0 = "\(error)" }
+                outcome.withLock { $0 = "\(error)" }
             }
         }
         loop.execute { running.signal() }
-        running.wait()  // handlers are installed before run() runs any job
+        try running.wait(for: "running")  // handlers are installed before run() runs any job
         kill(getpid(), SIGUSR2)
-        runner.join()
+        try runner.join()
         #expect(outcome.value == "returned")
         #expect(loop.closeReport?.isClean == true)
     }

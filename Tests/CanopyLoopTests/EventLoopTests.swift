@@ -1,4 +1,5 @@
 import CanopyLoop
+import CanopyTestSupport
 import Foundation
 import Testing
 
@@ -27,14 +28,14 @@ struct EventLoopTests {
         let jobsEach = 20_000
         let log = LoopBound(OrderLog(producers: producers), loop: loop)
         let producerThreads = Locked(Set<UInt>())
-        spawnThreads(producers) { producer in
-            producerThreads.mutate { $0.insert(currentThreadID()) }
+        try spawnThreads(producers) { producer in
+            producerThreads.withLock { $0.insert(currentThreadID()) }
             for sequence in 0..<jobsEach {
                 loop.execute { log.withValue { $0.record(producer, sequence, onLoop: loop.inLoop) } }
             }
         }.joinAll()
         let result = Locked<OrderLog?>(nil)
-        loop.execute { result.mutate { $0 = log.value } }
+        loop.execute { result.withLock { $0 = log.value } }
         #expect(loop.shutdown()?.isClean == true)
 
         let order = try #require(result.value)
@@ -52,7 +53,7 @@ struct EventLoopTests {
         loop.drain()
         let drainer = currentThreadID()
         let seen = LoopBound(Set<UInt>(), loop: loop)
-        spawnThreads(4) { _ in
+        try spawnThreads(4) { _ in
             for _ in 0..<250 {
                 loop.execute { seen.withValue { _ = $0.insert(currentThreadID()) } }
             }
@@ -66,7 +67,7 @@ struct EventLoopTests {
     func wakeupsCoalesce() throws {
         let loop = try EventLoop(jobsPerTurn: 65_536)
         loop.drain()
-        spawnThreads(4) { _ in
+        try spawnThreads(4) { _ in
             for _ in 0..<2_500 { loop.execute {} }
         }.joinAll()
         #expect(loop.drain() == 10_000)
@@ -83,11 +84,11 @@ struct EventLoopTests {
         if mode == .drain { loop.drain() }
         let log = Locked([String]())
         loop.execute {  // the first job arms a timer that is due at once
-            log.mutate { $0.append("job 0") }
-            loop.schedule(after: .zero) { log.mutate { $0.append("timer") } }
+            log.withLock { $0.append("job 0") }
+            loop.schedule(after: .zero) { log.withLock { $0.append("timer") } }
         }
         for index in 1..<100 {
-            loop.execute { log.mutate { $0.append("job \(index)") } }
+            loop.execute { log.withLock { $0.append("job \(index)") } }
         }
         let done = DispatchSemaphore(value: 0)
         loop.execute { done.signal() }
@@ -96,7 +97,7 @@ struct EventLoopTests {
         } else {
             try loop.startThread(name: "budget-test")  // all jobs are queued before it starts
         }
-        done.wait()  // shutdown now would run the remaining jobs without giving timers a turn
+        try done.wait(for: "done")  // shutdown now would run the remaining jobs without giving timers a turn
         #expect(loop.shutdown()?.isClean == true)
         let position = try #require(log.value.firstIndex(of: "timer"))
         #expect((10...20).contains(position), "the timer fired after \(position) jobs")
@@ -109,7 +110,7 @@ struct EventLoopTests {
         try loop.startThread(name: "refuse-test")
         #expect(loop.shutdown()?.isClean == true)
         let ran = Locked(false)
-        #expect(loop.execute { ran.mutate { $0 = true } } == false)
+        #expect(loop.execute { ran.withLock { $0 = true } } == false)
         #expect(ran.value == false)
         #expect(loop.statistics.jobsRejected == 1)
         #expect(loop.isAcceptingJobs == false)

@@ -1,4 +1,5 @@
 import CanopyLoop
+import CanopyTestSupport
 import Foundation
 import Testing
 
@@ -15,12 +16,12 @@ struct ShutdownTests {
             loop.schedule(after: .seconds(3_600)) {}
             loop.schedule(after: .seconds(3_600)) {}
             loop.schedule(after: .milliseconds(1), repeating: .milliseconds(1)) {}
-            handles.mutate { $0 = loop.openHandleCount }
+            handles.withLock { $0 = loop.openHandleCount }
             armed.signal()
         }
         let ran = Locked(0)
-        for _ in 0..<1_000 { loop.execute { ran.mutate { $0 += 1 } } }
-        armed.wait()  // the thread names itself before it runs any job
+        for _ in 0..<1_000 { loop.execute { ran.withLock { $0 += 1 } } }
+        try armed.wait(for: "armed")  // the thread names itself before it runs any job
         #expect(liveThreadNames().contains(name))
 
         let report = try #require(loop.shutdown())
@@ -42,13 +43,13 @@ struct ShutdownTests {
         loop.drain()
         loop.schedule(after: .seconds(3_600)) {}
         let ran = Locked(0)
-        for _ in 0..<10 { loop.execute { ran.mutate { $0 += 1 } } }
+        for _ in 0..<10 { loop.execute { ran.withLock { $0 += 1 } } }
         let report = try #require(loop.shutdown())
         #expect(report.isClean)
         #expect(report.loopCloseResult == 0)
         #expect(report.jobsRunDuringShutdown == 10)
         #expect(ran.value == 10)
-        #expect(!loop.execute { ran.mutate { $0 += 1 } })
+        #expect(!loop.execute { ran.withLock { $0 += 1 } })
         #expect(loop.drain() == 0)
         #expect(ran.value == 10)
         #expect(!loop.inLoop)
@@ -58,7 +59,7 @@ struct ShutdownTests {
     func undrivenShutdown() throws {
         let loop = try EventLoop()
         let ran = Locked(false)
-        loop.execute { ran.mutate { $0 = true } }
+        loop.execute { ran.withLock { $0 = true } }
         #expect(loop.shutdown()?.isClean == true)
         #expect(ran.value)
     }
@@ -71,10 +72,10 @@ struct ShutdownTests {
         let done = DispatchSemaphore(value: 0)
         loop.execute {
             let report = loop.shutdown()
-            inner.mutate { $0 = .some(report) }
+            inner.withLock { $0 = .some(report) }
             done.signal()
         }
-        done.wait()
+        try done.wait(for: "done")
         #expect(inner.value == .some(nil))  // from the loop thread it only requests
         let report = loop.shutdown()
         #expect(report?.isClean == true)
@@ -87,7 +88,7 @@ struct ShutdownTests {
         loop.drain()
         let after = Locked(false)
         loop.execute { loop.shutdown() }
-        loop.execute { after.mutate { $0 = true } }  // accepted before shutdown: still runs
+        loop.execute { after.withLock { $0 = true } }  // accepted before shutdown: still runs
         #expect(loop.drain() == 2)
         #expect(loop.closeReport?.isClean == true)
         #expect(after.value)
@@ -101,10 +102,10 @@ struct ShutdownTests {
         for _ in 0..<100 { loop.execute {} }
         let reports = Locked([LoopCloseReport?]())
         let joinedSeen = Locked([Bool]())
-        spawnThreads(4) { _ in
+        try spawnThreads(4) { _ in
             let report = loop.shutdown()
-            reports.mutate { $0.append(report) }
-            joinedSeen.mutate { $0.append(loop.isThreadJoined) }
+            reports.withLock { $0.append(report) }
+            joinedSeen.withLock { $0.append(loop.isThreadJoined) }
         }.joinAll()
         #expect(reports.value.count == 4)
         #expect(reports.value.allSatisfy { $0?.isClean == true })

@@ -1,11 +1,13 @@
 import CanopyLoop
+import CanopyTestSupport
 import Foundation
 import Synchronization
 import Testing
 
-/// A joinable POSIX thread (Foundation's `Thread` cannot be joined).
+/// A joinable POSIX thread (Foundation's `Thread` cannot be joined); joining is bounded.
 final class TestThread: Sendable {
     private let thread: pthread_t
+    private let finished = DispatchSemaphore(value: 0)
 
     init(_ body: @escaping @Sendable () -> Void) {
         final class Body {
@@ -13,7 +15,11 @@ final class TestThread: Sendable {
             init(_ run: @escaping @Sendable () -> Void) { self.run = run }
         }
         var thread = pthread_t()
-        let context = Unmanaged.passRetained(Body(body)).toOpaque()
+        let finished = self.finished
+        let context = Unmanaged.passRetained(Body({
+            body()
+            finished.signal()
+        })).toOpaque()
         let status = pthread_create(&thread, nil, { context in
             guard let context else { return nil }
             Unmanaged<Body>.fromOpaque(context).takeRetainedValue().run()
@@ -23,7 +29,10 @@ final class TestThread: Sendable {
         self.thread = thread
     }
 
-    func join() {
+    /// Waits for the thread to finish, at most `seconds`; throws ``WaitTimedOut`` (leaving the
+    /// thread running) after that.
+    func join(seconds: Double = defaultWaitSeconds) throws {
+        try self.finished.wait(for: "a test thread to finish", seconds: seconds)
         pthread_join(self.thread, nil)
     }
 }
@@ -34,34 +43,8 @@ func spawnThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) -> [T
 }
 
 extension [TestThread] {
-    func joinAll() {
-        for thread in self { thread.join() }
-    }
-}
-
-/// A value shared between the test thread and others, behind a `Mutex`.
-final class Locked<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
-
-    init(_ value: Value) {
-        self.mutex = Mutex(value)
-    }
-
-    var value: Value {
-        self.mutex.withLock { $0 }
-    }
-
-    @discardableResult
-    func mutate<Result: Sendable>(_ body: (inout Value) -> Result) -> Result {
-        self.mutex.withLock { body(&$0) }
-    }
-}
-
-/// Polls `condition` (yielding the CPU) until it holds. Used only to observe a state another
-/// thread must reach, such as a producer blocking; never to let time pass.
-func waitUntil(_ condition: () -> Bool) {
-    while !condition() {
-        sched_yield()
+    func joinAll() throws {
+        for thread in self { try thread.join() }
     }
 }
 

@@ -1,4 +1,5 @@
 import CanopyLoop
+import CanopyTestSupport
 import Foundation
 import Testing
 
@@ -41,17 +42,17 @@ struct ThreadPoolTests {
         loop.execute {
             loop.runInThreadPool({
                 started.signal()
-                gate.wait()
+                _ = gate.wait(timeout: .now() + defaultWaitSeconds)
                 return 42
-            }, then: { value in completed.mutate { $0 = value == 42 } })
+            }, then: { value in completed.withLock { $0 = value == 42 } })
         }
-        started.wait()
+        try started.wait(for: "started")
         let reports = Locked<LoopCloseReport?>(nil)
-        let closer = TestThread { reports.mutate { $0 = loop.shutdown() } }
-        waitUntil { !loop.isAcceptingJobs }
+        let closer = TestThread { reports.withLock { $0 = loop.shutdown() } }
+        try waitUntil("!loop.isAcceptingJobs") { !loop.isAcceptingJobs }
         #expect(loop.closeReport == nil)  // still waiting for the work
         gate.signal()
-        closer.join()
+        try closer.join()
         #expect(completed.value)
         #expect(reports.value?.isClean == true)
     }

@@ -1,4 +1,5 @@
 import CanopyLoop
+import CanopyTestSupport
 import Foundation
 import Testing
 
@@ -56,13 +57,13 @@ struct TimerTests {
         loop.execute {
             let timer = LoopBound<LoopTimer?>(nil, loop: loop)
             timer.value = loop.schedule(after: .milliseconds(1), repeating: .milliseconds(1)) {
-                if fires.mutate({ $0 += 1; return $0 }) == 3 {
+                if fires.withLock({ $0 += 1; return $0 }) == 3 {
                     timer.value?.cancel()  // on the loop thread: no further fire
                     done.signal()
                 }
             }
         }
-        done.wait()
+        try done.wait(for: "done")
         #expect(loop.shutdown()?.isClean == true)
         #expect(fires.value == 3)
     }
@@ -75,10 +76,10 @@ struct TimerTests {
         let onLoop = Locked(false)
         let start = ContinuousClock.now
         loop.scheduleFromAnyThread(after: .milliseconds(20)) {
-            onLoop.mutate { $0 = loop.inLoop }
+            onLoop.withLock { $0 = loop.inLoop }
             done.signal()
         }
-        done.wait()
+        try done.wait(for: "done")
         let elapsed = ContinuousClock.now - start
         #expect(elapsed >= .milliseconds(19), "fired after \(elapsed)")  // libuv counts whole ms
         #expect(onLoop.value)
@@ -90,10 +91,10 @@ struct TimerTests {
         let loop = try EventLoop()
         try loop.startThread(name: "cancel-test")
         let fired = Locked(false)
-        let timer = loop.scheduleFromAnyThread(after: .seconds(3_600)) { fired.mutate { $0 = true } }
+        let timer = loop.scheduleFromAnyThread(after: .seconds(3_600)) { fired.withLock { $0 = true } }
         timer.cancel()
         let state = Locked<(active: Bool, handles: Int)?>(nil)
-        loop.execute { state.mutate { $0 = (timer.isActive, loop.openHandleCount) } }
+        loop.execute { state.withLock { $0 = (timer.isActive, loop.openHandleCount) } }
         let report = loop.shutdown()
         #expect(report?.isClean == true)
         #expect(state.value?.active == false)
@@ -107,15 +108,15 @@ struct TimerTests {
         let fired = Locked(false)
         let active = Locked<Bool?>(nil)
         loop.execute {
-            let timer = loop.schedule(after: .zero) { fired.mutate { $0 = true } }
-            active.mutate { $0 = timer.isActive }
+            let timer = loop.schedule(after: .zero) { fired.withLock { $0 = true } }
+            active.withLock { $0 = timer.isActive }
         }
         let report = loop.shutdown()
         #expect(report?.isClean == true)
         #expect(report?.jobsRunDuringShutdown == 1)
         #expect(active.value == false)
         #expect(fired.value == false)
-        let late = loop.scheduleFromAnyThread(after: .zero) { fired.mutate { $0 = true } }
+        let late = loop.scheduleFromAnyThread(after: .zero) { fired.withLock { $0 = true } }
         #expect(loop.drain() == 0)
         #expect(fired.value == false)
         _ = late

@@ -1,5 +1,6 @@
 import CanopyCore
 import CanopyLoop
+import CanopyTestSupport
 import Foundation
 import Testing
 

@@ -57,7 +57,8 @@ indirect enum ModelNode: Equatable {
     }
 }
 
-/// Brute-force key order (spec §2), written independently of the engine's `ChildKey`.
+/// Brute-force key order (integer keys first by value, shorter first on a tie, then strings by
+/// UTF-16 code units), written independently of the engine's `ChildKey`.
 func oracleKeyLess(_ a: String, _ b: String) -> Bool {
     func int(_ s: String) -> Int64? {
         guard s.range(of: #"^-?0*\d{1,10}$"#, options: .regularExpression) != nil, let v = Int64(s) else { return nil }
@@ -91,7 +92,8 @@ func oracleChildLess(_ a: (String, ModelNode), _ b: (String, ModelNode)) -> Bool
     return oracleKeyLess(a.0, b.0)
 }
 
-/// The tree of the model database, with writes applied the way spec §5 describes.
+/// The tree of the model database, with writes applied as *Events* and *Ordering and Keys*
+/// describe (no empty objects, priorities drop with their node).
 struct ModelTree {
     var root: ModelNode? = nil
 
@@ -109,7 +111,7 @@ struct ModelTree {
         guard let key = path.first else { return value }
         let existing = node?.children[key]
         let child = set(value, in: existing, at: path.dropFirst())
-        // Removing what is not there (even under a leaf) changes nothing (TV-91).
+        // Removing what is not there (even under a leaf) changes nothing.
         if child == nil && existing == nil { return node }
         var children = node?.children ?? [:]
         let priority = node?.priority
@@ -162,7 +164,7 @@ struct EventOracle {
         }
     }
 
-    /// Initial events of a new listener (spec §6.7).
+    /// Initial events of a new listener: child_added per child in order, then value (see *Events*).
     func initialEvents(_ listener: Listener, tree: ModelTree) -> [RecordedEvent] {
         let node = tree.node(at: listener.path)
         switch listener.type {
@@ -178,7 +180,8 @@ struct EventOracle {
         }
     }
 
-    /// Events for a write at `written`, going from `old` to `new` (spec §6.3–6.5).
+    /// Events for a write at `written`, going from `old` to `new`: removed, added, moved, changed,
+    /// value per view; views below the write first, then at it, then ancestors (see *Events*).
     func events(written: [String], old: ModelTree, new: ModelTree) -> [RecordedEvent] {
         var locations: [[String]] = []
         for v in self.views where !locations.contains(v.path) { locations.append(v.path) }

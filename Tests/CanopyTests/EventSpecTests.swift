@@ -18,8 +18,8 @@ import Testing
 //   steps (each has "expect": [event], except in a reaction's "do"; "comment" is allowed anywhere):
 //     { "listen": path, "events": [type…] | "all", "id", "query"?, "reactions"? }
 //         one `observe` registration per type, in the listed order; "all" = child_added,
-//         child_removed, child_changed, child_moved, value. "query" is reserved for query
-//         constraints and currently rejected.
+//         child_removed, child_changed, child_moved, value. "query" observes a query instead of
+//         the plain location (see below).
 //     { "once": path, "event": type, "id", "query"?, "reactions"? }      observeSingleEvent
 //     { "unlisten": id, "type"?, "on"? }   removeObserver(withHandle:) for the listener's handles
 //                                          (or only the one of `type`), called on the listener's
@@ -32,6 +32,14 @@ import Testing
 //     { "remove": path }                             removeValue
 //     { "get": path, "value", "export"? }            getData; compares the snapshot
 //   Writes also take "fails": true when their completion must report an error (default: success).
+//   query: { "orderByChild": path | "orderByKey": true | "orderByValue": true
+//            | "orderByPriority": true,
+//            "startAt"/"startAfter"/"endAt"/"endBefore"/"equalTo": bound,
+//            "limitToFirst"/"limitToLast": n }
+//     every field optional; bound = a value (null, boolean, number or string) or
+//     {"value", "key"} for the optional child key. Applied in that order (order, start, end,
+//     equalTo, limit) with the public query builders; "unlisten" without "on" removes through
+//     the query.
 //   reaction: { "on": {"type", "key"?, "value"?}, "do": step } — performs `do` inside the
 //     listener's callback, the first time an event matching `on` reaches it.
 //   event: { "at": listener id, "type", "key"?, "prev"?, "value", "export"? }
@@ -178,12 +186,15 @@ private struct EventSpecExpected {
 private final class EventSpecListener {
     let id: String
     let ref: DatabaseReference
+    /// What the listener observes: `ref` itself, or a query on it.
+    let query: DatabaseQuery
     var handles: [(type: DataEventType, handle: DatabaseHandle)] = []
     var reactions: [(on: JSONValue, action: JSONValue, done: Bool)] = []
 
-    init(id: String, ref: DatabaseReference) {
+    init(id: String, ref: DatabaseReference, query: DatabaseQuery) {
         self.id = id
         self.ref = ref
+        self.query = query
     }
 }
 
@@ -302,9 +313,6 @@ private final class EventSpecRunner {
         case "listen", "once":
             let path = try Self.string(step, kind)
             let id = try Self.string(step, "id")
-            if step["query"] != nil {
-                throw EventSpecError("listen \(id): \"query\" is not supported yet (queries are not implemented); remove it or skip the case")
-            }
             if self.listeners[id] != nil { throw EventSpecError("listener id \"\(id)\" is used twice") }
             let types: [DataEventType]
             if kind == "once" {
@@ -320,7 +328,9 @@ private final class EventSpecRunner {
                     return try Self.eventType(name)
                 }
             }
-            let listener = EventSpecListener(id: id, ref: self.reference(path))
+            let ref = self.reference(path)
+            let query = try step["query"].map { try Self.query($0, on: ref) } ?? ref
+            let listener = EventSpecListener(id: id, ref: ref, query: query)
             for reaction in step["reactions"]?.arrayValue ?? [] {
                 guard let on = reaction["on"], let action = reaction["do"] else {
                     throw EventSpecError("a reaction needs \"on\" and \"do\"")
@@ -335,9 +345,9 @@ private final class EventSpecRunner {
                     self.record(listener, type, snapshot, previous)
                 }
                 if kind == "once" {
-                    listener.ref.observeSingleEvent(of: type, andPreviousSiblingKeyWith: block)
+                    listener.query.observeSingleEvent(of: type, andPreviousSiblingKeyWith: block)
                 } else {
-                    listener.handles.append((type, listener.ref.observe(type, andPreviousSiblingKeyWith: block)))
+                    listener.handles.append((type, listener.query.observe(type, andPreviousSiblingKeyWith: block)))
                 }
             }
         case "unlisten":
@@ -348,10 +358,10 @@ private final class EventSpecRunner {
                 guard let name = value.stringValue else { throw EventSpecError("\"type\" must be a string") }
                 return try Self.eventType(name)
             }
-            let target = try step["on"].map { value -> DatabaseReference in
+            let target = try step["on"].map { value -> DatabaseQuery in
                 guard let path = value.stringValue else { throw EventSpecError("\"on\" must be a path") }
                 return self.reference(path)
-            } ?? listener.ref
+            } ?? listener.query
             let matching = listener.handles.filter { only == nil || $0.type == only }
             if matching.isEmpty { throw EventSpecError("listener \"\(id)\" has no \(only.map(\.description) ?? "") registration") }
             for entry in matching { target.removeObserver(withHandle: entry.handle) }
@@ -486,6 +496,87 @@ private final class EventSpecRunner {
 
     // MARK: Format helpers
 
+    static let queryFields: Set<String> = [
+        "orderByChild", "orderByKey", "orderByValue", "orderByPriority",
+        "startAt", "startAfter", "endAt", "endBefore", "equalTo", "limitToFirst", "limitToLast",
+    ]
+
+    /// The query a listener's `"query"` object describes, built on `ref` with the public API.
+    private static func query(_ spec: JSONValue, on ref: DatabaseReference) throws -> DatabaseQuery {
+        guard case .object(let fields) = spec else { throw EventSpecError("\"query\" must be an object") }
+        if let unknown = fields.keys.sorted().first(where: { !self.queryFields.contains($0) }) {
+            throw EventSpecError("unknown query field \"\(unknown)\"")
+        }
+        var query: DatabaseQuery = ref
+        if let child = fields["orderByChild"] {
+            guard let path = child.stringValue else { throw EventSpecError("\"orderByChild\" must be a path") }
+            query = query.queryOrdered(byChild: path)
+        }
+        let orders = [
+            ("orderByKey", DatabaseQuery.queryOrderedByKey),
+            ("orderByValue", DatabaseQuery.queryOrderedByValue),
+            ("orderByPriority", DatabaseQuery.queryOrderedByPriority),
+        ]
+        for (field, order) in orders {
+            guard let flag = fields[field] else { continue }
+            guard flag.boolValue == true else { throw EventSpecError("\"\(field)\" must be true") }
+            query = order(query)()
+        }
+        if let bound = fields["startAt"] {
+            let (value, key) = try self.bound(bound, "startAt")
+            query = query.queryStarting(atValue: value, childKey: key)
+        }
+        if let bound = fields["startAfter"] {
+            let (value, key) = try self.bound(bound, "startAfter")
+            query = query.queryStarting(afterValue: value, childKey: key)
+        }
+        if let bound = fields["endAt"] {
+            let (value, key) = try self.bound(bound, "endAt")
+            query = query.queryEnding(atValue: value, childKey: key)
+        }
+        if let bound = fields["endBefore"] {
+            let (value, key) = try self.bound(bound, "endBefore")
+            query = query.queryEnding(beforeValue: value, childKey: key)
+        }
+        if let bound = fields["equalTo"] {
+            let (value, key) = try self.bound(bound, "equalTo")
+            query = query.queryEqual(toValue: value, childKey: key)
+        }
+        for (field, first) in [("limitToFirst", true), ("limitToLast", false)] {
+            guard let limit = fields[field] else { continue }
+            guard let n = limit.int64Value, n > 0, let count = UInt(exactly: n) else {
+                throw EventSpecError("\"\(field)\" must be a positive integer")
+            }
+            query = first ? query.queryLimited(toFirst: count) : query.queryLimited(toLast: count)
+        }
+        return query
+    }
+
+    /// A query bound: a plain value, or `{"value", "key"}`; the value as the builders take it.
+    private static func bound(_ bound: JSONValue, _ field: String) throws -> (Any?, String?) {
+        var value = bound
+        var key: String?
+        if case .object(let parts) = bound {
+            guard let v = parts["value"], parts.keys.allSatisfy({ $0 == "value" || $0 == "key" }) else {
+                throw EventSpecError("\"\(field)\" must be a value or {\"value\", \"key\"}")
+            }
+            value = v
+            if let k = parts["key"] {
+                guard let s = k.stringValue else { throw EventSpecError("the key of \"\(field)\" must be a string") }
+                key = s
+            }
+        }
+        switch value {
+        case .null: return (nil, key)
+        case .bool(let b): return (b, key)
+        case .int(let i): return (Int(i), key)
+        case .double(let d): return (d, key)
+        case .string(let s): return (s, key)
+        case .array, .object:
+            throw EventSpecError("the value of \"\(field)\" must be null, a boolean, a number or a string")
+        }
+    }
+
     private static func kind(of step: JSONValue, nested: Bool) throws -> String {
         guard case .object(let fields) = step else { throw EventSpecError("a step must be an object") }
         let kinds = self.stepKinds.filter { fields[$0] != nil }
@@ -519,6 +610,7 @@ private final class EventSpecRunner {
         if let value = fields["value"], kind != "get" { text += " = \(value.jsonString())" }
         if let priority = fields["priority"] { text += " priority \(priority.jsonString())" }
         if let values = fields["values"] { text += " \(values.jsonString())" }
+        if let query = fields["query"] { text += " query \(query.jsonString())" }
         if let type = fields["type"]?.stringValue { text += " \(type)" }
         if let on = fields["on"]?.stringValue { text += " on \(on)" }
         if let comment = fields["comment"]?.stringValue { text += " — \(comment)" }

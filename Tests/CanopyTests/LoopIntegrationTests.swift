@@ -1,17 +1,10 @@
 import CanopyLoop
+import CanopyTestSupport
 import Foundation
 import Synchronization
 import Testing
 
 @testable import Canopy
-
-/// A thread-safe list for callbacks that run on the loop thread while the test thread waits.
-final class Locked<Value>: Sendable where Value: Sendable {
-    private let storage: Mutex<Value>
-    init(_ value: Value) { self.storage = Mutex(value) }
-    func withLock<R>(_ body: (inout Value) -> R) -> R { self.storage.withLock { body(&$0) } }
-    var value: Value { self.storage.withLock { $0 } }
-}
 
 /// Fire-and-forget writes (the synchronous `setValue`), which async code cannot call directly
 /// because there the `async` overload is chosen.

@@ -33,7 +33,7 @@ struct QueryValidCase: Sendable, CustomTestStringConvertible {
     }
 }
 
-// The iOS reasons of spec §7.6.
+// The reasons iOS gives for invalid query constraints.
 private let multipleOrderBy = "Cannot use multiple queryOrderedBy calls!"
 private let limitFirstTwice = "Can't call queryLimitedToFirst: if a limit was previously set"
 private let limitLastTwice = "Can't call queryLimitedToLast: if a limit was previously set"
@@ -64,7 +64,7 @@ private func invalidChildKey(_ method: String) -> String {
     "(\(method):childKey:) Must be a non-empty string and not contain '/' '.' '#' '$' '[' or ']'"
 }
 
-/// The four orders, for the 16 pairs of TV-80.
+/// The four orders, for the 16 pairs of orderBy calls.
 private let orders: [(String, @Sendable (DatabaseQuery) -> DatabaseQuery)] = [
     ("Priority", { $0.queryOrderedByPriority() }),
     ("Key", { $0.queryOrderedByKey() }),
@@ -125,16 +125,16 @@ private enum Endpoint: String, CaseIterable, Sendable {
     var isStart: Bool { self == .startAt || self == .startAfter || self == .equalTo }
 }
 
-/// All invalid queries of vectors E (TV-77, TV-79, TV-80) expressible with the Swift API.
+/// All invalid query constructions expressible with the Swift API.
 private let invalidQueries: [QueryErrorCase] = {
     var cases: [QueryErrorCase] = []
-    // TV-80: every pair of queryOrderedBy* calls.
+    // Every pair of queryOrderedBy* calls.
     for (first, a) in orders {
         for (second, b) in orders {
             cases.append(QueryErrorCase("queryOrderedBy\(first).queryOrderedBy\(second)", multipleOrderBy) { b(a($0)) })
         }
     }
-    // TV-77: any second limit.
+    // Any second limit.
     cases += [
         QueryErrorCase("limitToLast(100).limitToFirst(100)", limitFirstTwice) { $0.queryLimited(toLast: 100).queryLimited(toFirst: 100) },
         QueryErrorCase("limitToFirst(100).limitToLast(100)", limitLastTwice) { $0.queryLimited(toFirst: 100).queryLimited(toLast: 100) },
@@ -142,7 +142,7 @@ private let invalidQueries: [QueryErrorCase] = {
         QueryErrorCase("limitToLast(1).limitToLast(1)", limitLastTwice) { $0.queryLimited(toLast: 1).queryLimited(toLast: 1) },
         QueryErrorCase("orderByKey.limitToLast(3).startAt(a).limitToFirst(3)", limitFirstTwice) { $0.queryOrderedByKey().queryLimited(toLast: 3).queryStarting(atValue: "a").queryLimited(toFirst: 3) },
     ]
-    // TV-80: limits 0 and ≥ 2^31.
+    // Limits 0 and ≥ 2^31.
     cases += [
         QueryErrorCase("limitToFirst(0)", limitZero) { $0.queryLimited(toFirst: 0) },
         QueryErrorCase("limitToLast(0)", limitZero) { $0.queryLimited(toLast: 0) },
@@ -151,7 +151,7 @@ private let invalidQueries: [QueryErrorCase] = {
         QueryErrorCase("limitToFirst(2^32)", limitTooLarge) { $0.queryLimited(toFirst: 1 << 32) },
         QueryErrorCase("limitToLast(UInt.max)", limitTooLarge) { $0.queryLimited(toLast: UInt.max) },
     ]
-    // TV-77/TV-80: a second start, end or equalTo.
+    // A second start, end or equalTo.
     let ranges: [(Endpoint, Endpoint)] = [
         (.startAt, .startAt), (.startAfter, .startAfter), (.startAt, .startAfter), (.startAfter, .startAt),
         (.startAt, .equalTo), (.startAfter, .equalTo),
@@ -162,7 +162,7 @@ private let invalidQueries: [QueryErrorCase] = {
     for (first, second) in ranges {
         cases.append(QueryErrorCase("\(first.rawValue)(foo).\(second.rawValue)(foo)", second.twiceMessages) { second.apply(first.apply($0, "foo"), "foo") })
     }
-    // TV-77/TV-80: the priority index (explicit or default) with a boolean.
+    // The priority index (explicit or default) with a boolean.
     for endpoint in Endpoint.allCases {
         cases.append(QueryErrorCase("orderByPriority.\(endpoint.rawValue)(true)", priorityValues) { endpoint.apply($0.queryOrderedByPriority(), true) })
         cases.append(QueryErrorCase("\(endpoint.rawValue)(false) on the default index", priorityValues) { endpoint.apply($0, false) })
@@ -171,7 +171,7 @@ private let invalidQueries: [QueryErrorCase] = {
     cases.append(QueryErrorCase("startAt(true).orderByKey", priorityValues) { $0.queryStarting(atValue: true).queryOrderedByKey() })
     cases.append(QueryErrorCase("endAt(true).orderByKey", priorityValues) { $0.queryEnding(atValue: true).queryOrderedByKey() })
     cases.append(QueryErrorCase("startAt(true).orderByValue", priorityValues) { $0.queryStarting(atValue: true).queryOrderedByValue() })
-    // TV-77/TV-80: objects and arrays (and other types) as endpoint values.
+    // Objects and arrays (and other types) as endpoint values.
     for endpoint in Endpoint.allCases {
         let messages = onlyNilStringOrNumber(endpoint.iosName)
         cases.append(QueryErrorCase("orderByChild(foo).\(endpoint.rawValue)({a:1})", messages) { endpoint.apply($0.queryOrdered(byChild: "foo"), ["a": 1]) })
@@ -180,7 +180,7 @@ private let invalidQueries: [QueryErrorCase] = {
         cases.append(QueryErrorCase("\(endpoint.rawValue)([:]) on the default index", messages) { endpoint.apply($0, [String: Any]()) })
         cases.append(QueryErrorCase("orderByKey.\(endpoint.rawValue)(Date)", messages) { endpoint.apply($0.queryOrderedByKey(), Date(timeIntervalSince1970: 0)) })
     }
-    // TV-77/TV-80: the key index with a key argument.
+    // The key index with a key argument.
     cases += [
         QueryErrorCase("orderByKey.startAt(foo, foo)", "You must use queryStartingAtValue: instead of queryStartingAtValue:childKey: when using queryOrderedByKey:") {
             $0.queryOrderedByKey().queryStarting(atValue: "foo", childKey: "foo")
@@ -198,14 +198,14 @@ private let invalidQueries: [QueryErrorCase] = {
             $0.queryOrderedByKey().queryEqual(toValue: "foo", childKey: "foo")
         },
     ]
-    // TV-77/TV-80: the key index with a non-string value (number, boolean, nil).
+    // The key index with a non-string value (number, boolean, nil).
     for endpoint in Endpoint.allCases {
         let message = endpoint.isStart ? keyStartNonString : keyEndNonString
         for (label, value) in [("1", Argument.int(1)), ("true", .bool(true)), ("nil", .null)] {
             cases.append(QueryErrorCase("orderByKey.\(endpoint.rawValue)(\(label))", message) { endpoint.apply($0.queryOrderedByKey(), value.any) })
         }
     }
-    // TV-77/TV-80: a key argument, or a non-string value, before queryOrderedByKey.
+    // A key argument, or a non-string value, before queryOrderedByKey.
     for endpoint in Endpoint.allCases {
         let childKeyMessage = endpoint.isStart ? keyStartChildKey : keyEndChildKey
         let nonStringMessage = endpoint.isStart ? keyStartNonString : keyEndNonString
@@ -213,7 +213,7 @@ private let invalidQueries: [QueryErrorCase] = {
         cases.append(QueryErrorCase("\(endpoint.rawValue)(1).orderByKey", nonStringMessage) { endpoint.apply($0, 1).queryOrderedByKey() })
         cases.append(QueryErrorCase("\(endpoint.rawValue)(nil).orderByKey", nonStringMessage) { endpoint.apply($0, nil).queryOrderedByKey() })
     }
-    // TV-79 and §7.6: invalid paths for queryOrdered(byChild:).
+    // Invalid paths for queryOrdered(byChild:).
     let childPaths: [(String, String)] = [
         ("", childInvalidPath), ("a.b", childInvalidPath), ("$child/foo", childInvalidPath), ("a#b", childInvalidPath),
         ("a[0]", childInvalidPath), ("x]", childInvalidPath), (".info", childInvalidPath), ("a/.priority", childInvalidPath),
@@ -233,10 +233,11 @@ private let invalidQueries: [QueryErrorCase] = {
     return cases
 }()
 
-/// TV-78: invalid key arguments.
+/// Invalid key arguments.
 private let invalidKeys = [".test", "test.", "fo$o", "[what", "ever]", "ha#sh", "/thing", "th/ing", "thing/", ""]
 
-/// Queries that must be accepted (TV-77 "Can create basic queries", iOS testCanCreateBasicQueries).
+/// Queries that must be accepted (the JS "Can create basic queries", iOS
+/// testCanCreateBasicQueries).
 private let validQueries: [QueryValidCase] = {
     var cases: [QueryValidCase] = [
         QueryValidCase("limitToLast(10)") { $0.queryLimited(toLast: 10) },
@@ -282,7 +283,7 @@ private let validQueries: [QueryValidCase] = {
     return cases
 }()
 
-@Suite("Query construction errors (spec §7.6 with the iOS reasons, vectors E)")
+@Suite("Query construction errors, with the iOS reasons")
 struct QueryErrorTests {
     /// Checks that `error` is an `.invalidQuery` `DatabaseError` with one of `messages`.
     private func check(_ error: (any Error)?, _ messages: [String], _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
@@ -390,7 +391,7 @@ struct QueryErrorTests {
     }
 
     @Test(
-        "TV-78: an invalid key argument is rejected by every endpoint method",
+        "an invalid key argument is rejected by every endpoint method",
         arguments: invalidKeys, [Endpoint.startAt, .startAfter, .endAt, .endBefore, .equalTo].map(\.rawValue))
     func invalidKey(key: String, method: String) async throws {
         let endpoint = try #require(Endpoint(rawValue: method))
@@ -401,7 +402,7 @@ struct QueryErrorTests {
         try await self.expectInvalid(endpoint.apply(ref.queryOrdered(byChild: "x"), 1, key: key), [invalidChildKey(endpoint.iosName)], in: db)
     }
 
-    @Test("valid queries (TV-77 'can create basic queries', iOS testCanCreateBasicQueries) never error", arguments: validQueries)
+    @Test("valid queries (JS 'can create basic queries', iOS testCanCreateBasicQueries) never error", arguments: validQueries)
     func valid(_ c: QueryValidCase) async throws {
         let db = try queryTestDatabase()
         defer { db.close() }

@@ -1,7 +1,8 @@
 import Canopy
 import Foundation
 
-/// A query as the oracle understands it, written from the spec's table (§7.2), not from the engine.
+/// A query as the oracle understands it, written from the range table in *Queries*, *Query
+/// windows*, not from the engine.
 struct OracleQuery: Equatable, CustomStringConvertible {
     enum Index: Equatable {
         case priority, key, value
@@ -72,7 +73,7 @@ struct OracleQuery: Equatable, CustomStringConvertible {
         }
     }
 
-    /// Value order (§3.1) on export-format JSON: null, false, true, numbers, strings, objects.
+    /// Value order on export-format JSON: null, false, true, numbers, strings, objects.
     static func compareValues(_ a: JSONValue?, _ b: JSONValue?) -> Int {
         func rank(_ v: JSONValue?) -> Int {
             switch v {
@@ -103,7 +104,8 @@ struct OracleQuery: Equatable, CustomStringConvertible {
 
     private func keyCompare(_ a: String, _ b: String) -> Int { a == b ? 0 : (oracleKeyLess(a, b) ? -1 : 1) }
 
-    /// Whether a child is within the range, straight from the table of spec §7.2.
+    /// Whether a child is within the range, straight from the range table (a key bound only
+    /// matters among equal index values).
     func inRange(_ key: String, _ node: ModelNode) -> Bool {
         if self.index == .key {
             if let s = self.start, case .string(let k) = s.value {
@@ -160,7 +162,8 @@ struct OracleQuery: Equatable, CustomStringConvertible {
         return children.isEmpty ? nil : .object(children, priority: nil)
     }
 
-    /// Whether a changed child counts as moved for this order (spec §3.5).
+    /// Whether a changed child counts as moved for this order: never by key, any priority change
+    /// by priority, any change by value, a different indexed value by child.
     func isMove(_ old: ModelNode, _ new: ModelNode) -> Bool {
         switch self.index {
         case .key: return false

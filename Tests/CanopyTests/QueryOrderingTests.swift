@@ -2,7 +2,7 @@ import Canopy
 import Foundation
 import Testing
 
-@Suite("Query orders on mixed data, and the Firebase guide's blog queries (spec §2, §3, §7.1)")
+@Suite("Query orders on mixed data, and the Firebase guide's blog queries")
 struct QueryOrderingTests {
     /// Checks the order of `query` on `data` through a `.value` observer's snapshot iteration
     /// (`childSnapshots` and the `children` enumerator), `getData`, and `child_added` previous keys,
@@ -57,8 +57,8 @@ struct QueryOrderingTests {
         try self.expectOrder(data, { $0.queryLimited(toLast: 100) }, expected)
     }
 
-    @Test("TV-13: mixed numeric and string priorities (datasnapshot.test.ts)")
-    func tv13() throws {
+    @Test("mixed numeric and string priorities (datasnapshot.test.ts)")
+    func mixedNumericAndStringPriorities() throws {
         let priorities: [(String, JSONValue)] = [
             ("alpha42", "zed"), ("noPriorityC", .null), ("num41", 500), ("noPriorityB", .null), ("num80", 4000.1), ("num50", 4000),
             ("num10", 24), ("alpha41", "zed"), ("alpha20", "horse"), ("num20", 123), ("num70", 4000.01), ("noPriorityA", .null),
@@ -84,8 +84,8 @@ struct QueryOrderingTests {
         try self.expectOrder(.object(object), { $0.queryOrderedByKey() }, expected)
     }
 
-    @Test("TV-01: integer keys in the default order (order.test.ts)")
-    func tv01() throws {
+    @Test("integer keys in the default order (order.test.ts)")
+    func integerKeysInDefaultOrder() throws {
         let keys = ["foo", "bar", "03", "0", "100", "20", "5", "3", "003", "9"]
         try self.expectOrder(.object(Dictionary(uniqueKeysWithValues: keys.map { ($0, JSONValue.bool(true)) })), { $0 }, ["0", "3", "03", "003", "5", "9", "20", "100", "bar", "foo"])
     }
@@ -104,8 +104,8 @@ struct QueryOrderingTests {
         try self.expectOrder(data, { $0.queryOrderedByValue() }, expected)
     }
 
-    @Test("TV-09: orderByValue with equal numbers (order_by.test.ts)")
-    func tv09() throws {
+    @Test("orderByValue with equal numbers (order_by.test.ts)")
+    func orderByValueWithEqualNumbers() throws {
         try self.expectOrder(["alex": 60, "rob": 56, "vassili": 55.5, "tony": 52, "greg": 52], { $0.queryOrderedByValue() }, ["greg", "tony", "vassili", "rob", "alex"])
     }
 
@@ -120,8 +120,8 @@ struct QueryOrderingTests {
         try self.expectOrder(data, { $0.queryOrdered(byChild: "v") }, expected)
     }
 
-    @Test("TV-08 and TV-15: orderByChild on a flat and on a nested path")
-    func tv08tv15() throws {
+    @Test("orderByChild on a flat and on a nested path")
+    func orderByChildOnFlatAndNestedPath() throws {
         try self.expectOrder(
             ["alex": ["nuggets": 60], "rob": ["nuggets": 56], "vassili": ["nuggets": 55.5], "tony": ["nuggets": 52], "greg": ["nuggets": 52]],
             { $0.queryOrdered(byChild: "nuggets") }, ["greg", "tony", "vassili", "rob", "alex"])
@@ -130,8 +130,8 @@ struct QueryOrderingTests {
             { $0.queryOrdered(byChild: "deep/nuggets") }, ["u1", "u3", "u2"])
     }
 
-    @Test("child snapshots iterate their own children in the default order, whatever the parent query (TV-89)")
-    func tv89() throws {
+    @Test("child snapshots iterate their own children in the default order, whatever the parent query")
+    func childSnapshotsIterateInDefaultOrder() throws {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
@@ -222,7 +222,7 @@ struct QueryOrderingTests {
         db.drain()
         #expect(log.take() == [.moved("p3", "p4", post(3, 55)), .changed("p3", "p4", post(3, 55)), .value(["p4": post(4, 50), "p3": post(3, 55), "p5": post(5, 60)])])
 
-        // A change of the indexed value that keeps the position still moves (§6.2).
+        // A change of the indexed value that keeps the position still moves (see *Events*).
         try posts.child("p5/starCount").setValue(61)
         db.drain()
         #expect(log.take() == [.moved("p5", "p3", post(5, 61)), .changed("p5", "p3", post(5, 61)), .value(["p4": post(4, 50), "p3": post(3, 55), "p5": post(5, 61)])])

@@ -179,14 +179,14 @@ struct QueryWindowCase: Sendable, CustomTestStringConvertible {
     }
 }
 
-// MARK: - Vectors D and the query parts of §6/§7
+// MARK: - Query windows: ranges, limits and their live events
 
-@Suite("Query windows, ranges and live limits (spec §7.2–§7.4, vectors D)")
+@Suite("Query windows, ranges and live limits")
 struct QueryWindowTests {
-    // MARK: TV-43 … TV-53: limit windows with live writes
+    // MARK: Limit windows with live writes
 
-    @Test("TV-43: limitToLast(2) pushes out the first child when a later one is added")
-    func tv43() throws {
+    @Test("limitToLast(2) pushes out the first child when a later one is added")
+    func limitToLastPushesOutFirstChildOnLaterAdd() throws {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
@@ -203,8 +203,8 @@ struct QueryWindowTests {
         #expect(log.cancellations.isEmpty)
     }
 
-    @Test("TV-44: startAt(nil, childKey: a).limitToFirst(2): an insert inside the full window evicts the last")
-    func tv44() throws {
+    @Test("startAt(nil, childKey: a).limitToFirst(2): an insert inside the full window evicts the last")
+    func insertInFullStartAtWindowEvictsLast() throws {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
@@ -220,8 +220,8 @@ struct QueryWindowTests {
         #expect(log.take() == [.removed("b", 2), .added("aa", "a", 4), .value(["a": 1, "aa": 4])])
     }
 
-    @Test("TV-45: startAfter(nil, childKey: a).limitToFirst(2): an insert inside the full window evicts the last")
-    func tv45() throws {
+    @Test("startAfter(nil, childKey: a).limitToFirst(2): an insert inside the full window evicts the last")
+    func insertInFullStartAfterWindowEvictsLast() throws {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
@@ -237,8 +237,8 @@ struct QueryWindowTests {
         #expect(log.take() == [.removed("c", 3), .added("aa", nil, 4), .value(["aa": 4, "b": 2])])
     }
 
-    @Test("TV-46: a window that is not full only adds", arguments: ["startAt", "startAfter"])
-    func tv46(start: String) throws {
+    @Test("a window that is not full only adds", arguments: ["startAt", "startAfter"])
+    func windowNotFullOnlyAdds(start: String) throws {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
@@ -255,8 +255,8 @@ struct QueryWindowTests {
         #expect(log.take() == [.added("b", nil, 4), .value(["b": 4, "c": 3])])
     }
 
-    @Test("TV-47: removing from a limitToLast(2) window with nothing left to pull in only removes")
-    func tv47() throws {
+    @Test("removing from a limitToLast(2) window with nothing left to pull in only removes")
+    func removalWithNothingToPullInOnlyRemoves() throws {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
@@ -275,8 +275,8 @@ struct QueryWindowTests {
         #expect(log.take() == [.removed("c", 3), .valueNull()])
     }
 
-    @Test("TV-48 and §7.3: removals from limitToLast(2) refill the window from below, immediately")
-    func tv48() throws {
+    @Test("removals from limitToLast(2) refill the window from below, immediately")
+    func removalsRefillLimitToLastFromBelow() throws {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
@@ -298,7 +298,7 @@ struct QueryWindowTests {
         #expect(log.take() == [.removed("a", 1), .valueNull()])
     }
 
-    @Test("§7.3: limitToLast(2) on existing {a,b,c}: initial events are the window, then removals refill")
+    @Test("limitToLast(2) on existing {a,b,c}: initial events are the window, then removals refill")
     func section73InitialWindow() throws {
         let db = try queryTestDatabase()
         defer { db.close() }
@@ -314,8 +314,8 @@ struct QueryWindowTests {
         #expect(log.take() == [.removed("b", 2), .added("a", nil, 1), .value(["a": 1, "c": 3])])
     }
 
-    @Test("TV-49: previous keys are relative to the limitToLast(2) window")
-    func tv49() throws {
+    @Test("previous keys are relative to the limitToLast(2) window")
+    func previousKeysAreRelativeToWindow() throws {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
@@ -337,8 +337,8 @@ struct QueryWindowTests {
         #expect(log.take() == [.removed("b", 2), .added("d", "c", 4), .value(["c": 3, "d": 4])])
     }
 
-    @Test("TV-50: priority moves inside, out of and into a limitToLast(2) window")
-    func tv50() throws {
+    @Test("priority moves inside, out of and into a limitToLast(2) window")
+    func priorityMovesInsideOutOfAndIntoWindow() throws {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
@@ -365,8 +365,8 @@ struct QueryWindowTests {
         #expect(log.take() == [.removed("c", "c"), .added("b", "d", "b"), .value(["d": "d", "b": "b"])])
     }
 
-    @Test("TV-51: numeric priorities: a move to the end of a limitToLast(2) window")
-    func tv51() throws {
+    @Test("numeric priorities: a move to the end of a limitToLast(2) window")
+    func numericPriorityMoveToWindowEnd() throws {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
@@ -384,8 +384,8 @@ struct QueryWindowTests {
         #expect(log.take() == [.moved("c", "d", "c"), .changed("c", "d", "c"), .value(["d": "d", "c": "c"])])
     }
 
-    @Test("TV-52 and §7.3: limitToLast(2) with pushes of 0…4")
-    func tv52() throws {
+    @Test("limitToLast(2) with pushes of 0…4")
+    func limitToLastWithPushes() throws {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
@@ -410,8 +410,8 @@ struct QueryWindowTests {
             ])
     }
 
-    @Test("TV-53: limitToLast(5) keeps only the last five of ten pushes")
-    func tv53() throws {
+    @Test("limitToLast(5) keeps only the last five of ten pushes")
+    func limitToLastKeepsLastFiveOfTenPushes() throws {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
@@ -426,13 +426,13 @@ struct QueryWindowTests {
         #expect(queryRead(ref.queryLimited(toLast: 5), db)?.childSnapshots.map(\.json) == [5, 6, 7, 8, 9])
     }
 
-    // MARK: TV-54 … TV-63, TV-65, TV-07, TV-16, TV-18: resulting windows
+    // MARK: Resulting windows of limits and ranges
 
     static let abc: JSONValue = ["a": 1, "b": 2, "c": 3]
     static let abcd: JSONValue = ["a": 1, "b": 2, "c": 3, "d": 4]
 
     @Test(
-        "TV-54: various limits",
+        "windows of various limits",
         arguments: [
             QueryWindowCase("limitToLast(1)", abc, ["c"]) { $0.queryLimited(toLast: 1) },
             QueryWindowCase("endAt().limitToLast(1)", abc, ["c"]) { $0.queryEnding(atValue: nil).queryLimited(toLast: 1) },
@@ -440,10 +440,10 @@ struct QueryWindowTests {
             QueryWindowCase("limitToLast(3)", abc, ["a", "b", "c"]) { $0.queryLimited(toLast: 3) },
             QueryWindowCase("limitToLast(4)", abc, ["a", "b", "c"]) { $0.queryLimited(toLast: 4) },
         ])
-    func tv54(_ c: QueryWindowCase) throws { try c.run() }
+    func windowsOfVariousLimits(_ c: QueryWindowCase) throws { try c.run() }
 
     @Test(
-        "TV-55: limits with a startAt key; constraint order is irrelevant",
+        "limits with a startAt key; constraint order is irrelevant",
         arguments: [
             QueryWindowCase("startAt().limitToFirst(1)", abc, ["a"]) { $0.queryStarting(atValue: nil).queryLimited(toFirst: 1) },
             QueryWindowCase("startAt(nil,c).limitToFirst(1)", abc, ["c"]) { $0.queryStarting(atValue: nil, childKey: "c").queryLimited(toFirst: 1) },
@@ -458,10 +458,10 @@ struct QueryWindowTests {
             QueryWindowCase("limitToLast(1).startAt(nil,b)", abc, ["c"]) { $0.queryLimited(toLast: 1).queryStarting(atValue: nil, childKey: "b") },
             QueryWindowCase("limitToLast(3).startAt(nil,b)", abc, ["b", "c"]) { $0.queryLimited(toLast: 3).queryStarting(atValue: nil, childKey: "b") },
         ])
-    func tv55(_ c: QueryWindowCase) throws { try c.run() }
+    func limitsWithStartAtKey(_ c: QueryWindowCase) throws { try c.run() }
 
     @Test(
-        "TV-56: limits with a startAfter key",
+        "limits with a startAfter key",
         arguments: [
             QueryWindowCase("startAfter().limitToFirst(1)", abcd, []) { $0.queryStarting(afterValue: nil).queryLimited(toFirst: 1) },
             QueryWindowCase("startAfter(nil,c).limitToFirst(1)", abcd, ["d"]) { $0.queryStarting(afterValue: nil, childKey: "c").queryLimited(toFirst: 1) },
@@ -472,10 +472,10 @@ struct QueryWindowTests {
             QueryWindowCase("startAfter(nil,b).limitToLast(2)", abcd, ["c", "d"]) { $0.queryStarting(afterValue: nil, childKey: "b").queryLimited(toLast: 2) },
             QueryWindowCase("startAfter(nil,b).limitToLast(3)", abcd, ["c", "d"]) { $0.queryStarting(afterValue: nil, childKey: "b").queryLimited(toLast: 3) },
         ])
-    func tv56(_ c: QueryWindowCase) throws { try c.run() }
+    func limitsWithStartAfterKey(_ c: QueryWindowCase) throws { try c.run() }
 
     @Test(
-        "TV-57: limits with an endAt key",
+        "limits with an endAt key",
         arguments: [
             QueryWindowCase("endAt().limitToFirst(1)", abc, ["a"]) { $0.queryEnding(atValue: nil).queryLimited(toFirst: 1) },
             QueryWindowCase("endAt(nil,c).limitToFirst(1)", abc, ["a"]) { $0.queryEnding(atValue: nil, childKey: "c").queryLimited(toFirst: 1) },
@@ -484,17 +484,17 @@ struct QueryWindowTests {
             QueryWindowCase("endAt(nil,b).limitToLast(1)", abc, ["b"]) { $0.queryEnding(atValue: nil, childKey: "b").queryLimited(toLast: 1) },
             QueryWindowCase("endAt(nil,b).limitToLast(3)", abc, ["a", "b"]) { $0.queryEnding(atValue: nil, childKey: "b").queryLimited(toLast: 3) },
         ])
-    func tv57(_ c: QueryWindowCase) throws { try c.run() }
+    func limitsWithEndAtKey(_ c: QueryWindowCase) throws { try c.run() }
 
     static let aToH: JSONValue = ["a": "a", "b": "b", "c": "c", "d": "d", "e": "e", "f": "f", "g": "g", "h": "h"]
 
     @Test(
-        "TV-58: endAt / endBefore a key with limitToLast(5)",
+        "endAt / endBefore a key with limitToLast(5)",
         arguments: [
             QueryWindowCase("endAt(nil,f).limitToLast(5)", aToH, ["b", "c", "d", "e", "f"]) { $0.queryEnding(atValue: nil, childKey: "f").queryLimited(toLast: 5) },
             QueryWindowCase("endBefore(nil,f).limitToLast(5)", aToH, ["a", "b", "c", "d", "e"]) { $0.queryEnding(beforeValue: nil, childKey: "f").queryLimited(toLast: 5) },
         ])
-    func tv58(_ c: QueryWindowCase) throws { try c.run() }
+    func endAtAndEndBeforeKeyWithLimit(_ c: QueryWindowCase) throws { try c.run() }
 
     static let stringPriorities: JSONValue = [
         "a": [".value": 1, ".priority": "z"], "b": [".value": 2, ".priority": "y"],
@@ -502,7 +502,7 @@ struct QueryWindowTests {
     ]
 
     @Test(
-        "TV-59: ranges over string priorities",
+        "ranges over string priorities",
         arguments: [
             QueryWindowCase("startAt(w).endAt(y)", stringPriorities, ["d", "c", "b"]) { $0.queryStarting(atValue: "w").queryEnding(atValue: "y") },
             QueryWindowCase("startAt(w).endAt(w)", stringPriorities, ["d"]) { $0.queryStarting(atValue: "w").queryEnding(atValue: "w") },
@@ -515,7 +515,7 @@ struct QueryWindowTests {
             QueryWindowCase("startAfter(w).endBefore(y)", stringPriorities, ["c"]) { $0.queryStarting(afterValue: "w").queryEnding(beforeValue: "y") },
             QueryWindowCase("startAfter(w).endBefore(w)", stringPriorities, []) { $0.queryStarting(afterValue: "w").queryEnding(beforeValue: "w") },
         ])
-    func tv59(_ c: QueryWindowCase) throws { try c.run() }
+    func rangesOverStringPriorities(_ c: QueryWindowCase) throws { try c.run() }
 
     static let numberPriorities: JSONValue = [
         "a": [".value": 1, ".priority": 1], "b": [".value": 2, ".priority": 1],
@@ -523,7 +523,7 @@ struct QueryWindowTests {
     ]
 
     @Test(
-        "TV-60: ranges over priorities and keys",
+        "ranges over priorities and keys",
         arguments: [
             QueryWindowCase("startAt(1,a).endAt(2,d)", numberPriorities, ["a", "b", "c", "d"]) { $0.queryStarting(atValue: 1, childKey: "a").queryEnding(atValue: 2, childKey: "d") },
             QueryWindowCase("startAt(1,b).endAt(2,c)", numberPriorities, ["b", "c"]) { $0.queryStarting(atValue: 1, childKey: "b").queryEnding(atValue: 2, childKey: "c") },
@@ -536,7 +536,7 @@ struct QueryWindowTests {
             QueryWindowCase("startAfter(1,a).endBefore(2,d)", numberPriorities, ["b", "c"]) { $0.queryStarting(afterValue: 1, childKey: "a").queryEnding(beforeValue: 2, childKey: "d") },
             QueryWindowCase("startAfter(1,b).endBefore(2,c)", numberPriorities, []) { $0.queryStarting(afterValue: 1, childKey: "b").queryEnding(beforeValue: 2, childKey: "c") },
         ])
-    func tv60(_ c: QueryWindowCase) throws { try c.run() }
+    func rangesOverPrioritiesAndKeys(_ c: QueryWindowCase) throws { try c.run() }
 
     static let prioritiesAndNames2: JSONValue = [
         "c": [".value": 3, ".priority": 1], "d": [".value": 4, ".priority": 1],
@@ -544,7 +544,7 @@ struct QueryWindowTests {
     ]
 
     @Test(
-        "TV-61: ranges over priorities and keys (2)",
+        "ranges over priorities and keys, second set",
         arguments: [
             QueryWindowCase("startAt(1,c).endAt(2,b)", prioritiesAndNames2, ["c", "d", "a", "b"]) { $0.queryStarting(atValue: 1, childKey: "c").queryEnding(atValue: 2, childKey: "b") },
             QueryWindowCase("startAt(1,d).endAt(2,a)", prioritiesAndNames2, ["d", "a"]) { $0.queryStarting(atValue: 1, childKey: "d").queryEnding(atValue: 2, childKey: "a") },
@@ -555,7 +555,7 @@ struct QueryWindowTests {
             QueryWindowCase("startAfter(1,d).endAt(2,a)", prioritiesAndNames2, ["a"]) { $0.queryStarting(afterValue: 1, childKey: "d").queryEnding(atValue: 2, childKey: "a") },
             QueryWindowCase("startAfter(1,d).endBefore(2,a)", prioritiesAndNames2, []) { $0.queryStarting(afterValue: 1, childKey: "d").queryEnding(beforeValue: 2, childKey: "a") },
         ])
-    func tv61(_ c: QueryWindowCase) throws { try c.run() }
+    func moreRangesOverPrioritiesAndKeys(_ c: QueryWindowCase) throws { try c.run() }
 
     static let nullPrioritiesStringC: JSONValue = [
         "a": 0, "b": 1, "c": [".value": 2, ".priority": "2"], "d": [".value": 3, ".priority": 3], "e": [".value": 4, ".priority": "hi"],
@@ -565,7 +565,7 @@ struct QueryWindowTests {
     ]
 
     @Test(
-        "TV-62: null priorities in ranges",
+        "null priorities in ranges",
         arguments: [
             QueryWindowCase("startAt(nil).endAt(nil), c:'2'", nullPrioritiesStringC, ["a", "b"]) { $0.queryStarting(atValue: nil).queryEnding(atValue: nil) },
             QueryWindowCase("startAt(nil).endAt(nil), c:2", nullPrioritiesNumberC, ["a", "b"]) { $0.queryStarting(atValue: nil).queryEnding(atValue: nil) },
@@ -576,12 +576,12 @@ struct QueryWindowTests {
             QueryWindowCase("startAfter(2)", nullPrioritiesNumberC, ["d", "e"]) { $0.queryStarting(afterValue: 2) },
             QueryWindowCase("startAfter(nil) (string c)", nullPrioritiesStringC, ["d", "c", "e"]) { $0.queryStarting(afterValue: nil) },
         ])
-    func tv62(_ c: QueryWindowCase) throws { try c.run() }
+    func nullPrioritiesInRanges(_ c: QueryWindowCase) throws { try c.run() }
 
     static let equalToData: JSONValue = ["a": 1, "b": [".priority": 2, ".value": 2], "c": [".priority": "3", ".value": 3]]
 
     @Test(
-        "TV-63: equalTo on priorities, with and without a key",
+        "equalTo on priorities, with and without a key",
         arguments: [
             QueryWindowCase("equalTo(2)", equalToData, ["b"]) { $0.queryEqual(toValue: 2) },
             QueryWindowCase("equalTo('3', c)", equalToData, ["c"]) { $0.queryEqual(toValue: "3", childKey: "c") },
@@ -589,10 +589,10 @@ struct QueryWindowTests {
             QueryWindowCase("equalTo(nil)", equalToData, ["a"]) { $0.queryEqual(toValue: nil) },
             QueryWindowCase("equalTo(nil, a)", equalToData, ["a"]) { $0.queryEqual(toValue: nil, childKey: "a") },
         ])
-    func tv63(_ c: QueryWindowCase) throws { try c.run() }
+    func equalToOnPriorities(_ c: QueryWindowCase) throws { try c.run() }
 
-    @Test("TV-63: equalTo(2) exports the child with its priority")
-    func tv63Export() throws {
+    @Test("equalTo(2) exports the child with its priority")
+    func equalToExportsChildWithPriority() throws {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
@@ -606,7 +606,7 @@ struct QueryWindowTests {
     static let nuggetValues: JSONValue = ["alex": 60, "rob": 56, "vassili": 55.5, "tony": 52, "greg": 52]
 
     @Test(
-        "TV-65: startAt/startAfter/endAt/endBefore on the value index, with a key",
+        "startAt/startAfter/endAt/endBefore on the value index, with a key",
         arguments: [
             QueryWindowCase("startAt(52,tony).endAt(59)", nuggetValues, ["tony", "vassili", "rob"]) { $0.queryOrderedByValue().queryStarting(atValue: 52, childKey: "tony").queryEnding(atValue: 59) },
             QueryWindowCase("startAfter(52,tony).endAt(59)", nuggetValues, ["vassili", "rob"]) { $0.queryOrderedByValue().queryStarting(afterValue: 52, childKey: "tony").queryEnding(atValue: 59) },
@@ -617,13 +617,13 @@ struct QueryWindowTests {
             QueryWindowCase("equalTo(52)", nuggetValues, ["greg", "tony"]) { $0.queryOrderedByValue().queryEqual(toValue: 52) },
             QueryWindowCase("equalTo(55.5)", nuggetValues, ["vassili"]) { $0.queryOrderedByValue().queryEqual(toValue: 55.5) },
         ])
-    func tv65(_ c: QueryWindowCase) throws { try c.run() }
+    func valueIndexBoundsWithKey(_ c: QueryWindowCase) throws { try c.run() }
 
     static let integerKeys: JSONValue = ["1": true, "50": true, "550": true, "6": true, "600": true, "70": true, "8": true, "80": true]
     static let integerKeysAndA: JSONValue = ["1": true, "50": true, "550": true, "6": true, "600": true, "70": true, "8": true, "80": true, "a": true]
 
     @Test(
-        "TV-07: integer keys behave numerically in key arguments of the default index",
+        "integer keys behave numerically in key arguments of the default index",
         arguments: [
             QueryWindowCase("startAt(nil,80)", integerKeys, ["80", "550", "600"]) { $0.queryStarting(atValue: nil, childKey: "80") },
             QueryWindowCase("startAt(nil,80) with a", integerKeysAndA, ["80", "550", "600", "a"]) { $0.queryStarting(atValue: nil, childKey: "80") },
@@ -635,7 +635,7 @@ struct QueryWindowTests {
             QueryWindowCase("endBefore(nil,-2147483648) on {1}", ["1": true], []) { $0.queryEnding(beforeValue: nil, childKey: "-2147483648") },
             QueryWindowCase("endBefore(nil,2147483647) with a", integerKeysAndA, ["1", "6", "8", "50", "70", "80", "550", "600"]) { $0.queryEnding(beforeValue: nil, childKey: "2147483647") },
         ])
-    func tv07(_ c: QueryWindowCase) throws { try c.run() }
+    func integerKeysInKeyArgumentsOfDefaultIndex(_ c: QueryWindowCase) throws { try c.run() }
 
     static let mixedValues: JSONValue = [
         "f": false, "t": true, "im1": -1, "d1": 1.0, "i1": 1, "d15": 1.5, "i10": 10, "s3": "", "s2": "B", "s": "a", "o": ["x": 1], "o2": ["a": 0],
@@ -645,7 +645,7 @@ struct QueryWindowTests {
     ]
 
     @Test(
-        "TV-16: value and child orders on mixed types, with ranges",
+        "value and child orders on mixed types, with ranges",
         arguments: [
             QueryWindowCase("orderByValue", mixedValues, ["f", "t", "im1", "d1", "i1", "d15", "i10", "s3", "s2", "s", "o", "o2"]) { $0.queryOrderedByValue() },
             QueryWindowCase("orderByChild(v)", mixedChildV, ["h", "e", "b", "g", "d", "i", "a", "f"]) { $0.queryOrdered(byChild: "v") },
@@ -654,7 +654,7 @@ struct QueryWindowTests {
             QueryWindowCase("orderByValue.startAt(true).endAt(1)", mixedValues, ["t", "im1", "d1", "i1"]) { $0.queryOrderedByValue().queryStarting(atValue: true).queryEnding(atValue: 1) },
             QueryWindowCase("orderByValue.startAfter(\"\").limitToFirst(2)", mixedValues, ["s2", "s"]) { $0.queryOrderedByValue().queryStarting(afterValue: "").queryLimited(toFirst: 2) },
         ])
-    func tv16(_ c: QueryWindowCase) throws { try c.run() }
+    func valueAndChildOrdersOnMixedTypesWithRanges(_ c: QueryWindowCase) throws { try c.run() }
 
     static let keyIndexData: JSONValue = [
         "a": [".value": "a", ".priority": 10], "b": [".value": "b", ".priority": 5], "c": [".value": "c", ".priority": 20],
@@ -662,7 +662,7 @@ struct QueryWindowTests {
     ]
 
     @Test(
-        "TV-18: the key index ignores priorities",
+        "the key index ignores priorities",
         arguments: [
             QueryWindowCase("default order", keyIndexData, ["b", "d", "f", "a", "c", "e"]) { $0 },
             QueryWindowCase("orderByKey.startAt(c)", keyIndexData, ["c", "d", "e", "f"]) { $0.queryOrderedByKey().queryStarting(atValue: "c") },
@@ -671,9 +671,9 @@ struct QueryWindowTests {
             QueryWindowCase("orderByKey.startAfter(b).endBefore(e)", keyIndexData, ["c", "d"]) { $0.queryOrderedByKey().queryStarting(afterValue: "b").queryEnding(beforeValue: "e") },
             QueryWindowCase("orderByKey.equalTo(d)", keyIndexData, ["d"]) { $0.queryOrderedByKey().queryEqual(toValue: "d") },
         ])
-    func tv18(_ c: QueryWindowCase) throws { try c.run() }
+    func keyIndexIgnoresPriorities(_ c: QueryWindowCase) throws { try c.run() }
 
-    // MARK: TV-14, TV-40, TV-41: events of ordered and limited queries
+    // MARK: Events of ordered and limited queries
 
     static let scores: JSONValue = [
         "Vikrum": [".priority": 1000, "score": 1000, "name": "Vikrum"],
@@ -684,8 +684,8 @@ struct QueryWindowTests {
         "Fred": ["score": 0, "name": "Fred"],
     ]
 
-    @Test("TV-14: limitToLast(5) over mixed null and numeric priorities leaves the null one out", arguments: [false, true])
-    func tv14(registerFirst: Bool) throws {
+    @Test("limitToLast(5) over mixed null and numeric priorities leaves the null one out", arguments: [false, true])
+    func limitToLastLeavesNullPriorityOut(registerFirst: Bool) throws {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
@@ -703,8 +703,8 @@ struct QueryWindowTests {
         #expect(events.first?.data == ["score": -7, "name": "Sally"])
     }
 
-    @Test("TV-40: child_added of orderByChild arrive in index order per write")
-    func tv40() throws {
+    @Test("child_added of orderByChild arrive in index order per write")
+    func orderByChildAddsArriveInIndexOrder() throws {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
@@ -719,8 +719,8 @@ struct QueryWindowTests {
         #expect(log.take() == [.added("d", nil, ["value": 2]), .added("b", "c", ["value": 4])])
     }
 
-    @Test("TV-41: an indexed value change inside orderByChild(age).limitToLast(4) moves the child")
-    func tv41() throws {
+    @Test("an indexed value change inside orderByChild(age).limitToLast(4) moves the child")
+    func indexedValueChangeInsideWindowMoves() throws {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
@@ -741,13 +741,13 @@ struct QueryWindowTests {
         #expect(log.take() == [.moved("4", "6", p4b), .changed("4", "6", p4b), .value(["5": p5, "6": p6, "4": p4b, "7": p7])])
     }
 
-    // MARK: §7.4
+    // MARK: child_moved with orderByChild
 
     static let nuggets: JSONValue = [
         "alex": ["nuggets": 60], "rob": ["nuggets": 56], "vassili": ["nuggets": 55.5], "tony": ["nuggets": 52], "greg": ["nuggets": 52],
     ]
 
-    @Test("§7.4: child_moved with orderByChild only when the indexed child changes")
+    @Test("child_moved with orderByChild only when the indexed child changes")
     func section74() throws {
         let db = try queryTestDatabase()
         defer { db.close() }
@@ -772,10 +772,10 @@ struct QueryWindowTests {
         #expect(log.take() == [.changed("greg", "rob", greg), .value(["tony": n(52), "vassili": n(55.5), "rob": n(56), "greg": greg, "alex": n(60)])])
     }
 
-    // MARK: TV-64 and "filtered views never carry a top-level priority"
+    // MARK: Filtered views never carry a top-level priority
 
-    @Test("TV-64: limitToLast(2) on a node with a priority exports no top-level priority")
-    func tv64() throws {
+    @Test("limitToLast(2) on a node with a priority exports no top-level priority")
+    func limitedQueryExportsNoTopLevelPriority() throws {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
@@ -887,10 +887,10 @@ struct QueryWindowTests {
         #expect(events.count == 1 && events.first?.type == .value, "a priority change of the location raises value: \(events)")
     }
 
-    // MARK: TV-66 … TV-76
+    // MARK: Windows across deep writes, updates and several views
 
-    @Test("TV-66: an update deleting the whole limitToLast(2) window refills it in one value event")
-    func tv66() throws {
+    @Test("an update deleting the whole limitToLast(2) window refills it in one value event")
+    func updateDeletingWholeWindowRefillsInOneValueEvent() throws {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
@@ -905,8 +905,8 @@ struct QueryWindowTests {
         #expect(log.take() == [.removed("b", 2), .removed("c", 3), .added("a", nil, 1), .value(["a": 1])])
     }
 
-    @Test("TV-67: an out-of-window child keeps its own listener's value")
-    func tv67() throws {
+    @Test("an out-of-window child keeps its own listener's value")
+    func outOfWindowChildKeepsItsListenerValue() throws {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
@@ -923,8 +923,8 @@ struct QueryWindowTests {
         #expect(log.take() == [.value(["c": 3], tag: "parent")])
     }
 
-    @Test("TV-68: a child query going out of view of the parent window")
-    func tv68() throws {
+    @Test("a child query going out of view of the parent window")
+    func childQueryGoingOutOfParentWindow() throws {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
@@ -944,8 +944,8 @@ struct QueryWindowTests {
         #expect(log.take() == [.value(["a": 1], tag: "parent")])
     }
 
-    @Test("TV-69: diverging views of limitToLast(1) with different endAt keys")
-    func tv69() throws {
+    @Test("diverging views of limitToLast(1) with different endAt keys")
+    func divergingLimitToLastViewsWithEndAtKeys() throws {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
@@ -962,8 +962,8 @@ struct QueryWindowTests {
         #expect(log.take() == [.value(["d": 4], tag: "d")])
     }
 
-    @Test("TV-70: a priority moving between two adjacent ranges")
-    func tv70() throws {
+    @Test("a priority moving between two adjacent ranges")
+    func priorityMovingBetweenAdjacentRanges() throws {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
@@ -987,8 +987,8 @@ struct QueryWindowTests {
         #expect(log.take() == [.removed("a", "a", tag: "Q2")])
     }
 
-    @Test("TV-71: limitToLast(1) with orderByChild refills with the right child")
-    func tv71() throws {
+    @Test("limitToLast(1) with orderByChild refills with the right child")
+    func limitToLastOneWithOrderByChildRefills() throws {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
@@ -1003,8 +1003,8 @@ struct QueryWindowTests {
         #expect(log.take() == [.removed("a", ["age": 4]), .added("b", nil, ["age": 3]), .value(["b": ["age": 3]])])
     }
 
-    @Test("TV-72: an update moving a child out of a ranged limitToFirst(2) window")
-    func tv72() throws {
+    @Test("an update moving a child out of a ranged limitToFirst(2) window")
+    func updateMovesChildOutOfRangedLimitToFirst() throws {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
@@ -1022,8 +1022,8 @@ struct QueryWindowTests {
         #expect(log.take() == [.removed("b", ["index": 2]), .value(["c": ["index": 3]])])
     }
 
-    @Test("TV-73: a deep set deleting a window child pulls in the next one")
-    func tv73Set() throws {
+    @Test("a deep set deleting a window child pulls in the next one")
+    func deepSetDeletingWindowChildPullsInNext() throws {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
@@ -1038,8 +1038,8 @@ struct QueryWindowTests {
         #expect(log.take() == [.removed("b", ["bb": 2]), .added("a", nil, ["aa": 2]), .value(["a": ["aa": 2], "c": ["cc": 2]])])
     }
 
-    @Test("TV-73: a deep update deleting a window child pulls in the next one")
-    func tv73Update() throws {
+    @Test("a deep update deleting a window child pulls in the next one")
+    func deepUpdateDeletingWindowChildPullsInNext() throws {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
@@ -1055,8 +1055,8 @@ struct QueryWindowTests {
         #expect(log.take() == [.removed("b", b), .added("a", nil, a), .value(["a": a, "c": c])])
     }
 
-    @Test("TV-74: items are pulled into a limitToLast(2) window")
-    func tv74() throws {
+    @Test("items are pulled into a limitToLast(2) window")
+    func itemsArePulledIntoLimitToLastWindow() throws {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
@@ -1070,8 +1070,8 @@ struct QueryWindowTests {
         #expect(log.take() == [.valueNull(), .value(["b": 2, "c": 3]), .value(["a": 1, "c": 3])])
     }
 
-    @Test("TV-75: orderByChild(order).limitToLast(2) ignores inserts below the window")
-    func tv75() throws {
+    @Test("orderByChild(order).limitToLast(2) ignores inserts below the window")
+    func limitToLastIgnoresInsertsBelowWindow() throws {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
@@ -1090,8 +1090,8 @@ struct QueryWindowTests {
         #expect(log.take() == [.value(["d": d, "f": ["order": 4]])])
     }
 
-    @Test("TV-76: a priority change out of the range raises child_removed with the old value", arguments: ["startAt(b)", "startAfter(a)"])
-    func tv76(start: String) throws {
+    @Test("a priority change out of the range raises child_removed with the old value", arguments: ["startAt(b)", "startAfter(a)"])
+    func priorityChangeOutOfRangeRemovesWithOldValue(start: String) throws {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "l")
@@ -1172,9 +1172,9 @@ struct QueryWindowTests {
         #expect(queryRead(ref, db)?.exportJSON == ["a": 1])
     }
 
-    // MARK: Beyond the vectors: moves per index (§3.5), exclusive key bounds, whole-window changes
+    // MARK: Beyond the vectors: moves per index, exclusive key bounds, whole-window changes
 
-    @Test("§3.5 value index: any change of a child is a move, even deep inside an object or of its priority")
+    @Test("value index: any change of a child is a move, even deep inside an object or of its priority")
     func valueIndexMoves() throws {
         let db = try queryTestDatabase()
         defer { db.close() }
@@ -1196,7 +1196,7 @@ struct QueryWindowTests {
         #expect(log.take() == [], "2 → 2.0 is no change")
     }
 
-    @Test("§3.5 child index: only a different indexed value is a move; 1 → 1.0 is nothing; object → object is a change")
+    @Test("child index: only a different indexed value is a move; 1 → 1.0 is nothing; object → object is a change")
     func childIndexMoves() throws {
         let db = try queryTestDatabase()
         defer { db.close() }
@@ -1221,7 +1221,7 @@ struct QueryWindowTests {
         #expect(log.take() == [.moved("b", nil, ["v": 2]), .changed("b", nil, ["v": 2]), .value(["b": ["v": 2], "c": ["v": 3], "a": ["v": ["x": 2]]])])
     }
 
-    @Test("§3.5 key index: never a move; priority index: any priority change is a move (TV-22)")
+    @Test("key index: never a move; priority index: any priority change is a move")
     func keyAndPriorityIndexMoves() throws {
         let db = try queryTestDatabase()
         defer { db.close() }
@@ -1390,10 +1390,10 @@ struct QueryWindowTests {
         #expect(log.take() == [.removed("z", ["n": 2]), .removed("x", ["n": 3]), .valueNull()])
     }
 
-    // MARK: TV-116, TV-117: removing observers of queries
+    // MARK: Removing observers of queries
 
-    @Test("TV-116: removal by handle on the reference reaches every query; on a query only that query's observers")
-    func tv116() throws {
+    @Test("removal by handle on the reference reaches every query; on a query only that query's observers")
+    func removalByHandleOnReferenceReachesEveryQuery() throws {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
@@ -1424,8 +1424,8 @@ struct QueryWindowTests {
         #expect(try write() == 0)
     }
 
-    @Test("TV-117: an observer of limitToLast(5) is removed from the reference, from an equal query, or by removeAllObservers", arguments: [0, 1, 2, 3])
-    func tv117(way: Int) throws {
+    @Test("an observer of limitToLast(5) is removed from the reference, from an equal query, or by removeAllObservers", arguments: [0, 1, 2, 3])
+    func limitToLastObserverRemovedEveryWay(way: Int) throws {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
@@ -1446,8 +1446,8 @@ struct QueryWindowTests {
         #expect(calls == 1)
     }
 
-    @Test("TV-117: removal from a different query at the same location is a no-op")
-    func tv117DifferentQuery() throws {
+    @Test("removal from a different query at the same location is a no-op")
+    func removalFromDifferentQueryIsNoOp() throws {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")

@@ -34,8 +34,8 @@ private func childKeys(_ snapshot: DataSnapshot) -> [String] {
 
 @Suite("Snapshots")
 struct SnapshotTests {
-    @Test("TV-86: exists, hasChildren and value of basic values")
-    func tv86Basics() throws {
+    @Test("exists, hasChildren and value of basic values")
+    func existsHasChildrenAndValueOfBasicValues() throws {
         let db = try drainedDatabase()
         defer { db.close() }
         let ref = db.reference().child("v")
@@ -56,8 +56,8 @@ struct SnapshotTests {
         #expect(emptyString.exists() && emptyString.value as? String == "")
     }
 
-    @Test("TV-86: childSnapshot(forPath:) and hasChild")
-    func tv86Children() throws {
+    @Test("childSnapshot(forPath:) and hasChild")
+    func childSnapshotForPathAndHasChild() throws {
         let db = try drainedDatabase()
         defer { db.close() }
         let snap = try stored(["x": 5, "y": ["yy": 3, "yz": 4]] as [String: Any], at: db.reference().child("s"), db)
@@ -78,8 +78,8 @@ struct SnapshotTests {
         #expect(throws: DatabaseError.self) { try snap.validatedChildSnapshot(forPath: "") }
     }
 
-    @Test("TV-86: child snapshot keys and refs")
-    func tv86Keys() throws {
+    @Test("child snapshot keys and refs")
+    func childSnapshotKeysAndRefs() throws {
         let db = try drainedDatabase()
         defer { db.close() }
         let ref = db.reference().child("top")
@@ -120,7 +120,7 @@ struct SnapshotTests {
         #expect(snap.childSnapshot(forPath: "zz").childSnapshots.isEmpty)
     }
 
-    @Test("children iterate by priority, then key (spec §3.4, TV-89)")
+    @Test("children iterate by priority, then key")
     func childrenByPriority() throws {
         let db = try drainedDatabase()
         defer { db.close() }
@@ -139,8 +139,8 @@ struct SnapshotTests {
         #expect(childKeys(e) == ["thisvaluefirst", "name", "thisvaluelast"])
     }
 
-    @Test("TV-87: export format carries priorities; value does not")
-    func tv87() throws {
+    @Test("export format carries priorities; value does not")
+    func exportFormatCarriesPrioritiesValueDoesNot() throws {
         let db = try drainedDatabase()
         defer { db.close() }
         let ref = db.reference().child("x")
@@ -241,8 +241,8 @@ struct SnapshotTests {
         #expect(missing.childrenCount == 0)
     }
 
-    @Test("TV-104: pushed children iterate in creation order", arguments: [false, true])
-    func tv104(generateFirst: Bool) throws {
+    @Test("pushed children iterate in creation order", arguments: [false, true])
+    func pushedChildrenIterateInCreationOrder(generateFirst: Bool) throws {
         let db = try drainedDatabase()
         defer { db.close() }
         let list = db.reference().child("pushed")

@@ -1,4 +1,5 @@
 import Canopy
+import CanopyTestSupport
 import Foundation
 import Testing
 
@@ -18,7 +19,7 @@ struct TransactionTests {
         return outcome ?? (DatabaseError(.closed, "no completion"), false, nil)
     }
 
-    @Test("TV-106/115: the new value is visible at once and the completion reports it committed")
+    @Test("the new value is visible at once and the completion reports it committed")
     func commits() throws {
         let db = try self.manual()
         defer { db.close() }
@@ -40,7 +41,7 @@ struct TransactionTests {
         #expect(values == [5, 6])
     }
 
-    @Test("TV-107/115: an aborted transaction changes nothing, raises nothing and reports the current data")
+    @Test("an aborted transaction changes nothing, raises nothing and reports the current data")
     func aborts() throws {
         let db = try self.manual()
         defer { db.close() }
@@ -80,7 +81,7 @@ struct TransactionTests {
         #expect(events == 1)
     }
 
-    @Test("TV-109: transactions on one location run in order, each on the previous output")
+    @Test("transactions on one location run in order, each on the previous output")
     func sequential() throws {
         let db = try self.manual()
         defer { db.close() }
@@ -103,7 +104,7 @@ struct TransactionTests {
         #expect(final == 84)
     }
 
-    @Test("TV-110 (iOS): setting the value clears the priority; an explicit priority is kept")
+    @Test("as on iOS, setting the value clears the priority; an explicit priority is kept")
     func priorities() throws {
         let db = try self.manual()
         defer { db.close() }
@@ -128,7 +129,7 @@ struct TransactionTests {
         #expect(export == [".value": 42, ".priority": 7])
     }
 
-    @Test("TV-111: the value events of sequential transactions carry their priorities")
+    @Test("the value events of sequential transactions carry their priorities")
     func priorityEvents() throws {
         let db = try self.manual()
         defer { db.close() }
@@ -152,7 +153,7 @@ struct TransactionTests {
         #expect(events == [.null, [".value": 5, ".priority": 5], [".value": 10, ".priority": 10]])
     }
 
-    @Test("TV-112: returning null commits a delete; a root transaction reads the whole tree")
+    @Test("returning null commits a delete; a root transaction reads the whole tree")
     func deleteAndRoot() throws {
         let db = try self.manual()
         defer { db.close() }
@@ -177,7 +178,7 @@ struct TransactionTests {
         #expect(root.committed && root.snapshot?.json == 50)
     }
 
-    @Test("TV-114: MutableData navigation writes through, enumerates a snapshot of the children, and value clears priority")
+    @Test("MutableData navigation writes through, enumerates a snapshot of the children, and value clears priority")
     func mutableData() throws {
         let db = try self.manual()
         defer { db.close() }
@@ -248,7 +249,7 @@ struct TransactionTests {
         #expect(committed && snapshot.json == 2)
     }
 
-    @Test("§9.4: a set issued after a transaction overwrites it; a set issued before it is what it reads")
+    @Test("a set issued after a transaction overwrites it; a set issued before it is what it reads")
     func interactionWithSet() throws {
         let db = try self.manual()
         defer { db.close() }

@@ -55,15 +55,15 @@ private let priorityRules = "must be a valid Firebase priority (a string, finite
 
 @Suite("Writes")
 struct WriteTests {
-    // MARK: - TV-92 invalid updates
+    // MARK: - Invalid multi-path updates
 
     static let invalidUpdates: [[String: String]] = [
         ["/": "t", "a": "t"], ["a": "t", "a/b": "t"], ["/a": "t", "a/b": "t"], ["/a/b": "t", "a": "t"],
         ["/a/b/.priority": "t", "/a/b": "t"], ["/a/b/.sv": "timestamp"], ["/a/b/.value": "t"], ["/a": "t", "a/": "t"],
     ]
 
-    @Test("TV-92: invalid multi-path updates throw and write nothing", arguments: invalidUpdates)
-    func tv92(update: [String: String]) throws {
+    @Test("invalid multi-path updates throw and write nothing", arguments: invalidUpdates)
+    func invalidMultiPathUpdatesThrowAndWriteNothing(update: [String: String]) throws {
         let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference()
@@ -81,8 +81,8 @@ struct WriteTests {
         #expect(current(ref, db) == ["keep": 1])
     }
 
-    @Test("TV-92: overlap and key messages follow the JS client")
-    func tv92Messages() throws {
+    @Test("overlap and key messages follow the JS client")
+    func overlapAndKeyMessagesFollowJSClient() throws {
         let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference()
@@ -96,12 +96,12 @@ struct WriteTests {
         #expect(thrown { try ref.updateChildValues([4: "hi"]) }?.code == .invalidKey)
     }
 
-    // MARK: - TV-93 invalid keys, paths, values and priorities
+    // MARK: - Invalid keys, paths, values and priorities
 
     static let invalidKeys = [".test", "test.", "fo$o", "[what", "ever]", "ha#sh", "/thing", "th/ing", "thing/", ""]
 
-    @Test("TV-93: invalid keys in set values throw .invalidKey and write nothing", arguments: invalidKeys)
-    func tv93Keys(key: String) throws {
+    @Test("invalid keys in set values throw .invalidKey and write nothing", arguments: invalidKeys)
+    func invalidKeysInSetValuesThrow(key: String) throws {
         let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference().child("data")
@@ -119,8 +119,8 @@ struct WriteTests {
         #expect(current(ref, db) == "before")
     }
 
-    @Test("TV-93: references to invalid paths exist but their writes throw .invalidPath", arguments: [".foo", "foo/.foo", ".keys", ".length", "a.b", "a#", "$x", "[", "]", ""])
-    func tv93Paths(path: String) throws {
+    @Test("references to invalid paths exist but their writes throw .invalidPath", arguments: [".foo", "foo/.foo", ".keys", ".length", "a.b", "a#", "$x", "[", "]", ""])
+    func invalidPathWritesThrow(path: String) throws {
         let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference().child(path)
@@ -136,8 +136,8 @@ struct WriteTests {
         #expect(current(db.reference(), db) == .null)
     }
 
-    @Test("TV-93: unsupported types, NaN and non-string keys throw .invalidValue / .invalidKey")
-    func tv93Values() throws {
+    @Test("unsupported types, NaN and non-string keys throw .invalidValue / .invalidKey")
+    func unsupportedValuesThrow() throws {
         let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference().child("v")
@@ -173,21 +173,21 @@ struct WriteTests {
         ("Infinity", "setWithPriority failed: priority argument \(priorityRules)"),
     ]
 
-    @Test("TV-93: invalid priorities throw .invalidPriority", arguments: invalidPriorities)
-    func tv93Priorities(name: String, message: String) throws {
+    @Test("invalid priorities throw .invalidPriority", arguments: invalidPriorities)
+    func invalidPrioritiesThrow(name: String, message: String) throws {
         try self.checkInvalidPriority(name: name, message: message)
     }
 
     @Test(
-        "TV-93: NaN and Infinity priorities throw .invalidPriority with the JS message",
+        "NaN and Infinity priorities throw .invalidPriority with the JS message",
         arguments: nonFinitePriorities
     )
-    func tv93NonFinitePriorities(name: String, message: String) throws {
+    func nonFinitePrioritiesThrowWithJSMessage(name: String, message: String) throws {
         try self.checkInvalidPriority(name: name, message: message)
     }
 
-    @Test("TV-93: NaN and Infinity priorities are rejected and write nothing", arguments: nonFinitePriorities)
-    func tv93NonFinitePrioritiesRejected(name: String, message: String) throws {
+    @Test("NaN and Infinity priorities are rejected and write nothing", arguments: nonFinitePriorities)
+    func nonFinitePrioritiesWriteNothing(name: String, message: String) throws {
         let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference().child("p")
@@ -202,7 +202,7 @@ struct WriteTests {
     }
 
     @Test(
-        "NaN and Infinity values name the full property path, location included (spec §5.1)"
+        "NaN and Infinity values name the full property path, location included"
     )
     func nonFiniteValueMessages() throws {
         let db = try manualDatabase()
@@ -237,8 +237,8 @@ struct WriteTests {
         #expect(current(ref, db) == [".value": "v", ".priority": 1])
     }
 
-    @Test("TV-93: nil and NSNull delete; .info references exist but cannot be written")
-    func tv93NullAndInfo() throws {
+    @Test("nil and NSNull delete; .info references exist but cannot be written")
+    func nilDeletesAndInfoIsReadOnly() throws {
         let db = try manualDatabase()
         defer { db.close() }
         let root = db.reference()
@@ -265,10 +265,10 @@ struct WriteTests {
         #expect(thrown { try root.child("foo/.info").setValue(1) }?.code == .invalidPath)
     }
 
-    // MARK: - TV-94 limits
+    // MARK: - Depth, path length and string size limits
 
-    @Test("TV-94: depth, path length and string size limits through the library")
-    func tv94() throws {
+    @Test("depth, path length and string size limits through the library")
+    func depthPathLengthAndStringSizeLimits() throws {
         let db = try manualDatabase()
         defer { db.close() }
         let root = db.reference()
@@ -302,10 +302,10 @@ struct WriteTests {
         #expect((stored?.value as? String)?.utf8.count == limit)
     }
 
-    // MARK: - TV-95…98 server values
+    // MARK: - Server values
 
-    @Test("TV-95: increments resolve against the current value; one value event per write")
-    func tv95() throws {
+    @Test("increments resolve against the current value; one value event per write")
+    func incrementsResolveAgainstCurrentValue() throws {
         let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference().child("counter")
@@ -325,8 +325,8 @@ struct WriteTests {
         #expect(values.items == [.null, 1, 5, 6, "hello", 1, ["hello": "world"], 1, true, 2.5, 3.5])
     }
 
-    @Test("TV-96: sparse updates resolve each entry at its own path")
-    func tv96() throws {
+    @Test("sparse updates resolve each entry at its own path")
+    func sparseUpdateIncrementsResolvePerPath() throws {
         let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference().child("data")
@@ -341,8 +341,8 @@ struct WriteTests {
         #expect(values.items == [.null, ["literal": 5, "child": ["increment": 1]], ["literal": 5, "child": ["increment": 42]]])
     }
 
-    @Test("TV-96: 100 concurrent increments from many tasks add up to 100")
-    func tv96Races() async throws {
+    @Test("100 concurrent increments from many tasks add up to 100")
+    func concurrentIncrementsAddUp() async throws {
         let db = try Database.inMemory()
         defer { db.close() }
         let ref = db.reference(withPath: "races/count")
@@ -357,8 +357,8 @@ struct WriteTests {
         #expect((snapshot.value as? NSNumber)?.int64Value == 100)
     }
 
-    @Test("TV-97: increments as priorities resolve against the current priority")
-    func tv97() throws {
+    @Test("increments as priorities resolve against the current priority")
+    func incrementPrioritiesResolveAgainstCurrentPriority() throws {
         let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference().child("p")
@@ -391,8 +391,8 @@ struct WriteTests {
         #expect(current(ref, db) == [".value": 5, ".priority": 13])
     }
 
-    @Test("TV-98: timestamps resolve to the clock, once per write")
-    func tv98() throws {
+    @Test("timestamps resolve to the clock, once per write")
+    func timestampsResolveOncePerWrite() throws {
         let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference().child("ts")
@@ -415,10 +415,10 @@ struct WriteTests {
         #expect(current(fixed.reference(), fixed) == ["t": 1_700_000_000_123, "n": ["deep": 1_700_000_000_123], ".priority": 1_700_000_000_123])
     }
 
-    // MARK: - TV-99…101
+    // MARK: - Empty updates, removals of missing data, priorities
 
-    @Test("TV-99: an empty update completes with no error and raises no events")
-    func tv99Empty() throws {
+    @Test("an empty update completes with no error and raises no events")
+    func emptyUpdateSucceedsSilently() throws {
         let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference().child("e")
@@ -435,8 +435,8 @@ struct WriteTests {
         #expect(values.items == [["x": 1]])
     }
 
-    @Test("TV-99: removing missing data twice completes without error")
-    func tv99Remove() throws {
+    @Test("removing missing data twice completes without error")
+    func removingMissingDataSucceeds() throws {
         let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference().child("missing/deeper")
@@ -451,8 +451,8 @@ struct WriteTests {
         #expect(completions.items.allSatisfy { $0 == nil })
     }
 
-    @Test("TV-100: priority getter types")
-    func tv100() throws {
+    @Test("priority getter types")
+    func priorityGetterTypes() throws {
         let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference().child("node")
@@ -482,8 +482,8 @@ struct WriteTests {
         #expect(seen[7] is NSNull)
     }
 
-    @Test("TV-101: priority entries of updates")
-    func tv101() throws {
+    @Test("priority entries of updates")
+    func priorityEntriesOfUpdates() throws {
         let db = try manualDatabase()
         defer { db.close() }
         let root = db.reference()
@@ -609,8 +609,8 @@ struct WriteTests {
 
     // MARK: - Arrays and numbers
 
-    @Test("TV-81: arrays are stored under integer keys and read back as arrays")
-    func tv81() throws {
+    @Test("arrays are stored under integer keys and read back as arrays")
+    func arraysStoredUnderIntegerKeys() throws {
         let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference().child("list")
@@ -624,8 +624,8 @@ struct WriteTests {
         #expect(snap.valueInExportFormat() as? [String: String] == Dictionary(uniqueKeysWithValues: words.enumerated().map { (String($0.offset), $0.element) }))
     }
 
-    @Test("TV-83: numeric keys become arrays only when dense enough")
-    func tv83() throws {
+    @Test("numeric keys become arrays only when dense enough")
+    func numericKeysBecomeArraysOnlyWhenDense() throws {
         let db = try manualDatabase()
         defer { db.close() }
         let root = db.reference()
@@ -642,8 +642,8 @@ struct WriteTests {
         #expect(snapshot(root.child("sparse"), db)?.json == ["3024": 5])
     }
 
-    @Test("TV-84: holes are NSNull, null elements are not stored, export never gives arrays")
-    func tv84() throws {
+    @Test("holes are NSNull, null elements are not stored, export never gives arrays")
+    func arrayHolesAndExportFormat() throws {
         let db = try manualDatabase()
         defer { db.close() }
         let root = db.reference()

@@ -74,7 +74,7 @@ func requireErrorBody(_ response: CanopyServer.InProcessResponse, allowed: Set<I
     guard response.status >= 400 else { return }
     var builder = JSONValueBuilder()
     if response.status == 412 {
-        // A failed if-match answers with the current value and its ETag (protocol §ETags).
+        // A failed if-match answers with the current value and its ETag.
         try require(response.header("ETag") != nil && (try? JSONParser().parse(response.body, into: &builder)) != nil, "\(request) answered 412 without the current value and its ETag")
         return
     }

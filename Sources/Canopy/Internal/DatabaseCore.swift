@@ -1,5 +1,6 @@
 import CanopyCore
 import CanopyLoop
+import CanopyStorage
 import Foundation
 import Synchronization
 
@@ -15,6 +16,9 @@ final class DatabaseCore: @unchecked Sendable {
     private let registrations = Mutex<[DatabaseHandle: EventRegistration]>([:])
     private let nextHandle = Atomic<UInt>(1)
     private let closed = Atomic<Bool>(false)
+    /// The handle of the observer whose block runs on the loop thread now (0: none), so that a
+    /// removal on another thread can wait for that call to return (see ``awaitDeliveries(to:)``).
+    private let delivering = Atomic<UInt>(0)
     /// Loop-thread only: followers of every applied write (see ``LoopAccess/followChanges(_:)``).
     private var changeListeners: [(id: UInt64, change: (WriteOperation, Node) -> Void)] = []
     private var nextChangeListener: UInt64 = 1
@@ -42,7 +46,7 @@ final class DatabaseCore: @unchecked Sendable {
         return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
     }
 
-    static var closedError: DatabaseError { DatabaseError(.closed, "The database is closed.") }
+    static var closedError: DatabaseError { .databaseClosed }
 
     /// Runs `job` on the loop thread; returns `false` when the database is closed.
     @discardableResult
@@ -61,6 +65,7 @@ final class DatabaseCore: @unchecked Sendable {
 
     /// Applies `write` now. Loop thread only.
     func apply(_ write: WriteOperation, completion: (@Sendable (DatabaseError?) -> Void)?) {
+        self.loop.assertOnLoop()
         if let refusal = self.store?.refusal {
             completion?(refusal)
             return
@@ -76,6 +81,7 @@ final class DatabaseCore: @unchecked Sendable {
         // Durable: the completion waits for the journal; observers fire now.
         self.store?.record(write, now: now, completion: completion)
         self.deliver(events)
+        self.deliverViewChanges()
         if !self.changeListeners.isEmpty {
             let root = self.engine.root
             for listener in self.changeListeners { listener.change(write, root) }
@@ -86,8 +92,10 @@ final class DatabaseCore: @unchecked Sendable {
     /// Puts the tree back to `root` after the journal failed the writes made since (loop thread):
     /// observers get the events of going back; nothing is journaled.
     private func undo(to root: Node) {
+        self.loop.assertOnLoop()
         guard let events = try? self.engine.apply(.set(.root, WriteValue(node: root)), now: self.clock()) else { return }
         self.deliver(events)
+        self.deliverViewChanges()
         if !self.changeListeners.isEmpty {
             let write = WriteOperation.set(.root, WriteValue(node: root))
             for listener in self.changeListeners { listener.change(write, root) }
@@ -96,6 +104,7 @@ final class DatabaseCore: @unchecked Sendable {
 
     /// Loop thread only.
     func addChangeListener(_ change: @escaping (WriteOperation, Node) -> Void) -> ChangeSubscription {
+        self.loop.assertOnLoop()
         let id = self.nextChangeListener
         self.nextChangeListener += 1
         self.changeListeners.append((id, change))
@@ -104,7 +113,16 @@ final class DatabaseCore: @unchecked Sendable {
 
     /// Loop thread only.
     func removeChangeListener(_ id: UInt64) {
+        self.loop.assertOnLoop()
         self.changeListeners.removeAll { $0.id == id }
+    }
+
+    /// Calls the engine's view listeners with the changes of the write just applied (loop thread).
+    /// A listener removed by an earlier one in this loop gets nothing more.
+    private func deliverViewChanges() {
+        for change in self.engine.takeViewChanges() where self.engine.isListening(change.listener) {
+            change.deliver()
+        }
     }
 
     // MARK: - Observers
@@ -144,6 +162,7 @@ final class DatabaseCore: @unchecked Sendable {
         }
         guard let registration else { return }
         registration.deactivate()
+        self.awaitDeliveries(to: [handle])
         self.perform { [self] in self.engine.unregister(registration) }
     }
 
@@ -159,6 +178,7 @@ final class DatabaseCore: @unchecked Sendable {
         }
         for registration in removed { registration.deactivate() }
         guard !removed.isEmpty else { return }
+        self.awaitDeliveries(to: Set(removed.map { DatabaseHandle($0.id) }))
         self.perform { [self] in
             for registration in removed { self.engine.unregister(registration) }
         }
@@ -172,6 +192,7 @@ final class DatabaseCore: @unchecked Sendable {
 
     /// Ends a registration for a reason other than removal, calling its cancel block.
     private func end(_ registration: EventRegistration, error: DatabaseError) {
+        self.loop.assertOnLoop()
         guard let box = registration.payload as? ObserverBox else { return }
         self.registrations.withLock { _ = $0.removeValue(forKey: box.handle) }
         self.engine.unregister(registration)
@@ -180,11 +201,19 @@ final class DatabaseCore: @unchecked Sendable {
 
     /// Delivers events in order on the loop thread, skipping observers removed meanwhile.
     func deliver(_ events: [Event]) {
+        self.loop.assertOnLoop()
+        let outer = self.delivering.load(ordering: .relaxed)
+        defer { self.delivering.store(outer, ordering: .releasing) }
         for event in events {
             let registration = event.registration
-            guard registration.isActive else { continue }
             // Every payload is an `ObserverBox` (created in `observe`).
             let box = unsafeDowncast(registration.payload, to: ObserverBox.self)
+            // Announce the call before checking that the observer is still there; a removal
+            // deactivates before looking at `delivering` (both behind a sequentially consistent
+            // fence), so either this sees it removed or the removal waits for the block.
+            self.delivering.store(box.handle, ordering: .relaxed)
+            atomicMemoryFence(ordering: .sequentiallyConsistent)
+            guard registration.isActive else { continue }
             if box.once {
                 registration.deactivate()
                 self.registrations.withLock { _ = $0.removeValue(forKey: box.handle) }
@@ -192,6 +221,19 @@ final class DatabaseCore: @unchecked Sendable {
             }
             let snapshot = DataSnapshot(node: event.node, path: event.path, index: event.index, database: box.query.database)
             box.block(snapshot, event.previousKey)
+        }
+    }
+
+    /// After deactivating the observers `handles` on another thread: waits until no block of
+    /// theirs is running on the loop thread, so none is called once the removal returns. On the
+    /// loop thread (inside a callback) there is nothing to wait for: the loop is here.
+    private func awaitDeliveries(to handles: Set<DatabaseHandle>) {
+        guard !self.loop.inLoop else { return }
+        atomicMemoryFence(ordering: .sequentiallyConsistent)
+        var spins = 0
+        while handles.contains(self.delivering.load(ordering: .acquiring)) {
+            spins += 1
+            if spins < 64 { sched_yield() } else { usleep(50) }
         }
     }
 

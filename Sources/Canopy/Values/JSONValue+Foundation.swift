@@ -52,26 +52,28 @@ struct AnyConverter {
             throw DatabaseError(.invalidValue, "\(self.prefix)is nested more than \(Self.maxNesting) levels deep (or contains a cycle)\(self.property(path))")
         }
         // Exact Swift types first, by identity: cheap, and it keeps a boxed `Bool` from being read
-        // as an `NSNumber` (and the reverse). Casting a Swift collection to a Foundation class
-        // would bridge (copy) it, so class checks come only for class instances.
+        // as an `NSNumber` (and the reverse). Each cast follows its identity check, so it always
+        // succeeds; `as?` (the same runtime cast as `as!`, minus the trap) means even a broken
+        // invariant falls through instead of trapping. Casting a Swift collection to a Foundation
+        // class would bridge (copy) it, so class checks come only for class instances.
         let type = ObjectIdentifier(Swift.type(of: value))
-        if type == ObjectIdentifier(String.self) { return .string(value as! String) }
-        if type == ObjectIdentifier(Int.self) { return .int(Int64(value as! Int)) }
-        if type == ObjectIdentifier(Bool.self) { return .bool(value as! Bool) }
-        if type == ObjectIdentifier(Double.self) { return try self.double(value as! Double, path) }
-        if type == ObjectIdentifier(JSONValue.self) { return value as! JSONValue }
-        if type == ObjectIdentifier([String: Any].self) { return try self.object(value as! [String: Any], path) }
-        if type == ObjectIdentifier([Any].self) { return try self.array(value as! [Any], path) }
-        if type == ObjectIdentifier(Int64.self) { return .int(value as! Int64) }
-        if type == ObjectIdentifier(Int32.self) { return .int(Int64(value as! Int32)) }
-        if type == ObjectIdentifier(Int16.self) { return .int(Int64(value as! Int16)) }
-        if type == ObjectIdentifier(Int8.self) { return .int(Int64(value as! Int8)) }
-        if type == ObjectIdentifier(UInt.self) { return Self.unsigned(UInt64(value as! UInt)) }
-        if type == ObjectIdentifier(UInt64.self) { return Self.unsigned(value as! UInt64) }
-        if type == ObjectIdentifier(UInt32.self) { return .int(Int64(value as! UInt32)) }
-        if type == ObjectIdentifier(UInt16.self) { return .int(Int64(value as! UInt16)) }
-        if type == ObjectIdentifier(UInt8.self) { return .int(Int64(value as! UInt8)) }
-        if type == ObjectIdentifier(Float.self) { return try self.double(Double(value as! Float), path) }
+        if type == ObjectIdentifier(String.self), let value = value as? String { return .string(value) }
+        if type == ObjectIdentifier(Int.self), let value = value as? Int { return .int(Int64(value)) }
+        if type == ObjectIdentifier(Bool.self), let value = value as? Bool { return .bool(value) }
+        if type == ObjectIdentifier(Double.self), let value = value as? Double { return try self.double(value, path) }
+        if type == ObjectIdentifier(JSONValue.self), let value = value as? JSONValue { return value }
+        if type == ObjectIdentifier([String: Any].self), let value = value as? [String: Any] { return try self.object(value, path) }
+        if type == ObjectIdentifier([Any].self), let value = value as? [Any] { return try self.array(value, path) }
+        if type == ObjectIdentifier(Int64.self), let value = value as? Int64 { return .int(value) }
+        if type == ObjectIdentifier(Int32.self), let value = value as? Int32 { return .int(Int64(value)) }
+        if type == ObjectIdentifier(Int16.self), let value = value as? Int16 { return .int(Int64(value)) }
+        if type == ObjectIdentifier(Int8.self), let value = value as? Int8 { return .int(Int64(value)) }
+        if type == ObjectIdentifier(UInt.self), let value = value as? UInt { return Self.unsigned(UInt64(value)) }
+        if type == ObjectIdentifier(UInt64.self), let value = value as? UInt64 { return Self.unsigned(value) }
+        if type == ObjectIdentifier(UInt32.self), let value = value as? UInt32 { return .int(Int64(value)) }
+        if type == ObjectIdentifier(UInt16.self), let value = value as? UInt16 { return .int(Int64(value)) }
+        if type == ObjectIdentifier(UInt8.self), let value = value as? UInt8 { return .int(Int64(value)) }
+        if type == ObjectIdentifier(Float.self), let value = value as? Float { return try self.double(Double(value), path) }
         if Swift.type(of: value) is AnyObject.Type {
             switch value {
             case is NSNull: return .null

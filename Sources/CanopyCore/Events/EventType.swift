@@ -1,4 +1,5 @@
-/// The kinds of event a view raises, in the order one write delivers them (spec §6.3).
+/// The kinds of event a view raises, in the order one write delivers them to a view:
+/// removals, additions, moves, changes, then the value (see *Events*).
 package enum EventType: Int, Sendable, CaseIterable, Comparable {
     case childRemoved
     case childAdded

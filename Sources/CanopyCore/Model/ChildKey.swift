@@ -49,7 +49,8 @@ package struct ChildKey: Sendable {
     @inlinable
     package var isPriorityKey: Bool { self.string.utf8.count == 9 && self.string == ".priority" }
 
-    /// Whether the key is an integer key (spec §2.1).
+    /// Whether the key is an integer key: an optional `-`, any leading zeros, at most 10
+    /// significant digits, and a value in the Int32 range (see *Ordering and Keys*).
     package var isInteger: Bool { self.integer != ChildKey.notInteger }
 
     /// The integer value of an integer key.
@@ -109,7 +110,8 @@ extension ChildKey: Comparable {
     @inlinable
     package static func < (lhs: ChildKey, rhs: ChildKey) -> Bool { ChildKey.compare(lhs, rhs) < 0 }
 
-    /// Three-way key comparison (spec §2.2), with the `"-0"`/`"00"` tie broken by string order.
+    /// Three-way key comparison: integer keys first by value (the shorter first on a tie), then the
+    /// other keys by UTF-16 code units; the `"-0"`/`"00"` tie is broken by string order.
     @inlinable
     package static func compare(_ a: ChildKey, _ b: ChildKey) -> Int {
         let ai = a.integer != ChildKey.notInteger

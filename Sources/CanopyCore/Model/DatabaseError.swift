@@ -32,8 +32,6 @@ public struct DatabaseError: Error, Sendable, Equatable, CustomStringConvertible
         public static let invalidJSON = Code("invalid_json")
         /// A write was refused by the database state (e.g. a priority on a missing location).
         public static let writeFailed = Code("write_failed")
-        /// A transaction was overridden by a conflicting set or update, or gave up retrying.
-        public static let writeCanceled = Code("write_canceled")
         /// The database is closed.
         public static let closed = Code("closed")
         /// Reading or writing files failed.
@@ -55,4 +53,7 @@ public struct DatabaseError: Error, Sendable, Equatable, CustomStringConvertible
     }
 
     public var description: String { "\(self.code): \(self.message)" }
+
+    /// What every operation on a closed database fails with.
+    package static var databaseClosed: DatabaseError { DatabaseError(.closed, "The database is closed.") }
 }

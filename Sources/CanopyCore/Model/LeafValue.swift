@@ -7,7 +7,8 @@ package enum LeafValue: Sendable {
     case double(Double)
     case string(String)
 
-    /// Rank of the type in value order (spec §3.1): booleans, numbers, strings.
+    /// Rank of the type in value order (null < booleans < numbers < strings < objects; see
+    /// *Ordering and Keys*): booleans, numbers, strings.
     @inlinable
     var typeRank: Int {
         switch self {

@@ -1,6 +1,7 @@
 extension Node {
-    /// The plain value (spec §10 `val()`): no priorities, and children nodes that look like arrays
-    /// (spec §5.5) as arrays with `null` holes. An empty node is `.null`.
+    /// The plain value (Firebase's `val()`): no priorities, and children nodes that look like
+    /// arrays (every key a canonical non-negative integer, the largest below twice the child
+    /// count) as arrays with `null` holes. An empty node is `.null`.
     package var plainJSON: JSONValue {
         switch self {
         case .empty: return .null
@@ -19,8 +20,8 @@ extension Node {
         }
     }
 
-    /// The export value (spec §10 `exportVal()`): priorities as `.priority`, leaves with a priority
-    /// as `{".value": v, ".priority": p}`, never arrays.
+    /// The export value (Firebase's `exportVal()`): priorities as `.priority`, leaves with a
+    /// priority as `{".value": v, ".priority": p}`, never arrays.
     package var exportJSON: JSONValue {
         switch self {
         case .empty: return .null

@@ -2,8 +2,8 @@
 ///
 /// `Node` is an immutable-looking value with copy-on-write storage: holding one (in a
 /// ``DataSnapshot`` or an event) is O(1), and later writes never change it. A node that is not
-/// shared is updated in place. Invariants (spec §0): a children node has at least one child and no
-/// child is empty; empty nodes have no priority.
+/// shared is updated in place. Invariants (there are no empty objects): a children node has at
+/// least one child and no child is empty; empty nodes have no priority.
 package enum Node: Sendable {
     case empty
     case leaf(LeafValue)

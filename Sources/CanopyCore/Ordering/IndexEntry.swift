@@ -24,7 +24,8 @@ package struct IndexEntry: Sendable, Comparable {
     package static func == (lhs: IndexEntry, rhs: IndexEntry) -> Bool { compare(lhs, rhs) == 0 }
 }
 
-/// One end of a query range: a position `(value, key)` and whether it is included (spec §7.2).
+/// One end of a query range: a position `(value, key)` and whether it is included (see
+/// *Queries*, "Query windows").
 ///
 /// `startAt(v)` is `(v, min)` inclusive, `startAfter(v)` `(v, max)` exclusive, `endAt(v)` `(v, max)`
 /// inclusive, `endBefore(v)` `(v, min)` exclusive; with a key argument the key replaces the sentinel.

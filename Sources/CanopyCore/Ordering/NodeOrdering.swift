@@ -1,5 +1,6 @@
 extension Node {
-    /// Rank of the node's type in value order (spec §3.1): null, booleans, numbers, strings, objects.
+    /// Rank of the node's type in value order (see *Ordering and Keys*): null, booleans, numbers,
+    /// strings, objects.
     @inlinable
     package var valueTypeRank: Int {
         switch self {
@@ -10,7 +11,7 @@ extension Node {
         }
     }
 
-    /// Three-way comparison in value order (spec §3.1); all objects compare equal.
+    /// Three-way comparison in value order; all objects compare equal (the key breaks the tie).
     package static func compareValues(_ a: Node, _ b: Node) -> Int {
         if let x = a.leafValue, let y = b.leafValue { return LeafValue.compare(x, y) }
         let ra = a.valueTypeRank, rb = b.valueTypeRank
@@ -18,7 +19,7 @@ extension Node {
     }
 }
 
-/// Priority order (spec §3.3): no priority first, then numbers ascending, then strings.
+/// Priority order: no priority first, then numbers ascending, then strings.
 package enum PriorityOrder {
     @inlinable
     package static func compare(_ a: LeafValue?, _ b: LeafValue?) -> Int {
@@ -31,7 +32,8 @@ package enum PriorityOrder {
     }
 }
 
-/// The order a view sorts its children by (spec §3, §7.1). Every order breaks ties by key.
+/// The order a view sorts its children by (see *Ordering and Keys*). Every order breaks ties by
+/// key.
 package enum QueryIndex: Sendable, Hashable {
     /// The default order: by priority (which is key order when no child has one).
     case priority
@@ -66,7 +68,8 @@ package enum QueryIndex: Sendable, Hashable {
         return c != 0 ? c : ChildKey.compare(a.key, b.key)
     }
 
-    /// Whether a change of a child from `old` to `new` is a move for this index (spec §3.5).
+    /// Whether a change of a child from `old` to `new` is a move for this index, which raises
+    /// `child_moved` even when the position stays (see *Events*).
     package func isMove(from old: Node, to new: Node) -> Bool {
         switch self {
         case .key: return false

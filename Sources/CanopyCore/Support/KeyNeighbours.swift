@@ -1,4 +1,5 @@
-/// A key or one of the sentinels below and above every key (spec §2.2 `[MIN_NAME]`/`[MAX_NAME]`).
+/// A key or one of the sentinels below and above every key (Firebase's `[MIN_NAME]`/`[MAX_NAME]`),
+/// used for range bounds without a key argument (see *Ordering and Keys*).
 package enum KeyBound: Sendable, Equatable {
     case min
     case key(String)
@@ -6,7 +7,7 @@ package enum KeyBound: Sendable, Equatable {
 }
 
 /// The neighbouring keys the JS SDK uses to turn `startAfter`/`endBefore` on keys into inclusive
-/// bounds (`successor`/`predecessor` of `NextPushId.ts`, spec TV-102), over the push-ID alphabet.
+/// bounds (`successor`/`predecessor` of `NextPushId.ts`), over the push-ID alphabet.
 package enum KeyNeighbours {
     static let minPushChar = UInt8(ascii: "-")
     static let maxPushChar = UInt8(ascii: "z")

@@ -1,7 +1,8 @@
 import Synchronization
 
-/// Generates push IDs (spec §4): 8 characters of millisecond timestamp and 12 random characters
-/// from a 64-character alphabet in ASCII order, strictly increasing across calls and threads.
+/// Generates push IDs (see *Ordering and Keys*): 8 characters of millisecond timestamp and 12
+/// random characters from a 64-character alphabet in ASCII order, strictly increasing across
+/// calls and threads.
 package final class PushIDGenerator: Sendable {
     package static let alphabet: [UInt8] = Array("-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz".utf8)
 

@@ -1,7 +1,7 @@
 extension SyncEngine {
-    /// Applies a write and returns the events it raises, in delivery order (spec §6.5): views
-    /// below the written location (post-order, children in plain string order), then views at
-    /// it, then views at its ancestors, nearest first.
+    /// Applies a write and returns the events it raises, in delivery order: views below the
+    /// written location (post-order, children in plain string order), then views at it, then
+    /// views at its ancestors, nearest first (see the Events article).
     ///
     /// - Parameter now: The time server timestamps resolve to, in milliseconds since the epoch.
     /// - Throws: ``DatabaseError`` with `.writeFailed` for a priority on a missing node; nothing is
@@ -34,7 +34,7 @@ extension SyncEngine {
             let isPriority = path.last?.isPriorityKey ?? false
             var node = entry.value.node
             if !entry.value.placeholders.isEmpty {
-                // A `.priority` entry's server value resolves against the current priority (spec §5.7).
+                // A `.priority` entry's server value resolves against the current priority, not the node.
                 let target = self.root.node(at: base.keys + path.prefix { $0.string != ".priority" })
                 let current = isPriority ? (target.priority.map(Node.leaf) ?? .empty) : target
                 node = entry.value.resolved(against: current, now: now)
@@ -160,7 +160,7 @@ extension SyncEngine {
             if view.needsIndex(for: location) {
                 view.childIndex = self.retainIndex(view.params.index, at: treeNode, node: location)
             }
-            view.update(location: location, candidates: candidates, into: &events)
+            view.update(location: location, candidates: candidates, into: &events, changes: &self.viewChanges)
         }
     }
 

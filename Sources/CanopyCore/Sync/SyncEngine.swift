@@ -6,7 +6,10 @@ package final class SyncEngine {
     package internal(set) var root: Node
     let viewRoot = ViewTreeNode()
     private var registrationViews: [UInt64: QueryView] = [:]
+    private var listenerViews: [ObjectIdentifier: QueryView] = [:]
     var pins = Set<Pin>()
+    /// The ``ViewChange``s of the writes applied since the last ``takeViewChanges()``.
+    var viewChanges: [ViewChange] = []
 
     package init(root: Node = .empty) {
         self.root = root
@@ -26,18 +29,11 @@ package final class SyncEngine {
 
     // MARK: - Registrations
 
-    /// Registers an observer of `params` at `path`; returns its initial events (spec §6.7).
+    /// Registers an observer of `params` at `path`; returns its initial events (child_added for
+    /// each child shown, or the value shown).
     package func register(_ registration: EventRegistration, at path: DatabasePath, params: QueryParams) -> [Event] {
-        let treeNode = self.viewRoot.descendant(path.keys, create: true)!
+        let view = self.view(at: path, params: params)
         let location = self.node(at: path)
-        let view: QueryView
-        if let existing = treeNode.views.first(where: { $0.params == params }) {
-            view = existing
-        } else {
-            let index = params.index.isKeyOrder(for: location) ? nil : self.retainIndex(params.index, at: treeNode, node: location)
-            view = QueryView(path: path, params: params, node: location, childIndex: index)
-            treeNode.views.append(view)
-        }
         view.add(registration)
         self.registrationViews[registration.id] = view
         var events: [Event] = []
@@ -52,12 +48,59 @@ package final class SyncEngine {
         registration.deactivate()
         guard let view = self.registrationViews.removeValue(forKey: registration.id) else { return false }
         _ = view.remove(registration)
-        if view.isUnused, let treeNode = self.viewRoot.descendant(view.path.keys, create: false) {
-            treeNode.views.removeAll { $0 === view }
-            if let index = view.childIndex { self.releaseIndex(index, at: treeNode) }
-            self.viewRoot.prune(view.path.keys)
-        }
+        self.dropIfUnused(view)
         return true
+    }
+
+    /// Adds `listener` to the view of its location and query (sharing it with observers of the
+    /// same query); returns what the view shows now. From the next write on, every write that
+    /// changes what it shows queues a ``ViewChange`` for it (see ``takeViewChanges()``).
+    /// - Complexity: O(log *n* + *w*) with a live index or in key order, else O(*n* log *n*) to
+    ///   build the index, once per location and order.
+    package func listen(_ listener: ViewListener) -> Node {
+        let view = self.view(at: listener.path, params: listener.params)
+        view.add(listener)
+        self.listenerViews[ObjectIdentifier(listener)] = view
+        return view.cache
+    }
+
+    /// Removes `listener`; it gets no more changes, even those of writes already applied.
+    @discardableResult
+    package func unlisten(_ listener: ViewListener) -> Bool {
+        guard let view = self.listenerViews.removeValue(forKey: ObjectIdentifier(listener)) else { return false }
+        _ = view.remove(listener)
+        self.viewChanges.removeAll { $0.listener === listener }
+        self.dropIfUnused(view)
+        return true
+    }
+
+    /// Whether `listener` is registered.
+    package func isListening(_ listener: ViewListener) -> Bool { self.listenerViews[ObjectIdentifier(listener)] != nil }
+
+    /// The view changes queued by the writes applied since the last call, in the order the views
+    /// were updated (the order of their events).
+    package func takeViewChanges() -> [ViewChange] {
+        defer { self.viewChanges = [] }
+        return self.viewChanges
+    }
+
+    /// The view of `params` at `path`, created (with its index) when there is none.
+    private func view(at path: DatabasePath, params: QueryParams) -> QueryView {
+        let treeNode = self.viewRoot.descendant(path.keys, create: true)!
+        if let existing = treeNode.views.first(where: { $0.params == params }) { return existing }
+        let location = self.node(at: path)
+        let index = params.index.isKeyOrder(for: location) ? nil : self.retainIndex(params.index, at: treeNode, node: location)
+        let view = QueryView(path: path, params: params, node: location, childIndex: index)
+        treeNode.views.append(view)
+        return view
+    }
+
+    /// Removes `view` once nothing uses it, and its index when no other view does.
+    private func dropIfUnused(_ view: QueryView) {
+        guard view.isUnused, let treeNode = self.viewRoot.descendant(view.path.keys, create: false) else { return }
+        treeNode.views.removeAll { $0 === view }
+        if let index = view.childIndex { self.releaseIndex(index, at: treeNode) }
+        self.viewRoot.prune(view.path.keys)
     }
 
     /// Every registration.
@@ -114,14 +157,9 @@ package final class SyncEngine {
     package func queryResult(at path: DatabasePath, params: QueryParams) -> Node {
         let location = self.node(at: path)
         guard params.isFiltered else { return location }
-        let order: ChildOrder
         if let index = self.viewRoot.descendant(path.keys, create: false)?.indexes[params.index] {
-            order = .index(index.entries)
-        } else if params.index.isKeyOrder(for: location) {
-            order = .keys(location.childMap)
-        } else {
-            order = .index(ChildIndex(index: params.index, node: location).entries)
+            return QueryWindow(params: params, order: .index(index.entries)).node
         }
-        return order.windowNode(params).node
+        return QueryWindow.node(of: location, params: params)
     }
 }

@@ -2,7 +2,7 @@
 ///
 /// A `set` is one entry with an empty relative path; a multi-path `update` has one entry per key
 /// path; `setPriority` is one `.priority` entry. Entries ending in `.priority` are applied after the
-/// others, and only to nodes that exist then (spec §5.3).
+/// others, and only to nodes that exist then (a priority for a node left empty is ignored).
 package struct WriteOperation: Sendable {
     package struct Entry: Sendable {
         package var path: [ChildKey]

@@ -1,5 +1,5 @@
-/// What a view shows of its location (spec §7): the order of its children and, optionally, a
-/// range of positions and a limit. Two views with equal parameters at one location are one view.
+/// What a view shows of its location: the order of its children and, optionally, a range of
+/// positions and a limit (see the Queries article). Two views with equal parameters at one location are one view.
 package struct QueryParams: Sendable, Hashable {
     /// A limit on the number of children, counted from the start or from the end of the range.
     package enum Limit: Sendable, Hashable {
@@ -22,8 +22,8 @@ package struct QueryParams: Sendable, Hashable {
     /// The default query: every child, in priority order.
     package static let `default` = QueryParams()
 
-    /// Whether the view shows a subset of the children (a range or a limit). Filtered views carry
-    /// no priority and no leaf value of their own (spec §7.3).
+    /// Whether the view shows a subset of the children (a range or a limit). A filtered view shows
+    /// only children: never the location's priority, and nothing when the location is a leaf.
     package var isFiltered: Bool { self.start != nil || self.end != nil || self.limit != nil }
 
     /// Whether `entry` lies inside the range (limits aside).

@@ -1,30 +1,31 @@
-/// One view: a location and query parameters, the data it currently shows (its window), and the
-/// observers registered on it in registration order. Turns new data into events (spec §6.2–6.4,
-/// §7.3).
+/// One view: a location and query parameters, the data it currently shows, and the observers
+/// (and ``ViewListener``s) on it in registration order. Turns new data into events (see the Events
+/// article for which events a change raises and in what order).
 ///
-/// An unfiltered view shows the whole node. A filtered view (range and/or limit) shows the
-/// children whose ranks in the view's order fall in a window `[lo, hi)`; for a write that changed
-/// one child it updates that window in O(log *n*): only the changed child and the children at the
-/// old and new window edges can enter or leave it.
+/// An unfiltered view shows the whole node. A filtered view (range and/or limit) shows its
+/// ``QueryWindow``, which a write below the location updates in O(*k* log *n*) for *k* changed
+/// children.
 package final class QueryView {
     package let path: DatabasePath
     /// The parameters, boxed only when they are not the default (most views observe a plain
     /// location), which keeps a view small.
     private let paramsBox: ParamsBox?
     package var params: QueryParams { self.paramsBox?.value ?? .default }
-    /// The order, and whether the view is filtered: read on every event, so kept unboxed.
+    /// The order: read on every event, so kept unboxed.
     package let index: QueryIndex
-    private let isFiltered: Bool
 
     private final class ParamsBox {
         let value: QueryParams
         init(_ value: QueryParams) { self.value = value }
     }
     /// The data shown: the whole node, or for filtered views the window's children (no priority).
-    package private(set) var cache: Node
-    /// Filtered views: the window's children in view order.
-    private var window = SortedMap<IndexEntry, Node>()
+    package var cache: Node { self.window?.node ?? self.node }
+    /// Unfiltered views: the location's data.
+    private var node: Node = .empty
+    /// Filtered views: the window.
+    private var window: QueryWindow?
     package private(set) var registrations: [EventRegistration] = []
+    package private(set) var listeners: [ViewListener] = []
     /// The shared index of the location in this view's order, when key order is not enough.
     package var childIndex: ChildIndex?
 
@@ -32,17 +33,15 @@ package final class QueryView {
         self.path = path
         self.paramsBox = params == .default ? nil : ParamsBox(params)
         self.index = params.index
-        self.isFiltered = params.isFiltered
         self.childIndex = childIndex
-        self.cache = .empty
         if params.isFiltered {
-            self.cache = self.rebuildWindow(from: node)
+            self.window = QueryWindow(params: params, order: Self.order(for: node, childIndex))
         } else {
-            self.cache = node
+            self.node = node
         }
     }
 
-    package var isUnused: Bool { self.registrations.isEmpty }
+    package var isUnused: Bool { self.registrations.isEmpty && self.listeners.isEmpty }
 
     /// Whether this view needs a ``ChildIndex`` for `node` (key order cannot serve it).
     package func needsIndex(for node: Node) -> Bool {
@@ -57,10 +56,20 @@ package final class QueryView {
         return true
     }
 
-    private func order(for node: Node) -> ChildOrder {
-        if let childIndex = self.childIndex { return .index(childIndex.entries) }
+    package func add(_ listener: ViewListener) { self.listeners.append(listener) }
+
+    package func remove(_ listener: ViewListener) -> Bool {
+        guard let i = self.listeners.firstIndex(where: { $0 === listener }) else { return false }
+        self.listeners.remove(at: i)
+        return true
+    }
+
+    private static func order(for node: Node, _ childIndex: ChildIndex?) -> ChildOrder {
+        if let childIndex { return .index(childIndex.entries) }
         return .keys(node.childMap)
     }
+
+    private func order(for node: Node) -> ChildOrder { Self.order(for: node, self.childIndex) }
 
     private func entry(_ key: ChildKey, _ node: Node) -> IndexEntry {
         IndexEntry(sortValue: self.index.sortValue(of: node), key: key)
@@ -68,8 +77,8 @@ package final class QueryView {
 
     // MARK: - Initial events
 
-    /// The events a new registration receives at once (spec §6.7): child_added for every child in
-    /// the window, in order, or the current value.
+    /// The events a new registration receives at once: child_added for every child shown, in the
+    /// view's order (each with the key before it), or one value event with what is shown.
     package func initialEvents(for registration: EventRegistration, location node: Node, into events: inout [Event]) {
         switch registration.type {
         case .childAdded:
@@ -87,26 +96,30 @@ package final class QueryView {
 
     /// The keys shown, in view order.
     package func orderedKeys(location node: Node) -> [ChildKey] {
-        if self.isFiltered { return self.window.map(\.key.key) }
+        if let window = self.window { return window.entries.map(\.key.key) }
         let order = self.order(for: node)
         return order.keys(in: 0..<order.count)
     }
 
     // MARK: - Updates
 
-    /// Moves the view to the new data of its location and appends the events it raises.
+    /// Moves the view to the new data of its location, appends the events it raises, and queues
+    /// a ``ViewChange`` for each listener when what it shows changed.
     /// - Parameter candidates: the only children that can have changed, when the write was below
-    ///   this location; then the cost is O(k log *n*) whatever the number of children.
-    package func update(location newNode: Node, candidates: [ChildKey]?, into events: inout [Event]) {
+    ///   this location; then the cost is O(k log *n*) whatever the number of children (or the size
+    ///   of the window).
+    package func update(location newNode: Node, candidates: [ChildKey]?, into events: inout [Event], changes outbox: inout [ViewChange]) {
         let oldCache = self.cache
         var changes: ChildChanges
-        if self.isFiltered {
-            if let candidates, candidates.count == 1 {
-                changes = self.updateWindow(changed: candidates[0], location: newNode)
+        if var window = self.window {
+            self.window = nil  // keeps the window's storage uniquely referenced while it changes
+            let order = self.order(for: newNode)
+            if let candidates {
+                changes = window.update(changed: candidates, location: newNode, order: order)
             } else {
-                let newCache = self.rebuildWindow(from: newNode)
-                changes = ChildChanges(old: oldCache, new: newCache, candidates: nil)
+                changes = window.rebuild(order: order)
             }
+            self.window = window
             if changes.isEmpty { return }
         } else {
             if let candidates {
@@ -116,7 +129,14 @@ package final class QueryView {
                 if oldCache == newNode { return }
                 changes = ChildChanges(old: oldCache, new: newNode, candidates: nil)
             }
-            self.cache = newNode
+            self.node = newNode
+        }
+        if !self.listeners.isEmpty {
+            var ordered = changes
+            if self.window == nil && candidates != nil { ordered.sortByKey() }
+            for listener in self.listeners {
+                outbox.append(ViewChange(listener: listener, changes: ordered, old: oldCache, new: self.cache))
+            }
         }
         var wantsChildEvents = false
         var wantsValue = false
@@ -133,63 +153,13 @@ package final class QueryView {
         }
     }
 
-    /// Recomputes the window from scratch; returns the new cache. - Complexity: O(log *n* + *w* log *w*)
-    private func rebuildWindow(from node: Node) -> Node {
-        let (windowNode, children) = self.order(for: node).windowNode(self.params)
-        let entries = children.map { self.entry($0.key, $0.node) }
-        self.window = SortedMap(sortedKeys: entries, values: children.lazy.map(\.node))
-        self.cache = windowNode
-        return windowNode
-    }
-
-    /// Updates the window after a write that changed only child `key`. - Complexity: O(log *n*)
-    private func updateWindow(changed key: ChildKey, location node: Node) -> ChildChanges {
-        let order = self.order(for: node)
-        let range = order.range(self.params)
-        // Who could have entered or left: the changed child and the old and new window edges.
-        var keys: [ChildKey] = [key]
-        if let first = self.window.first?.key.key { keys.append(first) }
-        if let last = self.window.last?.key.key { keys.append(last) }
-        if !range.isEmpty {
-            keys.append(order.key(atRank: range.lowerBound))
-            keys.append(order.key(atRank: range.upperBound - 1))
-        }
-        var changes = ChildChanges(old: .empty, new: .empty, candidates: [])
-        var seen = Set<ChildKey>()
-        for k in keys where seen.insert(k).inserted {
-            let old = self.cache.child(k)
-            let new = node.child(k)
-            let inNew = !new.isEmpty && range.contains(order.rank(of: self.entry(k, new)))
-            switch (!old.isEmpty, inNew) {
-            case (true, true):
-                if old != new {
-                    changes.changed.append((k, old, new))
-                    self.window.removeValue(forKey: self.entry(k, old))
-                    self.window.updateValue(new, forKey: self.entry(k, new))
-                    self.cache.setChild(k, to: new)
-                }
-            case (true, false):
-                changes.removed.append((k, old))
-                self.window.removeValue(forKey: self.entry(k, old))
-                self.cache.setChild(k, to: .empty)
-            case (false, true):
-                changes.added.append((k, new))
-                self.window.updateValue(new, forKey: self.entry(k, new))
-                self.cache.setChild(k, to: new)
-            case (false, false):
-                break
-            }
-        }
-        return changes
-    }
-
     private func childEvents(_ changes: ChildChanges, location node: Node, into events: inout [Event]) {
         var changes = changes
         let index = self.index
         changes.removed.sort { IndexEntry.compare(self.entry($0.key, $0.node), self.entry($1.key, $1.node)) < 0 }
         changes.added.sort { IndexEntry.compare(self.entry($0.key, $0.node), self.entry($1.key, $1.node)) < 0 }
         changes.changed.sort { IndexEntry.compare(self.entry($0.key, $0.new), self.entry($1.key, $1.new)) < 0 }
-        let order = self.isFiltered ? ChildOrder.index(self.window) : self.order(for: node)
+        let order = self.window.map { ChildOrder.index($0.entries) } ?? self.order(for: node)
         func previous(_ key: ChildKey, _ child: Node) -> String? {
             let rank = order.rank(of: self.entry(key, child))
             return rank == 0 ? nil : order.key(atRank: rank - 1).string

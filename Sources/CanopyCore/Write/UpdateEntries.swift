@@ -1,5 +1,5 @@
 /// The keys of a multi-path update (`updateChildValues`, `canopy update`, a REST `PATCH`), with
-/// one set of rules and messages for every entry point (spec §5.3): each key is a relative path
+/// one set of rules and messages for every entry point: each key is a relative path
 /// whose segments are valid keys (the last may be `.priority`), not empty, and no path may contain
 /// another.
 package enum UpdateEntries {

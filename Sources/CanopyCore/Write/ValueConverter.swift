@@ -1,6 +1,6 @@
 /// Turns a ``JSONValue`` into a validated ``WriteValue`` with the Realtime Database's rules and
-/// messages (spec §1.3, §5.1): keys, `.value` / `.priority` / `.sv`, NaN and Infinity, depth (32),
-/// path length (768 UTF-8 bytes) and string size (10 MiB).
+/// messages (see *Ordering and Keys*, "Keys and paths"): keys, `.value` / `.priority` / `.sv`, NaN
+/// and Infinity, depth (32), path length (768 UTF-8 bytes) and string size (10 MiB).
 package struct ValueConverter {
     /// `"set failed: value argument "`, the prefix of every message.
     package let prefix: String

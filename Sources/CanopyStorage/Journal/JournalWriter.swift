@@ -1,5 +1,4 @@
 package import CanopyCore
-import CanopyLoop
 import Foundation
 
 #if canImport(Glibc)
@@ -13,7 +12,7 @@ import Glibc
 /// callbacks (called on the writer thread), how far the journal is durable, or that a batch
 /// failed. After a failure the writer truncates the segment back to the last good record and
 /// drops appends until ``resume()``; if even that fails it is *broken* and refuses everything.
-// @unchecked Sendable: all mutable state is in `state` (a ConditionLock) or confined to the
+// @unchecked Sendable: all mutable state is in `state` (a WaitableState) or confined to the
 // writer thread (`fd`, `segmentPath`, `goodOffset`, `writtenOffset`, the sequence fields).
 package final class JournalWriter: @unchecked Sendable {
     /// How the writer reports progress; called on the writer thread.
@@ -56,7 +55,9 @@ package final class JournalWriter: @unchecked Sendable {
     let files: StorageFiles
     let policy: Policy
     let callbacks: Callbacks
-    private let state = ConditionLock(State())
+    /// What the periodic sync measures its interval with.
+    let clock: any JournalClock
+    private let state = WaitableState(State())
 
     // Writer thread only (set up before the thread starts).
     private var fd: Int32
@@ -70,11 +71,15 @@ package final class JournalWriter: @unchecked Sendable {
     private var syncFailed = false
 
     /// Starts writing to the segment at `segmentPath`, already open for appending at `offset`,
-    /// whose last record is `lastSequence`.
-    package init(directory: String, files: StorageFiles, policy: Policy, segmentPath: String, fd: Int32, offset: Int, lastSequence: UInt64, callbacks: Callbacks) {
+    /// whose last record is `lastSequence`; a periodic sync measures its interval on `clock`.
+    package init(
+        directory: String, files: StorageFiles, policy: Policy, segmentPath: String, fd: Int32, offset: Int, lastSequence: UInt64,
+        clock: any JournalClock = SystemJournalClock(), callbacks: Callbacks
+    ) {
         self.directory = directory
         self.files = files
         self.policy = policy
+        self.clock = clock
         self.callbacks = callbacks
         self.fd = fd
         self.segmentPath = segmentPath
@@ -82,7 +87,8 @@ package final class JournalWriter: @unchecked Sendable {
         self.goodSequence = lastSequence
         self.writtenOffset = offset
         self.writtenSequence = lastSequence
-        self.state.withLock { $0.lastSync = monotonicNow() }
+        self.state.withLock { $0.lastSync = clock.now() }
+        clock.onAdvance { [weak self] in self?.state.broadcast() }
         let thread = Thread { [self] in self.run() }
         thread.name = "canopy-journal"
         thread.start()
@@ -128,9 +134,10 @@ package final class JournalWriter: @unchecked Sendable {
     /// Why the journal refuses every write, if it does.
     package var brokenError: DatabaseError? { self.state.withLock { $0.broken } }
 
-    /// Blocks until everything handed over has been written (and reported).
+    /// Blocks until everything handed over has been written (and reported), and a periodic sync
+    /// that is due has run.
     package func waitUntilIdle() {
-        self.state.withLock(waitingWhile: { !$0.chunks.isEmpty || $0.busy }) { _ in }
+        self.state.withLock(waitingWhile: { !$0.chunks.isEmpty || $0.busy || self.periodicSyncDue($0) }) { _ in }
     }
 
     /// Writes what is left, syncs (whatever the policy), closes the file and stops the thread.
@@ -172,14 +179,17 @@ package final class JournalWriter: @unchecked Sendable {
         }
     }
 
+    /// Whether unsynced records have waited an interval (not while a failure awaits ``resume()``
+    /// or once the journal is broken: nothing would be synced, and waiters would wait for it).
     private func periodicSyncDue(_ state: State) -> Bool {
-        guard case .periodic(let interval) = self.policy, state.unsynced else { return false }
-        return monotonicNow() &- state.lastSync >= interval
+        guard case .periodic(let interval) = self.policy, state.unsynced, !state.failed, state.broken == nil else { return false }
+        return self.clock.now() &- state.lastSync >= interval
     }
 
+    /// When (on `CLOCK_MONOTONIC`) the writer thread wakes by itself for a periodic sync.
     private func nextDeadline() -> UInt64 {
         guard case .periodic(let interval) = self.policy else { return UInt64.max / 2 }
-        return self.state.withLock { $0.lastSync } &+ interval
+        return self.clock.monotonicDeadline(reaching: self.state.withLock { $0.lastSync } &+ interval)
     }
 
     /// Writes one batch and reports it.
@@ -231,7 +241,7 @@ package final class JournalWriter: @unchecked Sendable {
         }
         self.state.withLock { state in
             state.unsynced = false
-            state.lastSync = monotonicNow()
+            state.lastSync = self.clock.now()
         }
     }
 
@@ -294,14 +304,7 @@ package final class JournalWriter: @unchecked Sendable {
         self.callbacks.durable(self.goodSequence)
         self.state.withLock { state in
             state.unsynced = false
-            state.lastSync = monotonicNow()
+            state.lastSync = self.clock.now()
         }
     }
-}
-
-/// Nanoseconds on the monotonic clock.
-package func monotonicNow() -> UInt64 {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
 }

@@ -40,6 +40,7 @@ struct CrashRecoveryTests {
         let output = Pipe()
         process.standardOutput = output
         try process.run()
+        let watchdog = ProcessWatchdog(process, "the crash writer to be killed or finish")
         var lastAck = -1
         var acks = 0
         var finished = false
@@ -69,6 +70,7 @@ struct CrashRecoveryTests {
             }
         }
         process.waitUntilExit()
+        try watchdog.check()
         // Acknowledgements printed before the kill landed still count.
         buffer.append(handle.readDataToEndOfFile())
         for line in String(decoding: buffer, as: UTF8.self).split(separator: "\n") where line.hasPrefix("ack ") {

@@ -1,5 +1,6 @@
 import CanopyCore
 import CanopyStorage
+import CanopyTestSupport
 import Foundation
 import Testing
 

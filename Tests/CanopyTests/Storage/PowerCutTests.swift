@@ -1,4 +1,5 @@
 import CanopyStorage
+import CanopyTestSupport
 import Foundation
 import Synchronization
 import Testing

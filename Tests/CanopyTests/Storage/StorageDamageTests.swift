@@ -80,7 +80,7 @@ struct StorageDamageTests {
         final class Box: @unchecked Sendable { var status: StorageStatus? }  // @unchecked: filled and read on the draining thread
         let box = Box()
         let store = try #require(db.core.store)
-        db.core.perform { [core = db.core] in box.status = StorageStatus(store: store, root: core.engine.root) }
+        db.core.perform { [core = db.core] in box.status = StorageStatus(store: store, syncPolicy: db.syncPolicy, root: core.engine.root) }
         db.drain()
         return box.status
     }

@@ -1,27 +1,12 @@
 import CanopyCore
 import CanopyStorage
+import CanopyTestSupport
 import Foundation
 import Testing
 
 @testable import Canopy
 
-/// A fresh temporary directory for one test, removed by `remove()`.
-struct TemporaryDirectory {
-    let path: String
-
-    init(_ name: String = "canopy") {
-        let base = FileManager.default.temporaryDirectory.path
-        self.path = base + "/\(name)-\(UUID().uuidString)"
-    }
-
-    /// A path inside the directory.
-    func file(_ name: String) -> String { self.path + "/" + name }
-
-    func remove() { try? FileManager.default.removeItem(atPath: self.path) }
-
-    /// The names of the files in the database directory.
-    var names: [String] { ((try? FileManager.default.contentsOfDirectory(atPath: self.path)) ?? []).sorted() }
-
+extension TemporaryDirectory {
     /// The journal segments, oldest first.
     var segments: [String] { self.names.filter { $0.hasPrefix("journal-") } }
     var checkpoints: [String] { self.names.filter { $0.hasPrefix("checkpoint-") } }

@@ -1,25 +1,33 @@
-import CanopyCore
-
-/// The constraints a query was built from, as called, and the rules for adding one more
-/// (spec §7.6, with the iOS SDK's messages).
-struct QueryBuilder: Sendable, Hashable {
-    struct Endpoint: Sendable, Hashable {
-        var value: LeafValue?
-        var key: String?
+/// The constraints a query was built from, as called, and the rules for adding one more: the one
+/// validation of queries, shared by the library's query builders (which convert their `Any`
+/// arguments to JSON first) and the server's REST query parameters. The messages are the iOS
+/// SDK's.
+///
+/// The rules: one order, one limit, one start and one end (`equalTo` sets both); a limit is
+/// between 1 and 2^31 - 1; an endpoint is null, a boolean, a number or a string, with an optional
+/// child key to separate equal values; in key order an endpoint is a string and takes no child
+/// key; in priority order it is not a boolean (priorities never are). The order and the
+/// endpoints are checked against each other whichever comes first.
+package struct QueryBuilder: Sendable, Hashable {
+    package struct Endpoint: Sendable, Hashable {
+        package var value: LeafValue?
+        package var key: String?
         /// `startAfter` / `endBefore`.
-        var exclusive: Bool
+        package var exclusive: Bool
         /// Set by `equalTo`.
-        var isEqualTo: Bool
+        package var isEqualTo: Bool
     }
 
-    var index: QueryIndex = .priority
-    var orderSet = false
-    var start: Endpoint?
-    var end: Endpoint?
-    var limit: QueryParams.Limit?
+    package var index: QueryIndex = .priority
+    package var orderSet = false
+    package var start: Endpoint?
+    package var end: Endpoint?
+    package var limit: QueryParams.Limit?
+
+    package init() {}
 
     /// The engine's parameters for these constraints.
-    var params: QueryParams {
+    package var params: QueryParams {
         QueryParams(index: self.index, start: self.start.map { self.bound($0, isStart: true) }, end: self.end.map { self.bound($0, isStart: false) }, limit: self.limit)
     }
 
@@ -33,24 +41,25 @@ struct QueryBuilder: Sendable, Hashable {
         if let k = e.key {
             key = .key(ChildKey(k))
         } else {
-            // startAt(v) = (v, min] , startAfter(v) = (v, max), endAt(v) = [.. (v, max)], endBefore(v) = (v, min)
+            // Without a child key: startAt(v) starts before every child with value v, startAfter(v)
+            // after all of them; endAt(v) ends after all of them, endBefore(v) before them.
             key = (isStart != e.exclusive) ? .min : .max
         }
         return QueryBound(value: e.value, key: key, inclusive: !e.exclusive)
     }
 
-    static func invalid(_ message: String) -> DatabaseError { DatabaseError(.invalidQuery, message) }
+    package static func invalid(_ message: String) -> DatabaseError { DatabaseError(.invalidQuery, message) }
 
     // MARK: - Order
 
-    mutating func order(by index: QueryIndex) throws(DatabaseError) {
+    package mutating func order(by index: QueryIndex) throws(DatabaseError) {
         if self.orderSet { throw Self.invalid("Cannot use multiple queryOrderedBy calls!") }
         self.orderSet = true
         self.index = index
         try self.validateEndpoints()
     }
 
-    static func childIndex(_ path: String) throws(DatabaseError) -> QueryIndex {
+    package static func childIndex(_ path: String) throws(DatabaseError) -> QueryIndex {
         switch path {
         case "$key", ".key": throw invalid("(queryOrderedByChild:) \(path) is invalid.  Use queryOrderedByKey: instead.")
         case "$priority", ".priority": throw invalid("(queryOrderedByChild:) \(path) is invalid.  Use queryOrderedByPriority: instead.")
@@ -68,7 +77,7 @@ struct QueryBuilder: Sendable, Hashable {
 
     // MARK: - Limits
 
-    mutating func limit(_ limit: UInt, first: Bool) throws(DatabaseError) {
+    package mutating func limit(_ limit: UInt, first: Bool) throws(DatabaseError) {
         let method = first ? "queryLimitedToFirst:" : "queryLimitedToLast:"
         if self.limit != nil { throw Self.invalid("Can't call \(method) if a limit was previously set") }
         if limit == 0 { throw Self.invalid("Limit can't be zero") }
@@ -78,11 +87,16 @@ struct QueryBuilder: Sendable, Hashable {
 
     // MARK: - Endpoints
 
-    /// Converts an endpoint value: `nil`/`NSNull`, a string, a number or a boolean.
-    static func endpointValue(_ value: Any?, method: String) throws(DatabaseError) -> LeafValue? {
-        let json: JSONValue
-        do { json = try JSONValue(any: value, function: method) } catch { throw invalid("You can only pass nil, NSString or NSNumber to \(method)") }
-        switch json {
+    /// The name of the start method in messages.
+    package static func startMethod(after: Bool) -> String { after ? "queryStartingAfterValue:" : "queryStartingAtValue:" }
+    /// The name of the end method in messages.
+    package static func endMethod(before: Bool) -> String { before ? "queryEndingBeforeValue:" : "queryEndingAtValue:" }
+    /// The name of the equal method in messages.
+    package static let equalMethod = "queryEqualToValue:"
+
+    /// Converts an endpoint value: null, a string, a number or a boolean.
+    package static func endpointValue(_ value: JSONValue, method: String) throws(DatabaseError) -> LeafValue? {
+        switch value {
         case .null: return nil
         case .bool(let b): return .bool(b)
         case .int(let i): return .int(i)
@@ -92,15 +106,15 @@ struct QueryBuilder: Sendable, Hashable {
         }
     }
 
-    static func checkChildKey(_ key: String?, method: String) throws(DatabaseError) {
+    package static func checkChildKey(_ key: String?, method: String) throws(DatabaseError) {
         guard let key else { return }
         if !KeyValidation.isValidKey(key) {
             throw invalid("(\(method)childKey:) Must be a non-empty string and not contain '/' '.' '#' '$' '[' or ']'")
         }
     }
 
-    mutating func start(_ value: Any?, childKey: String?, after: Bool) throws(DatabaseError) {
-        let method = after ? "queryStartingAfterValue:" : "queryStartingAtValue:"
+    package mutating func start(_ value: JSONValue, childKey: String?, after: Bool) throws(DatabaseError) {
+        let method = Self.startMethod(after: after)
         let leaf = try Self.endpointValue(value, method: method)
         try Self.checkChildKey(childKey, method: method)
         if self.index == .key && childKey != nil {
@@ -113,8 +127,8 @@ struct QueryBuilder: Sendable, Hashable {
         try self.validateEndpoints()
     }
 
-    mutating func end(_ value: Any?, childKey: String?, before: Bool) throws(DatabaseError) {
-        let method = before ? "queryEndingBeforeValue:" : "queryEndingAtValue:"
+    package mutating func end(_ value: JSONValue, childKey: String?, before: Bool) throws(DatabaseError) {
+        let method = Self.endMethod(before: before)
         let leaf = try Self.endpointValue(value, method: method)
         try Self.checkChildKey(childKey, method: method)
         if self.index == .key && childKey != nil {
@@ -127,8 +141,8 @@ struct QueryBuilder: Sendable, Hashable {
         try self.validateEndpoints()
     }
 
-    mutating func equal(_ value: Any?, childKey: String?) throws(DatabaseError) {
-        let method = "queryEqualToValue:"
+    package mutating func equal(_ value: JSONValue, childKey: String?) throws(DatabaseError) {
+        let method = Self.equalMethod
         let leaf = try Self.endpointValue(value, method: method)
         try Self.checkChildKey(childKey, method: method)
         if self.index == .key && childKey != nil {

@@ -1,0 +1,52 @@
+import Canopy
+import CanopyCore
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+extension CanopyResponder {
+    /// A server-sent event stream of the location (or of a filtered query's window): the initial
+    /// `put`, then one event per write that changes what it shows (see ``StreamHub``).
+    func stream(path: DatabasePath, options: ReadOptions, namespace: Namespace, context: Context) async throws(RESTError) -> Response {
+        if options.shallow || options.export {
+            throw .badRequest("shallow and format=export are not supported on streams.")
+        }
+        let channel = context.channel
+        let stream = EventStream(location: path, query: options.hasFilters ? options.query : nil, limit: self.state.configuration.streamBufferBytes, scheduler: self.state.wakes) {
+            channel?.close(promise: nil)
+        }
+        guard self.state.register(stream) else { throw RESTError(.serviceUnavailable, "The server is shutting down.") }
+        let state = self.state
+        let database = namespace.database
+        let hub = namespace.hub
+        let cleanup: @Sendable () -> Void = {
+            state.unregister(stream)
+            database.onLoop { access in hub.remove(stream, access: access) }
+        }
+        let added: Bool
+        do {
+            added = try await database.loop { access in hub.add(stream, access: access) }
+        } catch {
+            cleanup()
+            throw error
+        }
+        guard added else {
+            cleanup()
+            throw RESTError(.serviceUnavailable, "The database was closed.")
+        }
+        channel?.closeFuture.whenComplete { _ in
+            stream.drop()
+            cleanup()
+        }
+        if let channel { StreamHangup.install(on: channel) }
+        let headers: HTTPFields = [.contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-cache"]
+        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+            defer { cleanup() }
+            while let batch = await stream.next() {
+                if let bytes = batch.bytes { try await writer.write(bytes) }
+                if let trailer = batch.trailer { try await writer.write(trailer) }
+            }
+            try await writer.finish(nil)
+        })
+    }
+}

@@ -1,0 +1,48 @@
+import Canopy
+import CanopyCore
+import Synchronization
+
+/// The state shared by every request of one server.
+final class ServerState: Sendable {
+    let configuration: ServerConfiguration
+    let store: NamespaceStore
+    let pushIDs = PushIDGenerator()
+    private let streams = Mutex<[UInt64: EventStream]>([:])
+    private let acceptingStreams = Atomic<Bool>(true)
+    /// `nil` when coalescing is off.
+    let wakes: WakeScheduler?
+
+    init(configuration: ServerConfiguration, store: NamespaceStore) {
+        self.configuration = configuration
+        self.store = store
+        self.wakes = configuration.streamCoalescing > .zero ? WakeScheduler(interval: configuration.streamCoalescing) : nil
+    }
+
+    func register(_ stream: EventStream) -> Bool {
+        self.streams.withLock { streams in
+            guard self.acceptingStreams.load(ordering: .acquiring) else { return false }
+            streams[stream.id] = stream
+            return true
+        }
+    }
+
+    func unregister(_ stream: EventStream) {
+        _ = self.streams.withLock { $0.removeValue(forKey: stream.id) }
+    }
+
+    var streamCount: Int { self.streams.withLock { $0.count } }
+
+    func sendKeepAlive() {
+        let all = self.streams.withLock { Array($0.values) }
+        for stream in all { stream.send(EventRender.keepAlive) }
+    }
+
+    /// Ends every stream (their clients see the end of the response) and refuses new ones.
+    func closeStreams() {
+        let all = self.streams.withLock { streams in
+            self.acceptingStreams.store(false, ordering: .releasing)
+            return Array(streams.values)
+        }
+        for stream in all { stream.finish() }
+    }
+}

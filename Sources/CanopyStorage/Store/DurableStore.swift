@@ -1,0 +1,127 @@
+package import CanopyCore
+package import Logging
+import Synchronization
+
+/// The loop-thread side of a database kept on disk: hands every applied write to the journal,
+/// completes writes once the journal reports them durable, undoes writes the journal failed,
+/// and writes checkpoints in the background.
+// @unchecked Sendable: every stored property is used on the loop thread only, except the
+// immutable ones and `channel` (atomics); jobs that capture the store run on the loop.
+package final class DurableStore: @unchecked Sendable {
+    struct Pending {
+        var sequence: UInt64
+        var completion: (@Sendable (DatabaseError?) -> Void)?
+    }
+
+    /// The tree right after write `sequence`, taken each time records go to the journal thread
+    /// (once per loop turn, not per write, so later writes rarely copy nodes to keep it). The
+    /// journal fails whole batches, which start right after such a point: undoing restores one.
+    struct Snapshot {
+        var sequence: UInt64
+        var root: Node
+    }
+
+    /// How a durable store is set up (from the database's configuration).
+    package struct Options: Sendable {
+        /// The journal size, in bytes, past which a checkpoint is written in the background.
+        package var checkpointThreshold: Int
+        /// When the journal syncs, and so when write completions fire.
+        package var journalPolicy: JournalWriter.Policy
+        /// What the journal's periodic sync measures its interval with.
+        package var journalClock: any JournalClock
+        /// Where opening repairs and journal failures are reported.
+        package var logger: Logger
+
+        package init(checkpointThreshold: Int, journalPolicy: JournalWriter.Policy, journalClock: any JournalClock = SystemJournalClock(), logger: Logger) {
+            self.checkpointThreshold = checkpointThreshold
+            self.journalPolicy = journalPolicy
+            self.journalClock = journalClock
+            self.logger = logger
+        }
+    }
+
+    package let directory: String
+    let files: StorageFiles
+    let lock: DirectoryLock
+    package let writer: JournalWriter
+    let channel: JournalChannel
+    let loop: any StoreLoop
+    package let checkpointThreshold: Int
+    let logger: Logger
+
+    package internal(set) var nextSequence: UInt64
+    var pending: [Pending] = []
+    var pendingHead = 0
+    /// Records of this loop turn, not yet handed to the journal thread.
+    var buffer: [UInt8] = []
+    var bufferedLast: UInt64 = 0
+    var flushScheduled = false
+    var snapshots: [Snapshot]
+    package internal(set) var journalBytes: Int
+    package internal(set) var checkpointSequence: UInt64
+    package internal(set) var checkpointBytes: Int
+    /// Whether a checkpoint is being written (one at a time).
+    var checkpointRunning = false
+    var checkpointWaiters: [@Sendable (DatabaseError?) -> Void] = []
+    package internal(set) var broken: DatabaseError?
+    package let recoveryNotes: [String]
+    package let replayedRecords: Int
+    var closed = false
+    /// Undoes failed writes (restores this tree); set by the core right after creation.
+    package var undo: ((Node) -> Void)?
+    /// Set by the core: the tree now.
+    package var currentRoot: (() -> Node)?
+    /// The tree recovery loaded, until the core takes it.
+    package var openedRoot: Node
+
+    init(directory: String, lock: DirectoryLock, opened: StorageRecovery.Opened, files: StorageFiles, loop: any StoreLoop, options: Options) {
+        self.directory = directory
+        self.files = files
+        self.lock = lock
+        self.loop = loop
+        self.checkpointThreshold = options.checkpointThreshold
+        self.logger = options.logger
+        self.nextSequence = opened.lastSequence &+ 1
+        self.journalBytes = opened.journalBytes
+        self.checkpointSequence = opened.checkpointSequence
+        self.checkpointBytes = opened.checkpointBytes
+        self.recoveryNotes = opened.notes
+        self.replayedRecords = opened.replayedRecords
+        self.openedRoot = opened.root
+        self.snapshots = [Snapshot(sequence: opened.lastSequence, root: opened.root)]
+        let channel = JournalChannel(loop: loop)
+        self.channel = channel
+        self.writer = JournalWriter(
+            directory: directory, files: files, policy: options.journalPolicy,
+            segmentPath: opened.segmentPath, fd: opened.segmentFD, offset: opened.segmentOffset, lastSequence: opened.lastSequence,
+            clock: options.journalClock,
+            callbacks: JournalWriter.Callbacks(
+                durable: { [channel] sequence in channel.durable(sequence) },
+                failed: { [channel] first, error, broken in channel.failed(first, error, broken) }))
+        channel.store.withLock { $0 = Unowned(self) }
+    }
+
+    /// Opens (creating and locking) the database directory at `directory`; the store's
+    /// loop-thread-only work runs on `loop`.
+    package static func open(directory: String, loop: any StoreLoop, options: Options, io: any FileIO = POSIXFileIO()) throws(DatabaseError) -> DurableStore {
+        try FileReader.createDirectory(directory)
+        let lock = try DirectoryLock(directory: directory)
+        let files = StorageFiles(io: io)
+        do throws(DatabaseError) {
+            let opened = try StorageRecovery(directory: directory, files: files).open()
+            for note in opened.notes {
+                options.logger.warning("Opening \(directory): \(note)", metadata: ["database": "\(directory)"])
+            }
+            return DurableStore(directory: directory, lock: lock, opened: opened, files: files, loop: loop, options: options)
+        } catch {
+            lock.release()
+            throw error
+        }
+    }
+
+    /// The error every write gets while the journal refuses writes (loop thread).
+    package var refusal: DatabaseError? { self.closed ? .databaseClosed : self.broken }
+
+    /// Writes applied but not yet durable (loop thread).
+    package var pendingCount: Int { self.pending.count - self.pendingHead }
+}
