@@ -24,18 +24,23 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
     ],
     targets: [
         .systemLibrary(name: "CLibUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev"])]),
         .target(name: "CanopyLoop", dependencies: ["CLibUV"], swiftSettings: settings),
         .target(name: "CanopyCore", swiftSettings: settings),
         .target(name: "CanopyStorage", dependencies: ["CanopyCore", .product(name: "Logging", package: "swift-log")], swiftSettings: settings),
+        .target(name: "CanopyWire", dependencies: ["CanopyCore", .product(name: "Crypto", package: "swift-crypto")], swiftSettings: settings),
         .target(name: "Canopy", dependencies: ["CanopyCore", "CanopyLoop", "CanopyStorage", .product(name: "Logging", package: "swift-log")], swiftSettings: settings),
         .target(
             name: "CanopyServer",
             dependencies: [
-                "Canopy", "CanopyCore",
+                "Canopy", "CanopyCore", "CanopyWire",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -70,6 +75,7 @@ let package = Package(
         .testTarget(name: "CanopyFuzzTests", dependencies: ["CanopyFuzzTargets", "Canopy", "CanopyCore", "CanopyServer"], swiftSettings: settings),
         .testTarget(name: "CanopyCoreTests", dependencies: ["CanopyCore", "CanopyTestSupport"], swiftSettings: settings),
         .testTarget(name: "CanopyStorageTests", dependencies: ["CanopyStorage", "CanopyCore", "CanopyTestSupport"], swiftSettings: settings),
+        .testTarget(name: "CanopyWireTests", dependencies: ["CanopyWire", "CanopyCore"], swiftSettings: settings),
         .testTarget(name: "CanopyLoopTests", dependencies: ["CanopyLoop", "CanopyTestSupport"], swiftSettings: settings),
         .testTarget(
             name: "CanopyServerTests",
