@@ -41,8 +41,13 @@ public final class CanopyServer: Sendable {
         let state = self.state
         return Application(
             responder: CanopyResponder(state: self.state),
-            server: .http1WebSocketUpgrade(configuration: .init(http1: http1, ws: ws)) { request, channel, _ in
-                await WireUpgrade.decide(request, channel: channel, state: state)
+            server: HTTPServerBuilder { responder in
+                HeadDeadlineChannel(
+                    inner: HTTP1WebSocketUpgradeChannel(responder: responder, configuration: .init(http1: http1, ws: ws)) { request, channel, _ in
+                        await WireUpgrade.decide(request, channel: channel, state: state)
+                    },
+                    timeout: self.configuration.idleTimeout.map { TimeAmount($0) }
+                )
             },
             configuration: ApplicationConfiguration(address: .hostname(self.configuration.host, port: self.configuration.port), serverName: "Canopy"),
             onServerRunning: { [self] channel in self.started(port: channel.localAddress?.port) },

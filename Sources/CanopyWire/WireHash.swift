@@ -1,6 +1,4 @@
 package import CanopyCore
-import Crypto
-import Foundation
 
 extension Node {
     /// The Firebase data hash of this node, as the SDKs compute it for a transaction's
@@ -16,8 +14,7 @@ extension Node {
     /// - Complexity: O(*n* log *n*) in the number of nodes below this one (the priority sort).
     package var wireHash: String {
         guard let text = self.hashText() else { return "" }
-        let digest = Insecure.SHA1.hash(data: Array(text.utf8))
-        return Data(digest).base64EncodedString()
+        return SHA1Base64.of(Array(text.utf8))
     }
 
     private func hashText() -> String? {

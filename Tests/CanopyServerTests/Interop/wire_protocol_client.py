@@ -430,8 +430,104 @@ async def bad_frames(base):
     await a.close()
 
 
+async def random_differential(base):
+    """Random writes against live listens: after every acknowledged write, each listen's local
+    copy (built only from pushes) equals a fresh one-shot read of the same location and query."""
+    import random
+    rng = random.Random(20261124)
+    writer = await Client.open(base)
+    reader = await Client.open(base)
+    keys = [f"k{i}" for i in range(12)]
+    await writer.ok("p", {"p": "/diff", "d": {k: {"n": rng.randint(0, 9), "s": rng.choice("abc")} for k in keys[:6]}})
+    queries = [None, {"l": 3, "vf": "r", "i": "n"}, {"l": 2, "vf": "l", "i": ".key"}, {"sp": 3, "ep": 6, "i": "n"},
+               {"sp": "b", "i": "s", "l": 4, "vf": "l"}, {"ep": "k5", "i": ".key", "l": 3, "vf": "r"}, {"l": 5, "vf": "l", "i": ".value"}]
+    local = {}
+    for tag, query in enumerate(queries, start=1):
+        body = {"p": "/diff", "h": ""}
+        if query is not None:
+            body |= {"q": query, "t": tag}
+        pushes, _ = await reader.ok("q", body)
+        local[tag] = None
+        for push in pushes:
+            local[tag] = apply_push(local[tag], "/diff", push["b"] | {"a": push["a"]})
+    for step in range(150):
+        key = rng.choice(keys)
+        kind = rng.random()
+        if kind < 0.4:
+            action, body = "p", {"p": f"/diff/{key}/n", "d": rng.randint(0, 9)}
+        elif kind < 0.6:
+            action, body = "p", {"p": f"/diff/{key}", "d": None}
+        elif kind < 0.8:
+            other = rng.choice(keys)
+            action, body = "m", {"p": "/diff", "d": {f"{key}/s": rng.choice("abcd"), f"{other}/n": rng.randint(0, 9)}}
+        else:
+            action, body = "p", {"p": f"/diff/{key}", "d": {"n": rng.randint(0, 9), "s": rng.choice("abc")}}
+        await writer.ok(action, body)
+        # The reader's pushes for this write come before its answer to the get below.
+        for tag, query in enumerate(queries, start=1):
+            pushes, expected = await reader.ok("g", {"p": "/diff", "q": query or {}})
+            for push in pushes:
+                target = push["b"].get("t", 1)
+                local[target] = apply_push(local[target], "/diff", push["b"] | {"a": push["a"]})
+            check(local[tag] == expected, f"step {step} ({action} {body}), listen {query}: live {local[tag]} != read {expected}")
+    await writer.close()
+    await reader.close()
+
+
+async def vanish_mid_frame(base):
+    """A client that announces three frames, sends one and drops: nothing of it is applied, and
+    the server serves others."""
+    a = await Client.open(base)
+    await a.ws.send("3")
+    await a.ws.send('{"t":"d","d":{"r":1,"a":"p","b":{"p":"/half","d":"' + "x" * 16000)
+    a.ws.transport.abort()
+    b = await Client.open(base)
+    _, value = await b.ok("g", {"p": "/half", "q": {}})
+    check(value is None, f"a message cut short writes nothing: {value!r}")
+    await b.close()
+
+
+async def slow_reader(base):
+    """A client that listens and never reads is disconnected past the buffer bound; another
+    listener keeps receiving every write."""
+    slow = await Client.open(base)
+    await slow.ok("q", {"p": "/flood", "h": ""})
+    fast = await Client.open(base)
+    await fast.ok("q", {"p": "/flood", "h": ""})
+    slow.ws.transport.pause_reading()
+    writer = await Client.open(base)
+    payload = "y" * 60_000
+    received = 0
+    for i in range(400):  # 24 MB in all: past the 4 MB bound and the kernel's socket buffers
+        await writer.ok("p", {"p": f"/flood/n{i}", "d": payload})
+        push = await fast.push(timeout=10)
+        check(split_path(push["b"]["p"]) == ["flood", f"n{i}"], f"the fast listener sees write {i}: {push['b']['p']}")
+        received += 1
+    check(received == 400, "every write reached the reading client")
+    slow.ws.transport.resume_reading()
+    try:
+        while True:
+            await slow.recv(10)
+    except ConnectionClosed:
+        pass
+    except asyncio.TimeoutError:
+        fail("the client that did not read was not disconnected")
+    for c in (fast, writer):
+        await c.close()
+
+
+async def many_sockets(base):
+    """Hundreds of connections at once each get their own hello and answers."""
+    clients = await asyncio.gather(*(Client.open(base) for _ in range(300)))
+    check(len({c.hello["s"] for c in clients}) == 300, "unique session ids")
+    answers = await asyncio.gather(*(c.ok("g", {"p": "/", "q": {"l": 1, "vf": "l"}}) for c in clients))
+    check(len(answers) == 300, "every connection answered")
+    await asyncio.gather(*(c.close() for c in clients))
+
+
 SCENARIOS = {f.__name__: f for f in (handshake, captured_conversation, default_listen, large_messages, transactions,
-                                      on_disconnect, reconnect_with_ls, queries_and_gets, admin_token, bad_frames)}
+                                      on_disconnect, reconnect_with_ls, queries_and_gets, admin_token, bad_frames,
+                                      random_differential, vanish_mid_frame, slow_reader, many_sockets)}
 
 
 def main():
