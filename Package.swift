@@ -29,6 +29,7 @@ let package = Package(
         .systemLibrary(name: "CLibUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev"])]),
         .target(name: "CanopyLoop", dependencies: ["CLibUV"], swiftSettings: settings),
         .target(name: "CanopyCore", swiftSettings: settings),
+        .target(name: "CanopyRules", dependencies: ["CanopyCore"], swiftSettings: settings),
         .target(name: "CanopyStorage", dependencies: ["CanopyCore", "CanopyLoop"], swiftSettings: settings),
         .target(name: "Canopy", dependencies: ["CanopyCore", "CanopyLoop", "CanopyStorage", .product(name: "Logging", package: "swift-log")], swiftSettings: settings),
         .target(
@@ -69,6 +70,7 @@ let package = Package(
         .executableTarget(name: "canopy-fuzz", dependencies: ["CanopyFuzzTargets"], path: "Tests/Fuzz", exclude: ["Corpus", "Regressions", "README.md"], swiftSettings: settings),
         .testTarget(name: "CanopyFuzzTests", dependencies: ["CanopyFuzzTargets", "Canopy", "CanopyCore", "CanopyServer"], swiftSettings: settings),
         .testTarget(name: "CanopyCoreTests", dependencies: ["CanopyCore", "CanopyTestSupport"], swiftSettings: settings),
+        .testTarget(name: "CanopyRulesTests", dependencies: ["CanopyRules", "CanopyCore", "CanopyTestSupport"], exclude: ["Fixtures"], swiftSettings: settings),
         .testTarget(name: "CanopyStorageTests", dependencies: ["CanopyStorage", "CanopyCore", "CanopyTestSupport"], swiftSettings: settings),
         .testTarget(name: "CanopyLoopTests", dependencies: ["CanopyLoop"], swiftSettings: settings),
         .testTarget(
