@@ -14,7 +14,7 @@ final class CompiledRegex: @unchecked Sendable {  // NSRegularExpression is immu
         }
         try CompiledRegex.checkSubset(Array(pattern.unicodeScalars))
         do {
-            self.regex = try NSRegularExpression(pattern: pattern, options: flags == "i" ? [.caseInsensitive] : [])
+            self.regex = try NSRegularExpression(pattern: CompiledRegex.icuPattern(pattern), options: flags == "i" ? [.caseInsensitive] : [])
         } catch {
             throw ExpressionError(message: "Invalid regular expression \(self.source)", offset: 0)
         }
@@ -53,6 +53,49 @@ final class CompiledRegex: @unchecked Sendable {  // NSRegularExpression is immu
             previous = c
             i += 1
         }
+    }
+
+    /// The pattern in ICU syntax: a `{` or `}` that is not part of a `{n}`, `{n,}` or `{n,m}`
+    /// quantifier is a literal in JavaScript (`/\{foo}/`, spec §3.6) but an error in ICU, so it
+    /// is escaped.
+    static func icuPattern(_ pattern: String) -> String {
+        let p = Array(pattern.unicodeScalars)
+        var out = String.UnicodeScalarView()
+        var i = 0
+        var inClass = false
+        while i < p.count {
+            let c = p[i]
+            if c == "\\" {
+                out.append(c)
+                if i + 1 < p.count { out.append(p[i + 1]) }
+                i += 2
+                continue
+            }
+            if inClass {
+                if c == "]" { inClass = false }
+                out.append(c)
+                i += 1
+                continue
+            }
+            if c == "[" { inClass = true }
+            if c == "{" {
+                var j = i + 1
+                var digits = 0, commas = 0
+                while j < p.count, ("0"..."9").contains(p[j]) || (p[j] == "," && commas == 0) {
+                    if p[j] == "," { commas += 1 } else if commas == 0 { digits += 1 }
+                    j += 1
+                }
+                if digits > 0, j < p.count, p[j] == "}" {
+                    out.append(contentsOf: p[i...j])
+                    i = j + 1
+                    continue
+                }
+            }
+            if c == "{" || c == "}" { out.append("\\") }
+            out.append(c)
+            i += 1
+        }
+        return String(out)
     }
 
     /// Whether the pattern occurs anywhere in `string` (a search, anchored only by `^`/`$`).
