@@ -20,7 +20,10 @@ extension RulesEngine {
         var walk = WriteWalk(engine: self, auth: auth, now: now, oldRoot: root, newRoot: newRoot)
         var granting: [RuleReference] = []
         for change in changes {
-            switch walk.check(change.path.keys) {
+            // A priority write is a write of the node: its rules apply (spec §5.5).
+            var keys = change.path.keys
+            if keys.last?.isPriorityKey == true { keys.removeLast() }
+            switch walk.check(keys) {
             case .granted(let reference): granting.append(reference)
             case .denied(let verdict): return verdict
             }
