@@ -5,7 +5,7 @@ struct Parser {
     private let tokens: [Token]
     private var index = 0
     private var depth = 0
-    private static let maxDepth = 100
+    private static let maxDepth = 256
 
     private init(_ tokens: [Token]) { self.tokens = tokens }
 
@@ -81,9 +81,13 @@ struct Parser {
     private mutating func binary(level: Int) throws(ExpressionError) -> Syntax {
         guard level < Parser.levels.count else { return try self.unary() }
         var left = try self.binary(level: level + 1)
+        var chain = 0
         while case .punctuation(let op) = self.current.kind, Parser.levels[level].contains(op) {
             let at = self.current.offset
             self.index += 1
+            // A chain `a && b && …` nests to the left: count it against the depth limit.
+            chain += 1
+            guard self.depth + chain < Parser.maxDepth else { throw ExpressionError(message: "Expression nested too deeply", offset: at) }
             let right = try self.binary(level: level + 1)
             left = .binary(op, left, right, at: at)
         }
@@ -104,8 +108,11 @@ struct Parser {
 
     private mutating func postfix() throws(ExpressionError) -> Syntax {
         var expression = try self.primary()
+        var chain = 0
         while true {
             let at = self.current.offset
+            chain += 1
+            guard self.depth + chain < Parser.maxDepth else { throw ExpressionError(message: "Expression nested too deeply", offset: at) }
             if self.take(".") {
                 guard case .identifier(let name) = self.current.kind else { throw ExpressionError(message: "Expected a property name after '.'", offset: self.current.offset) }
                 self.index += 1

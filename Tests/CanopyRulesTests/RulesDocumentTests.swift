@@ -70,6 +70,16 @@ struct RulesDocumentTests {
         }
     }
 
+    @Test("very long and very deep expressions are refused, not a stack overflow")
+    func depthLimit() throws {
+        let long = Array(repeating: "auth != null", count: 60).joined(separator: " && ")
+        #expect(RulesEngine(try document(rules: .object([".read": .string(long)]))).canRead(path: .root, auth: AuthContext(uid: "u"), root: .empty, now: 0).isAllowed)
+        for huge in [Array(repeating: "true", count: 5_000).joined(separator: " && "), String(repeating: "(", count: 5_000) + "true" + String(repeating: ")", count: 5_000),
+                     String(repeating: "!", count: 5_000) + "true", "root" + String(repeating: ".parent()", count: 5_000) + ".exists()"] {
+            #expect(throws: RulesError.self) { try document(rules: .object([".read": .string(huge)])) }
+        }
+    }
+
     @Test("literal children take precedence over the wildcard and bind nothing")
     func literalPrecedence() throws {
         let engine = RulesEngine(try document(rules: json(#"{"users": {"admin": {".read": false}, "$uid": {".read": "$uid === auth.uid"}}}"#)))
