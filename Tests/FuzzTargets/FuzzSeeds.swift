@@ -34,6 +34,16 @@ extension FuzzTarget {
                 "PUT /n.json\n\n{\".sv\":{\"increment\":1}}", "GET /.settings/rules.json\n\n", "PUT /items.json?ns=other\n\n{}",
                 "GET /users.json?shallow=true\n\n", "PUT /items/x.json\n\n{\"a.b\":1}", "PATCH /.json\n\n{\"a\":1,\"a/b\":2}",
             ].map { Array($0.utf8) }
+        case "rules":
+            return [
+                #"{"rules": {".read": true, ".write": false}}"#,
+                #"{"rules": {"users": {"$uid": {".read": "auth != null && auth.uid === $uid", ".write": "auth.uid === $uid", ".validate": "newData.hasChildren(['name'])", "name": {".validate": "newData.isString() && newData.val().length < 50"}}}}}"#,
+                "{\n  // comments and trailing commas\n  \"rules\": {\n    \"posts\": {\".indexOn\": [\"starCount\"], \".read\": \"query.orderByChild == 'starCount' && query.limitToFirst <= 10\",},\n  },\n}",
+                #"{"rules": {"cities": {"$id": {".write": true, ".validate": "newData.parent().parent().child('countries').child(newData.child('country').val()).child('last_updated').val() === now"}}}}"#,
+                #"{"rules": {"a": {".validate": "newData.val().matches(/^[a-z]+$/i)", ".write": "root.child('open').val() == true"}}}"#,
+                #"{"rules": {".read": "auth.token.admin === true || data.child('public').val() === true"}}"#,
+                #"{"rules": {".read": "1 +"}}"#, #"{"rules": {"$a": {"$b": {}}}}"#,
+            ].map { Array($0.utf8) }
         default:
             return []
         }
