@@ -12,6 +12,8 @@ extension DatabaseQuery {
 
     /// Orders children by the value at a child path, which may be nested (`"metrics/views"`);
     /// children without it come first.
+    ///
+    /// - Complexity: O(*m*) for a child path of *m* keys (validated).
     public func queryOrdered(byChild key: String) -> DatabaseQuery {
         self.adding { builder in try builder.order(by: try QueryBuilder.childIndex(key)) }
     }

@@ -95,7 +95,9 @@ enum WriteBuilder {
         return WriteOperation.Entry(path: relative, value: write)
     }
 
-    /// Whether one path equals or contains another. - Complexity: O(*n* · *d*)
+    /// Whether one path equals or contains another.
+    ///
+    /// - Complexity: O(*n* · *d*)
     static func hasOverlap(_ paths: [DatabasePath]) -> Bool {
         var seen = Set<ArraySlice<ChildKey>>(minimumCapacity: paths.count)
         for path in paths where !seen.insert(path.keys[...]).inserted { return true }

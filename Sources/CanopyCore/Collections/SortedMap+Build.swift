@@ -1,6 +1,8 @@
 extension SortedMap {
     /// Builds a map from elements already sorted by strictly increasing key; a map that fits one
-    /// leaf keeps the two arrays as they are. - Complexity: O(*n*)
+    /// leaf keeps the two arrays as they are.
+    ///
+    /// - Complexity: O(*n*)
     @inlinable
     package init(sortedKeys keys: ContiguousArray<Key>, values: ContiguousArray<Value>) {
         precondition(keys.count == values.count, "keys and values differ in length")

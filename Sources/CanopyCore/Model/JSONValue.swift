@@ -22,6 +22,7 @@ public enum JSONValue: Sendable {
 }
 
 extension JSONValue: Equatable {
+    /// - Complexity: O(*s*) for values of *s* nodes (arrays and objects are compared element by element).
     public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): return true
@@ -38,6 +39,7 @@ extension JSONValue: Equatable {
 }
 
 extension JSONValue: Hashable {
+    /// - Complexity: O(*s*) for a value of *s* nodes.
     public func hash(into hasher: inout Hasher) {
         switch self {
         case .null: hasher.combine(0)
@@ -60,6 +62,7 @@ extension JSONValue: ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
     public init(floatLiteral value: Double) { self = .double(value) }
     public init(stringLiteral value: String) { self = .string(value) }
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    /// - Complexity: O(*m*) for *m* members.
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         var object: [String: JSONValue] = [:]
         object.reserveCapacity(elements.count)

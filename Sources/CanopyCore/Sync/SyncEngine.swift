@@ -15,7 +15,9 @@ package final class SyncEngine {
         self.root = root
     }
 
-    /// The data at `path`. - Complexity: O(*d* log *n*)
+    /// The data at `path`.
+    ///
+    /// - Complexity: O(*d* log *n*)
     package func node(at path: DatabasePath) -> Node { self.root.node(at: path.keys) }
 
     /// The number of registrations. For tests and diagnostics.

@@ -61,7 +61,9 @@ package enum KeyOrder {
     }
 
     /// A stable LSD radix sort of `entries` by (`high`, `middle`, `low`), a byte at a time,
-    /// skipping the bytes that are the same in every entry. - Complexity: O(24 *n*)
+    /// skipping the bytes that are the same in every entry.
+    ///
+    /// - Complexity: O(24 *n*)
     static func radixSort(_ entries: inout [Entry]) {
         let n = entries.count
         // Byte `d` of the 192-bit word, least significant first: `low`, then `middle`, `high`.
