@@ -1,5 +1,5 @@
-public import Foundation
 import CanopyCore
+public import Foundation
 
 extension DataSnapshot {
     /// Decodes the data here as `T` (through its JSON form, as Firebase's `data(as:)` does).

@@ -1,5 +1,5 @@
-public import Foundation
 import CanopyCore
+public import Foundation
 
 /// The data at a location at one moment (Firebase's `DataSnapshot`): an immutable value that
 /// later writes never change. Cheap to keep: it shares storage with the database.
@@ -66,7 +66,9 @@ public struct DataSnapshot: Sendable {
     ///
     /// - Complexity: O(*m* log *n*) for a relative path of *m* keys.
     public func hasChild(_ childPathString: String) -> Bool {
-        guard let relative = try? DatabasePath(validating: childPathString, function: "hasChild"), !childPathString.isEmpty else { return false }
+        guard let relative = try? DatabasePath(validating: childPathString, function: "hasChild"), !childPathString.isEmpty else {
+            return false
+        }
         return !self.node.node(at: relative.keys).isEmpty
     }
 
@@ -84,7 +86,10 @@ public struct DataSnapshot: Sendable {
     /// - Complexity: O(*d* + *m* log *n*) for a relative path of *m* keys below a location at depth *d*.
     public func validatedChildSnapshot(forPath childPathString: String) throws(DatabaseError) -> DataSnapshot {
         if childPathString.isEmpty {
-            throw DatabaseError(.invalidPath, "childSnapshot(forPath:) failed: path argument was an invalid path = \"\". Paths must be non-empty strings and can't contain \".\", \"#\", \"$\", \"[\", or \"]\"")
+            throw DatabaseError(
+                .invalidPath,
+                "childSnapshot(forPath:) failed: path argument was an invalid path = \"\". Paths must be non-empty strings and can't contain \".\", \"#\", \"$\", \"[\", or \"]\""
+            )
         }
         let relative = try DatabasePath(validating: childPathString, function: "childSnapshot(forPath:)")
         return DataSnapshot(node: self.node.node(at: relative.keys), path: self.path.appending(relative), database: self.database)

@@ -5,7 +5,7 @@ public import Logging
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A realtime JSON-tree database: the entry point, like Firebase's `Database`.
@@ -61,7 +61,8 @@ public final class Database: Sendable {
     public let path: String?
 
     init(
-        configuration: Configuration, path: String? = nil, io: any FileIO = POSIXFileIO(), journalClock: any JournalClock = SystemJournalClock()
+        configuration: Configuration, path: String? = nil, io: any FileIO = POSIXFileIO(),
+        journalClock: any JournalClock = SystemJournalClock()
     ) throws(DatabaseError) {
         self.loopMode = configuration.loopMode
         self.syncPolicy = configuration.syncPolicy
@@ -79,7 +80,9 @@ public final class Database: Sendable {
         }
         let store: DurableStore
         do throws(DatabaseError) {
-            store = try DurableStore.open(directory: path, loop: StoreLoopAdapter(loop: loop), options: configuration.storeOptions(journalClock: journalClock), io: io)
+            store = try DurableStore.open(
+                directory: path, loop: StoreLoopAdapter(loop: loop), options: configuration.storeOptions(journalClock: journalClock), io: io
+            )
         } catch {
             _ = loop.shutdown()
             throw error
@@ -166,7 +169,8 @@ public final class Database: Sendable {
     /// Only for databases created with ``LoopMode/callerThread``.
     public func run() throws(DatabaseError) {
         guard self.loopMode == .callerThread else {
-            throw DatabaseError(.ioError, "run() needs a database created with loopMode .callerThread; this one's loop is driven otherwise.")
+            throw DatabaseError(
+                .ioError, "run() needs a database created with loopMode .callerThread; this one's loop is driven otherwise.")
         }
         do {
             try self.core.loop.run(stopOn: [SIGINT, SIGTERM])

@@ -34,7 +34,9 @@ extension DatabaseQuery {
     }
 
     /// Children whose order value is greater than `startValue`.
-    public func queryStarting(afterValue startAfterValue: Any?) -> DatabaseQuery { self.queryStarting(afterValue: startAfterValue, childKey: nil) }
+    public func queryStarting(afterValue startAfterValue: Any?) -> DatabaseQuery {
+        self.queryStarting(afterValue: startAfterValue, childKey: nil)
+    }
 
     /// Children strictly after the position `(startAfterValue, childKey)`.
     public func queryStarting(afterValue startAfterValue: Any?, childKey: String?) -> DatabaseQuery {

@@ -26,7 +26,9 @@ extension DatabaseQuery {
     /// - Complexity: As ``observe(_:with:)``: O(*d* log *n*) to register, plus building the query's view once
     ///   (O(*n* log *n*) for an index), then O(*k* log *n*) per write that changes *k* children.
     @discardableResult
-    public func observe(_ eventType: DataEventType, with block: @escaping (DataSnapshot) -> Void, withCancel cancelBlock: ((any Error) -> Void)?) -> DatabaseHandle {
+    public func observe(
+        _ eventType: DataEventType, with block: @escaping (DataSnapshot) -> Void, withCancel cancelBlock: ((any Error) -> Void)?
+    ) -> DatabaseHandle {
         self.register(eventType, once: false, block: { snapshot, _ in block(snapshot) }, cancel: cancelBlock)
     }
 
@@ -36,7 +38,9 @@ extension DatabaseQuery {
     /// - Complexity: As ``observe(_:with:)``: O(*d* log *n*) to register, plus building the query's view once
     ///   (O(*n* log *n*) for an index), then O(*k* log *n*) per write that changes *k* children.
     @discardableResult
-    public func observe(_ eventType: DataEventType, andPreviousSiblingKeyWith block: @escaping (DataSnapshot, String?) -> Void) -> DatabaseHandle {
+    public func observe(_ eventType: DataEventType, andPreviousSiblingKeyWith block: @escaping (DataSnapshot, String?) -> Void)
+        -> DatabaseHandle
+    {
         self.register(eventType, once: false, block: block, cancel: nil)
     }
 
@@ -68,7 +72,9 @@ extension DatabaseQuery {
     /// - Complexity: As ``observe(_:with:)``: O(*d* log *n*) to register, plus building the query's view when
     ///   no observer shares it (O(*n* log *n*) for an index), which goes away with the observer after its
     ///   event.
-    public func observeSingleEvent(of eventType: DataEventType, with block: @escaping (DataSnapshot) -> Void, withCancel cancelBlock: ((any Error) -> Void)?) {
+    public func observeSingleEvent(
+        of eventType: DataEventType, with block: @escaping (DataSnapshot) -> Void, withCancel cancelBlock: ((any Error) -> Void)?
+    ) {
         _ = self.register(eventType, once: true, block: { snapshot, _ in block(snapshot) }, cancel: cancelBlock)
     }
 
@@ -77,7 +83,8 @@ extension DatabaseQuery {
     /// - Complexity: As ``observe(_:with:)``: O(*d* log *n*) to register, plus building the query's view when
     ///   no observer shares it (O(*n* log *n*) for an index), which goes away with the observer after its
     ///   event.
-    public func observeSingleEvent(of eventType: DataEventType, andPreviousSiblingKeyWith block: @escaping (DataSnapshot, String?) -> Void) {
+    public func observeSingleEvent(of eventType: DataEventType, andPreviousSiblingKeyWith block: @escaping (DataSnapshot, String?) -> Void)
+    {
         _ = self.register(eventType, once: true, block: block, cancel: nil)
     }
 
@@ -129,7 +136,9 @@ extension DatabaseQuery {
         self.core.read { engine in engine.setPinned(keepSynced, at: path, params: params) }
     }
 
-    private func register(_ type: DataEventType, once: Bool, block: @escaping (DataSnapshot, String?) -> Void, cancel: ((any Error) -> Void)?) -> DatabaseHandle {
+    private func register(
+        _ type: DataEventType, once: Bool, block: @escaping (DataSnapshot, String?) -> Void, cancel: ((any Error) -> Void)?
+    ) -> DatabaseHandle {
         let box = ObserverBox(handle: self.core.makeHandle(), query: self, once: once, block: block, cancel: cancel)
         self.core.observe(type, box: box)
         return box.handle

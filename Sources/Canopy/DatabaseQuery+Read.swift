@@ -38,6 +38,8 @@ extension DatabaseQuery {
 
     /// The query's current result. Loop thread only.
     func snapshot(from engine: SyncEngine) -> DataSnapshot {
-        DataSnapshot(node: engine.queryResult(at: self.path, params: self.params), path: self.path, index: self.params.index, database: self.database)
+        DataSnapshot(
+            node: engine.queryResult(at: self.path, params: self.params), path: self.path, index: self.params.index, database: self.database
+        )
     }
 }

@@ -68,7 +68,9 @@ extension DatabaseReference {
     ///   journal the *s* nodes of the committed value. The block's data shares storage with the tree: only
     ///   what it changes is copied.
     @discardableResult
-    public func runTransactionBlock(_ block: @escaping (MutableData) -> TransactionResult) async throws -> (committed: Bool, snapshot: DataSnapshot) {
+    public func runTransactionBlock(_ block: @escaping (MutableData) -> TransactionResult) async throws -> (
+        committed: Bool, snapshot: DataSnapshot
+    ) {
         let update = LoopCallback(block)
         return try await self.runTransaction { data throws(DatabaseError) in update.value(data) }
     }
@@ -81,7 +83,9 @@ extension DatabaseReference {
     ///   journal the *s* nodes of the committed value. The block's data shares storage with the tree: only
     ///   what it changes is copied.
     @discardableResult
-    public func runTransaction(_ block: @escaping (MutableData) throws -> TransactionResult) async throws -> (committed: Bool, snapshot: DataSnapshot) {
+    public func runTransaction(_ block: @escaping (MutableData) throws -> TransactionResult) async throws -> (
+        committed: Bool, snapshot: DataSnapshot
+    ) {
         let update = LoopCallback(block)
         return try await withCheckedThrowingContinuation { continuation in
             self.startTransaction({ data throws(DatabaseError) in

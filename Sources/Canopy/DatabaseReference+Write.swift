@@ -61,7 +61,9 @@ extension DatabaseReference {
     ///   to apply it and, on a database opened at a path, O(*s*) to journal it; plus O(*k* log *n*) for each
     ///   observed query or index it changes (*k* changed children) and O(*d*) per child event delivered (its
     ///   path is built). Validating the value, O(*s*), runs on the calling thread.
-    public func setValue(_ value: Any?, andPriority priority: Any?, withCompletionBlock block: @escaping ((any Error)?, DatabaseReference) -> Void) {
+    public func setValue(
+        _ value: Any?, andPriority priority: Any?, withCompletionBlock block: @escaping ((any Error)?, DatabaseReference) -> Void
+    ) {
         self.submit(block) { () throws(DatabaseError) in try WriteBuilder.set(self, value, priority: priority) }
     }
 
@@ -161,7 +163,9 @@ extension DatabaseReference {
     ///   them on a database opened at a path; plus O(*k* log *n*) for each observed query or index it changes
     ///   (*k* changed children) and O(*d*) per child event delivered (its path is built). Validation,
     ///   O(*s* + *e* · *d*), runs on the calling thread.
-    public func updateChildValues(_ values: [AnyHashable: Any], withCompletionBlock block: @escaping ((any Error)?, DatabaseReference) -> Void) {
+    public func updateChildValues(
+        _ values: [AnyHashable: Any], withCompletionBlock block: @escaping ((any Error)?, DatabaseReference) -> Void
+    ) {
         self.submit(block) { () throws(DatabaseError) in try WriteBuilder.update(self, values) }
     }
 

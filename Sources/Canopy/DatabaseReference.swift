@@ -73,7 +73,10 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable {
     public var url: String { "canopy://" + self.path.keys.map { Self.percentEncode($0.string) }.reduce("") { $0 + "/" + $1 } }
 
     private static func invalidChildPath(_ string: String) -> DatabaseError {
-        DatabaseError(.invalidPath, "child failed: path argument was an invalid path = \"\(string)\". Paths must be non-empty strings and can't contain \".\", \"#\", \"$\", \"[\", or \"]\"")
+        DatabaseError(
+            .invalidPath,
+            "child failed: path argument was an invalid path = \"\(string)\". Paths must be non-empty strings and can't contain \".\", \"#\", \"$\", \"[\", or \"]\""
+        )
     }
 
     private static func percentEncode(_ s: String) -> String {

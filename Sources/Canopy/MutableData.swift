@@ -1,5 +1,5 @@
-public import Foundation
 import CanopyCore
+public import Foundation
 
 /// The data a transaction block reads and changes (Firebase's `MutableData`).
 ///
@@ -43,7 +43,8 @@ public final class MutableData {
         set {
             do {
                 let json = try JSONValue(any: newValue, function: "transaction")
-                var converter = try ValueConverter(function: "transaction", argument: "value", location: (self.store.location.keys + self.relativePath).map(\.string))
+                var converter = try ValueConverter(
+                    function: "transaction", argument: "value", location: (self.store.location.keys + self.relativePath).map(\.string))
                 let write = try converter.convert(json)
                 let resolved = write.resolved(against: self.node, now: self.store.now)
                 self.store.node.set(resolved, at: self.relativePath[...])
@@ -77,7 +78,8 @@ public final class MutableData {
                 case .none: self.store.node.set(current.withoutPriority, at: self.relativePath[...])
                 case .value(let p): self.store.node.set(current.withPriority(p), at: self.relativePath[...])
                 case .serverValue(let sv):
-                    self.store.node.set(current.withPriority(sv.resolve(current: current.priority, now: self.store.now)), at: self.relativePath[...])
+                    self.store.node.set(
+                        current.withPriority(sv.resolve(current: current.priority, now: self.store.now)), at: self.relativePath[...])
                 }
             } catch {
                 if self.store.error == nil { self.store.error = error }
@@ -111,7 +113,10 @@ public final class MutableData {
     public func childData(byAppendingPath path: String) -> MutableData {
         guard let relative = try? DatabasePath(validating: path, function: "childData(byAppendingPath:)") else {
             if self.store.error == nil {
-                self.store.error = DatabaseError(.invalidPath, "childData(byAppendingPath:) failed: path argument was an invalid path = \"\(path)\". Paths must be non-empty strings and can't contain \".\", \"#\", \"$\", \"[\", or \"]\"")
+                self.store.error = DatabaseError(
+                    .invalidPath,
+                    "childData(byAppendingPath:) failed: path argument was an invalid path = \"\(path)\". Paths must be non-empty strings and can't contain \".\", \"#\", \"$\", \"[\", or \"]\""
+                )
             }
             return MutableData(store: self.store, path: self.relativePath)
         }

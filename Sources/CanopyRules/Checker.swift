@@ -35,7 +35,9 @@ struct Checker {
             let base = try self.check(target)
             if base.type == .any {
                 let k = try self.check(key)
-                guard k.type.mayBeString || k.type == .number else { throw self.fail("A property name must be a string, not a \(k.type)", key) }
+                guard k.type.mayBeString || k.type == .number else {
+                    throw self.fail("A property name must be a string, not a \(k.type)", key)
+                }
                 return (.property(base.expression, k.expression), .any)
             }
             guard case .string(let name, _) = key else {
@@ -57,8 +59,11 @@ struct Checker {
         case .binary(let op, let l, let r, _): return try self.binary(op, try self.check(l), try self.check(r), syntax)
         case .conditional(let c, let y, let n, _):
             let condition = try self.check(c)
-            guard condition.type.mayBeBoolean else { throw self.fail("The condition of '?:' must be a boolean, not a \(condition.type)", c) }
-            let yes = try self.check(y), no = try self.check(n)
+            guard condition.type.mayBeBoolean else {
+                throw self.fail("The condition of '?:' must be a boolean, not a \(condition.type)", c)
+            }
+            let yes = try self.check(y)
+            let no = try self.check(n)
             guard let type = StaticType.join(yes.type, no.type) else {
                 throw self.fail("The branches of '?:' have incompatible types \(yes.type) and \(no.type)", syntax)
             }
@@ -168,7 +173,9 @@ struct Checker {
         return result
     }
 
-    private func snapshotCall(_ target: Expression, _ method: SnapshotMethod, _ arguments: [Syntax], _ syntax: Syntax) throws(ExpressionError) -> Typed {
+    private func snapshotCall(_ target: Expression, _ method: SnapshotMethod, _ arguments: [Syntax], _ syntax: Syntax)
+        throws(ExpressionError) -> Typed
+    {
         let name = method.rawValue
         switch method {
         case .child, .hasChild:
@@ -217,7 +224,8 @@ struct Checker {
             guard (l.type.mayBeNumber || l.type.mayBeString) && (r.type.mayBeNumber || r.type.mayBeString) else {
                 throw self.fail("'+' needs numbers or strings, not \(l.type) and \(r.type)", syntax)
             }
-            let type: StaticType = (l.type == .string || r.type == .string) ? .string : (l.type == .number && r.type == .number ? .number : .primitive)
+            let type: StaticType =
+                (l.type == .string || r.type == .string) ? .string : (l.type == .number && r.type == .number ? .number : .primitive)
             return (.arithmetic(.add, l.expression, r.expression), type)
         default:
             guard let arithmetic = ArithmeticOperator(rawValue: op) else { throw self.fail("Operator '\(op)' is not supported", syntax) }

@@ -14,7 +14,8 @@ final class CompiledRegex: @unchecked Sendable {  // NSRegularExpression is immu
         }
         try CompiledRegex.checkSubset(Array(pattern.unicodeScalars))
         do {
-            self.regex = try NSRegularExpression(pattern: CompiledRegex.icuPattern(pattern), options: flags == "i" ? [.caseInsensitive] : [])
+            self.regex = try NSRegularExpression(
+                pattern: CompiledRegex.icuPattern(pattern), options: flags == "i" ? [.caseInsensitive] : [])
         } catch {
             throw ExpressionError(message: "Invalid regular expression \(self.source)", offset: 0)
         }
@@ -80,7 +81,8 @@ final class CompiledRegex: @unchecked Sendable {  // NSRegularExpression is immu
             if c == "[" { inClass = true }
             if c == "{" {
                 var j = i + 1
-                var digits = 0, commas = 0
+                var digits = 0
+                var commas = 0
                 while j < p.count, ("0"..."9").contains(p[j]) || (p[j] == "," && commas == 0) {
                     if p[j] == "," { commas += 1 } else if commas == 0 { digits += 1 }
                     j += 1

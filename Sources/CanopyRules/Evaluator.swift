@@ -134,7 +134,9 @@ struct Evaluator {
         }
     }
 
-    private func snapshotCall(_ s: RuleDataSnapshot, _ method: SnapshotMethod, _ arguments: [Expression]) throws(EvaluationError) -> RuleValue {
+    private func snapshotCall(_ s: RuleDataSnapshot, _ method: SnapshotMethod, _ arguments: [Expression]) throws(EvaluationError)
+        -> RuleValue
+    {
         switch method {
         case .child: return .snapshot(s.child(try self.string(arguments[0], "child()")))
         case .parent:
@@ -165,7 +167,8 @@ struct Evaluator {
         case .beginsWith: return .bool(s.utf16.starts(with: try self.string(arguments[0], what).utf16))
         case .endsWith: return .bool(s.utf16.reversed().starts(with: try self.string(arguments[0], what).utf16.reversed()))
         case .replace:
-            let find = try self.string(arguments[0], what), replacement = try self.string(arguments[1], what)
+            let find = try self.string(arguments[0], what)
+            let replacement = try self.string(arguments[1], what)
             return .string(find.isEmpty ? s : s.replacingOccurrences(of: find, with: replacement))
         case .toLowerCase: return .string(s.lowercased())
         case .toUpperCase: return .string(s.uppercased())
@@ -175,7 +178,7 @@ struct Evaluator {
 
     static func arithmetic(_ op: ArithmeticOperator, _ l: RuleValue, _ r: RuleValue) throws(EvaluationError) -> RuleValue {
         switch (l, r) {
-        case let (.number(a), .number(b)):
+        case (.number(let a), .number(let b)):
             switch op {
             case .add: return .number(a + b)
             case .subtract: return .number(a - b)
@@ -184,9 +187,9 @@ struct Evaluator {
             case .divide: return .number(b == 0 ? .nan : a / b)
             case .remainder: return .number(b == 0 ? .nan : a.truncatingRemainder(dividingBy: b))
             }
-        case let (.string(a), .string(b)) where op == .add: return .string(a + b)
-        case let (.string(a), .number(b)) where op == .add: return .string(a + RuleValue.format(b))
-        case let (.number(a), .string(b)) where op == .add: return .string(RuleValue.format(a) + b)
+        case (.string(let a), .string(let b)) where op == .add: return .string(a + b)
+        case (.string(let a), .number(let b)) where op == .add: return .string(a + RuleValue.format(b))
+        case (.number(let a), .string(let b)) where op == .add: return .string(RuleValue.format(a) + b)
         default: throw EvaluationError(message: "'\(op.rawValue)' of a \(l.typeName) and a \(r.typeName)")
         }
     }
@@ -194,10 +197,10 @@ struct Evaluator {
     static func relational(_ op: RelationalOperator, _ l: RuleValue, _ r: RuleValue) throws(EvaluationError) -> Bool {
         let c: Int
         switch (l, r) {
-        case let (.number(a), .number(b)):
+        case (.number(let a), .number(let b)):
             if a.isNaN || b.isNaN { return false }
             c = a < b ? -1 : (a > b ? 1 : 0)
-        case let (.string(a), .string(b)): c = ChildKey.compareUTF16(a, b)
+        case (.string(let a), .string(let b)): c = ChildKey.compareUTF16(a, b)
         default: throw EvaluationError(message: "'\(op.rawValue)' of a \(l.typeName) and a \(r.typeName)")
         }
         switch op {

@@ -50,8 +50,19 @@ enum QueryProperty: String, Sendable, CaseIterable {
     case orderByKey, orderByPriority, orderByValue, orderByChild, startAt, endAt, equalTo, limitToFirst, limitToLast
 }
 
-enum ArithmeticOperator: String, Sendable { case add = "+", subtract = "-", multiply = "*", divide = "/", remainder = "%" }
-enum RelationalOperator: String, Sendable { case less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">=" }
+enum ArithmeticOperator: String, Sendable {
+    case add = "+"
+    case subtract = "-"
+    case multiply = "*"
+    case divide = "/"
+    case remainder = "%"
+}
+enum RelationalOperator: String, Sendable {
+    case less = "<"
+    case lessOrEqual = "<="
+    case greater = ">"
+    case greaterOrEqual = ">="
+}
 
 /// What the static checks know of an expression's type (spec §3.2, §3.3).
 enum StaticType: Sendable, Equatable, CustomStringConvertible {
@@ -85,7 +96,9 @@ enum StaticType: Sendable, Equatable, CustomStringConvertible {
     static func join(_ a: StaticType, _ b: StaticType) -> StaticType? {
         if a == b { return a }
         let scalars: [StaticType] = [.boolean, .number, .string, .null, .any, .primitive]
-        if scalars.contains(a) && scalars.contains(b) && (a == .any || a == .primitive || b == .any || b == .primitive) { return .primitive }
+        if scalars.contains(a) && scalars.contains(b) && (a == .any || a == .primitive || b == .any || b == .primitive) {
+            return .primitive
+        }
         if (a == .null && b.isComparable) || (b == .null && a.isComparable) { return .primitive }
         return nil
     }

@@ -78,7 +78,10 @@ struct FirebaseJSONParser {
         case "-", "0"..."9": return FirebaseJSON(kind: .number(try self.parseNumber()), position: start)
         default:
             var word = ""
-            while let d = self.current, d.properties.isAlphabetic { word.unicodeScalars.append(d); self.advance() }
+            while let d = self.current, d.properties.isAlphabetic {
+                word.unicodeScalars.append(d)
+                self.advance()
+            }
             switch word {
             case "true": return FirebaseJSON(kind: .bool(true), position: start)
             case "false": return FirebaseJSON(kind: .bool(false), position: start)
@@ -172,7 +175,9 @@ struct FirebaseJSONParser {
             case "t": decoded = "\t"
             case "u":
                 var unit = try self.parseHex4()
-                if (0xD800..<0xDC00).contains(unit), self.current == "\\", self.index + 1 < self.scalars.count, self.scalars[self.index + 1] == "u" {
+                if (0xD800..<0xDC00).contains(unit), self.current == "\\", self.index + 1 < self.scalars.count,
+                    self.scalars[self.index + 1] == "u"
+                {
                     self.advance()
                     self.advance()
                     let low = try self.parseHex4()

@@ -42,7 +42,10 @@ struct Lexer {
         }
     }
 
-    private static let punctuators = ["===", "!==", "==", "!=", "<=", ">=", "&&", "||", "**", "(", ")", "[", "]", ".", ",", "?", ":", "!", "-", "+", "*", "/", "%", "<", ">", "=", ";", "{", "}", "&", "|", "^", "~"]
+    private static let punctuators = [
+        "===", "!==", "==", "!=", "<=", ">=", "&&", "||", "**", "(", ")", "[", "]", ".", ",", "?", ":", "!", "-", "+", "*", "/", "%", "<",
+        ">", "=", ";", "{", "}", "&", "|", "^", "~",
+    ]
 
     private func peek(_ offset: Int = 0) -> Unicode.Scalar? {
         self.index + offset < self.scalars.count ? self.scalars[self.index + offset] : nil
@@ -57,7 +60,10 @@ struct Lexer {
         guard let c = self.peek() else { return Token(kind: .end, offset: start) }
         if Lexer.isIdentifierStart(c) {
             var name = String.UnicodeScalarView()
-            while let d = self.peek(), Lexer.isIdentifierPart(d) { name.append(d); self.index += 1 }
+            while let d = self.peek(), Lexer.isIdentifierPart(d) {
+                name.append(d)
+                self.index += 1
+            }
             return Token(kind: .identifier(String(name)), offset: start)
         }
         if ("0"..."9").contains(c) || (c == "." && self.peek(1).map { ("0"..."9").contains($0) } == true) {
@@ -84,12 +90,21 @@ struct Lexer {
     private mutating func number() throws(ExpressionError) -> Double {
         let start = self.index
         var text = ""
-        while let c = self.peek(), ("0"..."9").contains(c) || c == "." { text.unicodeScalars.append(c); self.index += 1 }
+        while let c = self.peek(), ("0"..."9").contains(c) || c == "." {
+            text.unicodeScalars.append(c)
+            self.index += 1
+        }
         if let e = self.peek(), e == "e" || e == "E" {
             text.unicodeScalars.append(e)
             self.index += 1
-            if let s = self.peek(), s == "+" || s == "-" { text.unicodeScalars.append(s); self.index += 1 }
-            while let c = self.peek(), ("0"..."9").contains(c) { text.unicodeScalars.append(c); self.index += 1 }
+            if let s = self.peek(), s == "+" || s == "-" {
+                text.unicodeScalars.append(s)
+                self.index += 1
+            }
+            while let c = self.peek(), ("0"..."9").contains(c) {
+                text.unicodeScalars.append(c)
+                self.index += 1
+            }
         }
         if let c = self.peek(), Lexer.isIdentifierStart(c) { throw ExpressionError(message: "Invalid number", offset: start) }
         guard let value = Double(text) else { throw ExpressionError(message: "Invalid number '\(text)'", offset: start) }
@@ -156,7 +171,10 @@ struct Lexer {
             }
         }
         var flags = ""
-        while let c = self.peek(), Lexer.isIdentifierPart(c) { flags.unicodeScalars.append(c); self.index += 1 }
+        while let c = self.peek(), Lexer.isIdentifierPart(c) {
+            flags.unicodeScalars.append(c)
+            self.index += 1
+        }
         return Token(kind: .regex(pattern: String(pattern), flags: flags), offset: start)
     }
 }

@@ -32,7 +32,9 @@ struct Parser {
     }
 
     private mutating func expect(_ p: String) throws(ExpressionError) {
-        guard self.take(p) else { throw ExpressionError(message: "Expected '\(p)' but found \(self.describe(self.current))", offset: self.current.offset) }
+        guard self.take(p) else {
+            throw ExpressionError(message: "Expected '\(p)' but found \(self.describe(self.current))", offset: self.current.offset)
+        }
     }
 
     private func describe(_ token: Token) -> String {
@@ -60,7 +62,9 @@ struct Parser {
     private mutating func nested<T>(_ body: (inout Parser) throws(ExpressionError) -> T) throws(ExpressionError) -> T {
         self.depth += 1
         defer { self.depth -= 1 }
-        guard self.depth < Parser.maxDepth else { throw ExpressionError(message: "Expression nested too deeply", offset: self.current.offset) }
+        guard self.depth < Parser.maxDepth else {
+            throw ExpressionError(message: "Expression nested too deeply", offset: self.current.offset)
+        }
         return try body(&self)
     }
 
@@ -76,7 +80,9 @@ struct Parser {
         }
     }
 
-    private static let levels: [[String]] = [["||"], ["&&"], ["==", "!=", "===", "!=="], ["<", "<=", ">", ">="], ["+", "-"], ["*", "/", "%"]]
+    private static let levels: [[String]] = [
+        ["||"], ["&&"], ["==", "!=", "===", "!=="], ["<", "<=", ">", ">="], ["+", "-"], ["*", "/", "%"],
+    ]
 
     private mutating func binary(level: Int) throws(ExpressionError) -> Syntax {
         guard level < Parser.levels.count else { return try self.unary() }
@@ -114,7 +120,9 @@ struct Parser {
             chain += 1
             guard self.depth + chain < Parser.maxDepth else { throw ExpressionError(message: "Expression nested too deeply", offset: at) }
             if self.take(".") {
-                guard case .identifier(let name) = self.current.kind else { throw ExpressionError(message: "Expected a property name after '.'", offset: self.current.offset) }
+                guard case .identifier(let name) = self.current.kind else {
+                    throw ExpressionError(message: "Expected a property name after '.'", offset: self.current.offset)
+                }
                 self.index += 1
                 expression = .member(expression, name, at: at)
             } else if self.take("[") {

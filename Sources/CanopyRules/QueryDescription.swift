@@ -19,7 +19,10 @@ package struct QueryDescription: Sendable, Equatable {
     package var limitToFirst: Int?
     package var limitToLast: Int?
 
-    package init(order: Order = .priority, startAt: LeafValue?? = nil, endAt: LeafValue?? = nil, equalTo: LeafValue?? = nil, limitToFirst: Int? = nil, limitToLast: Int? = nil) {
+    package init(
+        order: Order = .priority, startAt: LeafValue?? = nil, endAt: LeafValue?? = nil, equalTo: LeafValue?? = nil,
+        limitToFirst: Int? = nil, limitToLast: Int? = nil
+    ) {
         self.order = order
         self.startAt = startAt
         self.endAt = endAt

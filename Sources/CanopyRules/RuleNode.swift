@@ -12,7 +12,10 @@ final class RuleNode: Sendable {
     /// Whether this node or any descendant has a `.validate` (so a write's walk can skip the rest).
     let hasValidation: Bool
 
-    init(read: CompiledRule?, write: CompiledRule?, validate: CompiledRule?, indexOn: [String], children: [String: RuleNode], wildcardName: String?, wildcard: RuleNode?) {
+    init(
+        read: CompiledRule?, write: CompiledRule?, validate: CompiledRule?, indexOn: [String], children: [String: RuleNode],
+        wildcardName: String?, wildcard: RuleNode?
+    ) {
         self.read = read
         self.write = write
         self.validate = validate

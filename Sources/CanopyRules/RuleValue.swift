@@ -50,9 +50,9 @@ enum RuleValue: Sendable {
     static func strictlyEqual(_ a: RuleValue, _ b: RuleValue) -> Bool {
         switch (a, b) {
         case (.null, .null): return true
-        case let (.bool(x), .bool(y)): return x == y
-        case let (.number(x), .number(y)): return x == y
-        case let (.string(x), .string(y)): return x.utf16.elementsEqual(y.utf16)
+        case (.bool(let x), .bool(let y)): return x == y
+        case (.number(let x), .number(let y)): return x == y
+        case (.string(let x), .string(let y)): return x.utf16.elementsEqual(y.utf16)
         default: return false
         }
     }

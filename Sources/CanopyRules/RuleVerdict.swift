@@ -13,7 +13,9 @@ package struct RuleReference: Sendable, Equatable, CustomStringConvertible {
     package var line: Int
     package var column: Int
 
-    package var description: String { "\(self.rulePath)/\(self.kind.rawValue): \"\(self.expression)\" (line \(self.line)) at \(self.location)" }
+    package var description: String {
+        "\(self.rulePath)/\(self.kind.rawValue): \"\(self.expression)\" (line \(self.line)) at \(self.location)"
+    }
 }
 
 /// One rule evaluated for a request, and what it gave.

@@ -15,7 +15,9 @@ extension RulesDocument {
             throw RulesError("Expected 'rules' property.", line: json.position.line, column: json.position.column + 1)
         }
         if let extra = members.first(where: { $0.key != "rules" }) {
-            throw RulesError("Unexpected top-level property '\(extra.key)' (only 'rules' is allowed)", line: extra.keyPosition.line, column: extra.keyPosition.column)
+            throw RulesError(
+                "Unexpected top-level property '\(extra.key)' (only 'rules' is allowed)", line: extra.keyPosition.line,
+                column: extra.keyPosition.column)
         }
         self.root = try RuleTreeBuilder.node(rules.value, path: [], wildcards: [])
     }
@@ -46,7 +48,9 @@ enum RuleTreeBuilder {
                 }
             } else if key.hasPrefix("$") {
                 guard wildcardName == nil else {
-                    throw RulesError("There can only be one wildcard child at \(rulePath) (found \(wildcardName!) and \(key))", line: at.line, column: at.column)
+                    throw RulesError(
+                        "There can only be one wildcard child at \(rulePath) (found \(wildcardName!) and \(key))", line: at.line,
+                        column: at.column)
                 }
                 guard key.count > 1, isValidName(key.dropFirst()) else {
                     throw RulesError("Invalid wildcard name '\(key)' at \(rulePath)", line: at.line, column: at.column)
@@ -63,18 +67,24 @@ enum RuleTreeBuilder {
                 children[key] = try self.node(member.value, path: path + [key], wildcards: wildcards)
             }
         }
-        return RuleNode(read: rules[.read], write: rules[.write], validate: rules[.validate], indexOn: indexOn, children: children, wildcardName: wildcardName, wildcard: wildcard)
+        return RuleNode(
+            read: rules[.read], write: rules[.write], validate: rules[.validate], indexOn: indexOn, children: children,
+            wildcardName: wildcardName, wildcard: wildcard)
     }
 
     private static func isValidName(_ name: Substring) -> Bool {
-        name.unicodeScalars.allSatisfy { $0 == "_" || $0 == "$" || ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) }
+        name.unicodeScalars.allSatisfy {
+            $0 == "_" || $0 == "$" || ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)))
+        }
     }
 
     private static func isValidKey(_ key: String) -> Bool {
         !key.isEmpty && !key.unicodeScalars.contains { "./#$[]".unicodeScalars.contains($0) || $0.value < 0x20 || $0.value == 0x7F }
     }
 
-    private static func rule(_ kind: RuleKind, _ json: FirebaseJSON, rulePath: String, wildcards: [String]) throws(RulesError) -> CompiledRule {
+    private static func rule(_ kind: RuleKind, _ json: FirebaseJSON, rulePath: String, wildcards: [String]) throws(RulesError)
+        -> CompiledRule
+    {
         switch json.kind {
         case .bool(let b):
             return CompiledRule(kind: kind, rulePath: rulePath, source: String(b), expression: .constant(.bool(b)), position: json.position)
@@ -85,10 +95,13 @@ enum RuleTreeBuilder {
                 return CompiledRule(kind: kind, rulePath: rulePath, source: source, expression: expression, position: json.position)
             } catch {
                 let at = positions[min(max(error.offset, 0), positions.count - 1)]
-                throw RulesError("\(error.message) in \(kind.rawValue) at \(rulePath): \(source)", line: at.line, column: at.column, expression: source)
+                throw RulesError(
+                    "\(error.message) in \(kind.rawValue) at \(rulePath): \(source)", line: at.line, column: at.column, expression: source)
             }
         default:
-            throw RulesError("\(kind.rawValue) at \(rulePath) must be a boolean or a string expression", line: json.position.line, column: json.position.column)
+            throw RulesError(
+                "\(kind.rawValue) at \(rulePath) must be a boolean or a string expression", line: json.position.line,
+                column: json.position.column)
         }
     }
 
@@ -99,13 +112,15 @@ enum RuleTreeBuilder {
             var result: [String] = []
             for element in elements {
                 guard case .string(let s, _) = element.kind else {
-                    throw RulesError(".indexOn at \(rulePath) must list strings", line: element.position.line, column: element.position.column)
+                    throw RulesError(
+                        ".indexOn at \(rulePath) must list strings", line: element.position.line, column: element.position.column)
                 }
                 result.append(s)
             }
             return result
         default:
-            throw RulesError(".indexOn at \(rulePath) must be a string or an array of strings", line: json.position.line, column: json.position.column)
+            throw RulesError(
+                ".indexOn at \(rulePath) must be a string or an array of strings", line: json.position.line, column: json.position.column)
         }
     }
 }

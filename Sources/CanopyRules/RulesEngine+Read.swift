@@ -22,10 +22,12 @@ extension RulesEngine {
             guard let current = node else { break }
             if let rule = current.read {
                 let location = Array(keys[..<depth])
-                let context = self.context(auth: auth, now: now, oldRoot: root, newRoot: nil, location: location, variables: variables, query: query ?? .none)
+                let context = self.context(
+                    auth: auth, now: now, oldRoot: root, newRoot: nil, location: location, variables: variables, query: query ?? .none)
                 let (granted, reference) = self.run(rule, location: location, context: context, trace: &trace)
                 if granted {
-                    return RuleVerdict(isAllowed: true, decidingRule: reference, reason: "Read of \(path) allowed by \(reference)", trace: trace)
+                    return RuleVerdict(
+                        isAllowed: true, decidingRule: reference, reason: "Read of \(path) allowed by \(reference)", trace: trace)
                 }
             }
             guard depth < keys.count, let next = current.match(keys[depth].string) else { break }

@@ -32,7 +32,8 @@ extension RulesEngine {
         return RuleVerdict(
             isAllowed: true,
             decidingRule: granting.first,
-            reason: changes.isEmpty ? "An empty update changes nothing" : "Write of \(paths) allowed by \(granting.map(\.description).joined(separator: "; "))",
+            reason: changes.isEmpty
+                ? "An empty update changes nothing" : "Write of \(paths) allowed by \(granting.map(\.description).joined(separator: "; "))",
             trace: walk.trace
         )
     }
@@ -69,7 +70,9 @@ struct WriteWalk {
     }
 
     private mutating func run(_ rule: CompiledRule, _ location: [ChildKey], _ variables: [String]) -> (Bool, RuleReference) {
-        let context = self.engine.context(auth: self.auth, now: self.now, oldRoot: self.oldRoot, newRoot: self.newRoot, location: location, variables: variables, query: .none)
+        let context = self.engine.context(
+            auth: self.auth, now: self.now, oldRoot: self.oldRoot, newRoot: self.newRoot, location: location, variables: variables,
+            query: .none)
         return self.engine.run(rule, location: location, context: context, trace: &self.trace)
     }
 
@@ -106,7 +109,9 @@ struct WriteWalk {
             if !ok { return self.denied("Write of \(path) failed validation \(reference)", reference) }
         }
         if let last = chain.last, last.depth == keys.count, last.node.hasValidation {
-            if let failure = self.validateBelow(last.node, location: keys, variables: last.variables, newNode: self.newRoot.node(at: keys), path: path) {
+            if let failure = self.validateBelow(
+                last.node, location: keys, variables: last.variables, newNode: self.newRoot.node(at: keys), path: path)
+            {
                 return failure
             }
         }
@@ -114,12 +119,17 @@ struct WriteWalk {
     }
 
     /// Validates the children of `newNode` that rules match, depth first.
-    private mutating func validateBelow(_ rules: RuleNode, location: [ChildKey], variables: [String], newNode: Node, path: DatabasePath) -> Result? {
+    private mutating func validateBelow(_ rules: RuleNode, location: [ChildKey], variables: [String], newNode: Node, path: DatabasePath)
+        -> Result?
+    {
         guard case .children(let children) = newNode else { return nil }
         if rules.wildcard != nil {
             for (key, child) in children.map {
                 guard let match = rules.match(key.string) else { continue }
-                if let failure = self.visit(match.node, location: location + [key], variables: match.isWildcard ? variables + [key.string] : variables, newNode: child, path: path) {
+                if let failure = self.visit(
+                    match.node, location: location + [key], variables: match.isWildcard ? variables + [key.string] : variables,
+                    newNode: child, path: path)
+                {
                     return failure
                 }
             }
@@ -128,13 +138,16 @@ struct WriteWalk {
                 let key = ChildKey(name)
                 let child = children.map[key] ?? .empty
                 if child.isEmpty { continue }
-                if let failure = self.visit(ruleChild, location: location + [key], variables: variables, newNode: child, path: path) { return failure }
+                if let failure = self.visit(ruleChild, location: location + [key], variables: variables, newNode: child, path: path) {
+                    return failure
+                }
             }
         }
         return nil
     }
 
-    private mutating func visit(_ rules: RuleNode, location: [ChildKey], variables: [String], newNode: Node, path: DatabasePath) -> Result? {
+    private mutating func visit(_ rules: RuleNode, location: [ChildKey], variables: [String], newNode: Node, path: DatabasePath) -> Result?
+    {
         guard rules.hasValidation, !newNode.isEmpty else { return nil }
         if let rule = rules.validate, self.validated.insert(location).inserted {
             let (ok, reference) = self.run(rule, location, variables)

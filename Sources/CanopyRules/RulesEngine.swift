@@ -27,7 +27,9 @@ package struct RulesEngine: Sendable {
         }
     }
 
-    func context(auth: AuthContext?, now: Int64, oldRoot: Node, newRoot: Node?, location: [ChildKey], variables: [String], query: QueryDescription) -> EvaluationContext {
+    func context(
+        auth: AuthContext?, now: Int64, oldRoot: Node, newRoot: Node?, location: [ChildKey], variables: [String], query: QueryDescription
+    ) -> EvaluationContext {
         EvaluationContext(
             auth: auth.map { RuleValue($0.variable) } ?? .null,
             now: Double(now),
@@ -40,7 +42,8 @@ package struct RulesEngine: Sendable {
     }
 
     /// Evaluates one rule; an error is a `false` (spec §3.3). Appends it to `trace`.
-    func run(_ rule: CompiledRule, location: [ChildKey], context: EvaluationContext, trace: inout [RuleEvaluation]) -> (Bool, RuleReference) {
+    func run(_ rule: CompiledRule, location: [ChildKey], context: EvaluationContext, trace: inout [RuleEvaluation]) -> (Bool, RuleReference)
+    {
         let reference = RuleReference(
             kind: rule.kind,
             rulePath: rule.rulePath,

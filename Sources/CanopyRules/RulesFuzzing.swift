@@ -15,7 +15,9 @@ package enum RulesFuzzing {
             document = try RulesDocument(parsing: text)
         } catch {
             let lines = text.unicodeScalars.reduce(1) { $0 + ($1 == "\n" ? 1 : 0) }
-            if error.line < 1 || error.line > lines || error.column < 1 { return "error position \(error.line):\(error.column) outside the input (\(lines) lines): \(error)" }
+            if error.line < 1 || error.line > lines || error.column < 1 {
+                return "error position \(error.line):\(error.column) outside the input (\(lines) lines): \(error)"
+            }
             if !error.description.hasPrefix("\(error.line):\(error.column): ") { return "error description lacks its position: \(error)" }
             return nil
         }
@@ -42,7 +44,9 @@ package enum RulesFuzzing {
                 }
                 let value = Node.leaf(.string("x"))
                 let write = engine.canWrite(path: p, value: value, auth: auth, root: data, now: 1)
-                if write != engine.canWrite(changes: [.init(path: p, value: value)], auth: auth, root: data, now: 1) { return "write of \(p) is not deterministic" }
+                if write != engine.canWrite(changes: [.init(path: p, value: value)], auth: auth, root: data, now: 1) {
+                    return "write of \(p) is not deterministic"
+                }
                 _ = engine.canWrite(path: p, value: .empty, auth: auth, root: data, now: 1)
             }
         }

@@ -57,7 +57,8 @@ public final class NamespaceStore: Sendable {
             if self.closed.load(ordering: .acquiring) { throw RESTError(.serviceUnavailable, "The server is shutting down.") }
             if let task = entries[name] { return task }
             if entries.count >= self.maxNamespaces {
-                throw RESTError(.forbidden, "Namespace \"\(name)\" would be one more than the \(self.maxNamespaces) this server serves at once.")
+                throw RESTError(
+                    .forbidden, "Namespace \"\(name)\" would be one more than the \(self.maxNamespaces) this server serves at once.")
             }
             let directory = self.directory
             let configuration = self.configuration

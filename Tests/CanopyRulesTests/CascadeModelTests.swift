@@ -106,7 +106,8 @@ struct CascadeModelTests {
     @Test("random documents, auth, data, reads, sets and multi-path updates", arguments: 0..<8)
     func agree(batch: UInt64) throws {
         var random = Random(generator: SeededGenerator(seed: 0x5EED_0000 + batch))
-        var checkedWrites = 0, allowedWrites = 0
+        var checkedWrites = 0
+        var allowedWrites = 0
         for _ in 0..<60 {
             var entries: [ReferenceModel.Entry] = []
             let rules = random.tree(pattern: [], wildcards: [], depth: 0, into: &entries)
@@ -119,7 +120,9 @@ struct CascadeModelTests {
                 let uid: String? = random.pick([nil, "u1", "u2"])
                 let readPath = random.path()
                 let read = engine.canRead(path: DatabasePath(readPath.map { ChildKey($0) }), auth: Self.auth(uid), root: root, now: 5)
-                #expect(read.isAllowed == model.canRead(readPath, uid: uid, data: data), "read \(readPath) uid \(uid ?? "-") data \(data) rules \(text(rules))")
+                #expect(
+                    read.isAllowed == model.canRead(readPath, uid: uid, data: data),
+                    "read \(readPath) uid \(uid ?? "-") data \(data) rules \(text(rules))")
                 var writes: [([String], ReferenceModel.Data)] = [(random.path(), random.value())]
                 if random.chance(0.3) {
                     let other = random.path(maxDepth: 2)
@@ -129,7 +132,8 @@ struct CascadeModelTests {
                 let changes = writes.map { RulesEngine.Change(path: DatabasePath($0.0.map { ChildKey($0) }), value: Self.node($0.1)) }
                 let verdict = engine.canWrite(changes: changes, auth: Self.auth(uid), root: root, now: 5)
                 let expected = model.canWrite(writes, uid: uid, data: data)
-                #expect(verdict.isAllowed == expected, "write \(writes) uid \(uid ?? "-") data \(data) rules \(text(rules)): \(verdict.reason)")
+                #expect(
+                    verdict.isAllowed == expected, "write \(writes) uid \(uid ?? "-") data \(data) rules \(text(rules)): \(verdict.reason)")
                 checkedWrites += 1
                 if expected { allowedWrites += 1 }
             }

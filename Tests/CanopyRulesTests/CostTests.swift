@@ -37,7 +37,8 @@ struct CostTests {
         let verdict = engine.canWrite(path: path("/items/i7"), value: value, auth: AuthContext(uid: "u"), root: Self.bigTree, now: 0)
         #expect(verdict.isAllowed, "\(verdict.reason)")
         // .write at /, .validate at /items/i7, /items/i7/score, /items/i7/tags/a, /items/i7/tags/b.
-        #expect(verdict.trace.map(\.rule.location.description) == ["/", "/items/i7", "/items/i7/score", "/items/i7/tags/a", "/items/i7/tags/b"])
+        #expect(
+            verdict.trace.map(\.rule.location.description) == ["/", "/items/i7", "/items/i7/score", "/items/i7/tags/a", "/items/i7/tags/b"])
     }
 
     @Test("a read evaluates only the .read rules on its path")
@@ -52,6 +53,7 @@ struct CostTests {
         let engine = RulesEngine(try document(rules: json(#"{"a": {".write": "auth != null", "$other": {".write": true}}}"#)))
         let signedOut = engine.canWrite(path: path("/a/.priority"), value: .leaf(.int(1)), auth: nil, root: .empty, now: 0)
         #expect(!signedOut.isAllowed)
-        #expect(engine.canWrite(path: path("/a/.priority"), value: .leaf(.int(1)), auth: AuthContext(uid: "u"), root: .empty, now: 0).isAllowed)
+        #expect(
+            engine.canWrite(path: path("/a/.priority"), value: .leaf(.int(1)), auth: AuthContext(uid: "u"), root: .empty, now: 0).isAllowed)
     }
 }

@@ -81,13 +81,16 @@ struct ExpressionVectorTests {
         }
     }
 
-    @Test("a runtime error denies even under || true (the whole rule is false)", arguments: ExpressionVector.all.filter { $0.expected == "error" })
+    @Test(
+        "a runtime error denies even under || true (the whole rule is false)",
+        arguments: ExpressionVector.all.filter { $0.expected == "error" })
     func errorIsWholeRule(_ vector: ExpressionVector) throws {
         let (rules, location) = vector.rules
         guard case .object(var o) = rules, o[".read"] != nil else { return }
         o[".read"] = .string("(\(vector.expression)) || true")
         let engine = RulesEngine(try document(rules: .object(o)))
-        let verdict = engine.canRead(path: location, auth: vector.auth, root: node(vector.row["root"] ?? .null), query: vector.query, now: 1_000)
+        let verdict = engine.canRead(
+            path: location, auth: vector.auth, root: node(vector.row["root"] ?? .null), query: vector.query, now: 1_000)
         #expect(!verdict.isAllowed)
     }
 }

@@ -12,7 +12,9 @@ struct OperationVector: CustomTestStringConvertible, Sendable {
     let row: JSONValue
     let ruleSets: JSONValue
 
-    var testDescription: String { "#\(self.id) \(self.row["op"]?.stringValue ?? "") \(self.row["path"]?.stringValue ?? "")\(self.row["note"]?.stringValue.map { " (\($0))" } ?? "")" }
+    var testDescription: String {
+        "#\(self.id) \(self.row["op"]?.stringValue ?? "") \(self.row["path"]?.stringValue ?? "")\(self.row["note"]?.stringValue.map { " (\($0))" } ?? "")"
+    }
 
     static func load(derived: Bool) -> [OperationVector] {
         let file = fixture("operation-vectors.json")
@@ -25,7 +27,9 @@ struct OperationVector: CustomTestStringConvertible, Sendable {
     static func substitute(_ value: JSONValue) -> JSONValue {
         switch value {
         case .string(let s): return .string(s.replacingOccurrences(of: "<uid>", with: uid))
-        case .object(let o): return .object(Dictionary(uniqueKeysWithValues: o.map { ($0.key.replacingOccurrences(of: "<uid>", with: uid), substitute($0.value)) }))
+        case .object(let o):
+            return .object(
+                Dictionary(uniqueKeysWithValues: o.map { ($0.key.replacingOccurrences(of: "<uid>", with: uid), substitute($0.value)) }))
         case .array(let a): return .array(a.map(substitute))
         default: return value
         }
@@ -65,8 +69,12 @@ struct OperationVector: CustomTestStringConvertible, Sendable {
             let value = node(OperationVector.substitute(self.row["value"] ?? .null), now: now)
             return engine.canWrite(path: target, value: value, auth: self.auth, root: root, now: now)
         default:
-            guard case .object(let updates)? = self.row["updates"].map(OperationVector.substitute) else { throw RulesError("bad row", line: 0, column: 0) }
-            let changes = updates.keys.sorted().map { RulesEngine.Change(path: target.appending(path($0)), value: node(updates[$0]!, now: now)) }
+            guard case .object(let updates)? = self.row["updates"].map(OperationVector.substitute) else {
+                throw RulesError("bad row", line: 0, column: 0)
+            }
+            let changes = updates.keys.sorted().map {
+                RulesEngine.Change(path: target.appending(path($0)), value: node(updates[$0]!, now: now))
+            }
             return engine.canWrite(changes: changes, auth: self.auth, root: root, now: now)
         }
     }

@@ -63,7 +63,10 @@ struct ReferenceModel {
             var ok = true
             for (i, segment) in entry.pattern.enumerated() {
                 if segment.hasPrefix("$") {
-                    if all.contains(Array(entry.pattern.prefix(i)) + [location[i]]) { ok = false; break }
+                    if all.contains(Array(entry.pattern.prefix(i)) + [location[i]]) {
+                        ok = false
+                        break
+                    }
                     bindings[segment] = location[i]
                 } else if segment != location[i] {
                     ok = false
@@ -88,7 +91,8 @@ struct ReferenceModel {
         for (path, leaves) in writes { newData = Self.write(newData, at: path, leaves: leaves) }
         func holds(_ kind: String, at location: [String]) -> Bool? {
             guard let (entry, vars) = self.match(location), let rule = entry.rules[kind] else { return nil }
-            return rule.meaning(Context(uid: uid, data: Self.value(data, at: location), newData: Self.value(newData, at: location), variables: vars))
+            return rule.meaning(
+                Context(uid: uid, data: Self.value(data, at: location), newData: Self.value(newData, at: location), variables: vars))
         }
         for (path, _) in writes {
             let permitted = (0...path.count).contains { holds(".write", at: Array(path.prefix($0))) == true }

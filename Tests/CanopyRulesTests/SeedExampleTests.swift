@@ -36,17 +36,19 @@ struct SeedExampleTests {
 
     @Test("the city with its country's last_updated set to now in one update is allowed")
     func withStamp() {
-        let verdict = self.engine.canWrite(changes: [
-            .init(path: path("/cities/lyon"), value: self.city("fr")),
-            .init(path: path("/countries/fr/last_updated"), value: .leaf(.int(Self.now))),
-        ], auth: self.alice, root: .empty, now: Self.now)
+        let verdict = self.engine.canWrite(
+            changes: [
+                .init(path: path("/cities/lyon"), value: self.city("fr")),
+                .init(path: path("/countries/fr/last_updated"), value: .leaf(.int(Self.now))),
+            ], auth: self.alice, root: .empty, now: Self.now)
         #expect(verdict.isAllowed, "\(verdict.reason)")
     }
 
     @Test("the city alone is denied, even when the country was stamped earlier")
     func withoutStamp() {
         let earlier = node(json(#"{"countries": {"fr": {"last_updated": 1}}}"#))
-        let verdict = self.engine.canWrite(path: path("/cities/lyon"), value: self.city("fr"), auth: self.alice, root: earlier, now: Self.now)
+        let verdict = self.engine.canWrite(
+            path: path("/cities/lyon"), value: self.city("fr"), auth: self.alice, root: earlier, now: Self.now)
         #expect(!verdict.isAllowed)
         #expect(verdict.decidingRule?.rulePath == "/cities/$id" && verdict.decidingRule?.kind == .validate)
     }
@@ -54,20 +56,22 @@ struct SeedExampleTests {
     @Test("stamping another country, or with another time, is denied")
     func wrongStamp() {
         for (country, time) in [("de", Self.now), ("fr", Self.now - 1)] {
-            let verdict = self.engine.canWrite(changes: [
-                .init(path: path("/cities/lyon"), value: self.city("fr")),
-                .init(path: path("/countries/\(country)/last_updated"), value: .leaf(.int(time))),
-            ], auth: self.alice, root: .empty, now: Self.now)
+            let verdict = self.engine.canWrite(
+                changes: [
+                    .init(path: path("/cities/lyon"), value: self.city("fr")),
+                    .init(path: path("/countries/\(country)/last_updated"), value: .leaf(.int(time))),
+                ], auth: self.alice, root: .empty, now: Self.now)
             #expect(!verdict.isAllowed, "\(country) \(time)")
         }
     }
 
     @Test("signed out, nothing is written")
     func signedOut() {
-        let verdict = self.engine.canWrite(changes: [
-            .init(path: path("/cities/lyon"), value: self.city("fr")),
-            .init(path: path("/countries/fr/last_updated"), value: .leaf(.int(Self.now))),
-        ], auth: nil, root: .empty, now: Self.now)
+        let verdict = self.engine.canWrite(
+            changes: [
+                .init(path: path("/cities/lyon"), value: self.city("fr")),
+                .init(path: path("/countries/fr/last_updated"), value: .leaf(.int(Self.now))),
+            ], auth: nil, root: .empty, now: Self.now)
         #expect(!verdict.isAllowed)
     }
 }

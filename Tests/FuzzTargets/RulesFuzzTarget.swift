@@ -9,9 +9,11 @@ extension FuzzTarget {
     public static let rules = FuzzTarget(
         name: "rules",
         dictionary: [
-            #""rules""#, #"".read""#, #"".write""#, #"".validate""#, #"".indexOn""#, #""$uid""#, "auth", "auth.uid", "auth.token", "now", "root",
+            #""rules""#, #"".read""#, #"".write""#, #"".validate""#, #"".indexOn""#, #""$uid""#, "auth", "auth.uid", "auth.token", "now",
+            "root",
             "data", "newData", "$uid", ".child(", ".parent()", ".val()", ".exists()", ".hasChild(", ".hasChildren(", ".isString()",
-            ".isNumber()", ".isBoolean()", ".getPriority()", ".matches(/", "/i", ".length", ".contains(", ".beginsWith(", "query.orderByChild",
+            ".isNumber()", ".isBoolean()", ".getPriority()", ".matches(/", "/i", ".length", ".contains(", ".beginsWith(",
+            "query.orderByChild",
             "query.limitToFirst", "===", "!==", "&&", "||", "?", ":", "!", "//", "/*", "*/", "true", "false", "null",
         ]
     ) { bytes throws(FuzzFailure) in

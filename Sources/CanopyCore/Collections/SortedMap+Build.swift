@@ -75,7 +75,9 @@ extension SortedMap {
             var i = 0
             while i < level.count {
                 let left = level.count - i
-                let take = left > Node.branchCapacity && left < Node.branchCapacity + Node.minWidth ? left / 2 : Swift.min(Node.branchCapacity, left)
+                let take =
+                    left > Node.branchCapacity && left < Node.branchCapacity + Node.minWidth
+                    ? left / 2 : Swift.min(Node.branchCapacity, left)
                 next.append(Node(children: ContiguousArray(level[i..<(i + take)])))
                 i += take
             }

@@ -26,13 +26,13 @@ extension JSONValue: Equatable {
     public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): return true
-        case let (.bool(a), .bool(b)): return a == b
-        case let (.string(a), .string(b)): return a == b
-        case let (.array(a), .array(b)): return a == b
-        case let (.object(a), .object(b)): return a == b
-        case let (.int(a), .int(b)): return a == b
-        case let (.double(a), .double(b)): return a == b
-        case let (.int(a), .double(b)), let (.double(b), .int(a)): return NumberComparison.compare(a, b) == 0
+        case (.bool(let a), .bool(let b)): return a == b
+        case (.string(let a), .string(let b)): return a == b
+        case (.array(let a), .array(let b)): return a == b
+        case (.object(let a), .object(let b)): return a == b
+        case (.int(let a), .int(let b)): return a == b
+        case (.double(let a), .double(let b)): return a == b
+        case (.int(let a), .double(let b)), (.double(let b), .int(let a)): return NumberComparison.compare(a, b) == 0
         default: return false
         }
     }
@@ -43,12 +43,20 @@ extension JSONValue: Hashable {
     public func hash(into hasher: inout Hasher) {
         switch self {
         case .null: hasher.combine(0)
-        case .bool(let b): hasher.combine(1); hasher.combine(b)
+        case .bool(let b):
+            hasher.combine(1)
+            hasher.combine(b)
         case .int(let i): NumberComparison.hash(i, into: &hasher)
         case .double(let d): NumberComparison.hash(d, into: &hasher)
-        case .string(let s): hasher.combine(3); hasher.combine(s)
-        case .array(let a): hasher.combine(4); hasher.combine(a)
-        case .object(let o): hasher.combine(5); hasher.combine(o)
+        case .string(let s):
+            hasher.combine(3)
+            hasher.combine(s)
+        case .array(let a):
+            hasher.combine(4)
+            hasher.combine(a)
+        case .object(let o):
+            hasher.combine(5)
+            hasher.combine(o)
         }
     }
 }
