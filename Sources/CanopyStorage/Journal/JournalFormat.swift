@@ -35,6 +35,19 @@ package enum JournalFormat {
         return UInt64(digits, radix: 16)
     }
 
+    /// The checkpoint files and the journal segments among a directory's file names, each with its
+    /// sequence number, oldest first.
+    package static func storeFiles(in names: [String]) -> (
+        checkpoints: [(name: String, sequence: UInt64)], segments: [(name: String, sequence: UInt64)]
+    ) {
+        func files(_ prefix: String, _ suffix: String) -> [(name: String, sequence: UInt64)] {
+            names.compactMap { name in self.sequence(inName: name, prefix: prefix, suffix: suffix).map { (name, $0) } }.sorted {
+                $0.sequence < $1.sequence
+            }
+        }
+        return (files("checkpoint-", ".canopy"), files("journal-", ".log"))
+    }
+
     static func hex16(_ value: UInt64) -> String {
         let digits = String(value, radix: 16)
         return String(repeating: "0", count: 16 - digits.count) + digits

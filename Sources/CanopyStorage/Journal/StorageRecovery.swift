@@ -43,12 +43,7 @@ package struct StorageRecovery {
             try self.files.remove(self.path(name))
             notes.append("removed \(name), left by an interrupted checkpoint")
         }
-        let checkpoints = names.compactMap { name in
-            JournalFormat.sequence(inName: name, prefix: "checkpoint-", suffix: ".canopy").map { (name, $0) }
-        }.sorted { $0.1 < $1.1 }
-        var segments = names.compactMap { name in
-            JournalFormat.sequence(inName: name, prefix: "journal-", suffix: ".log").map { (name, $0) }
-        }.sorted { $0.1 < $1.1 }
+        var (checkpoints, segments) = JournalFormat.storeFiles(in: names)
 
         var root = Node.empty
         var checkpointSequence: UInt64 = 0

@@ -49,12 +49,7 @@ package enum StorageRepair {
     package static func inspect(directory: String) throws(DatabaseError) -> Damage? {
         let names = try FileReader.list(directory)
         func path(_ name: String) -> String { directory + "/" + name }
-        let checkpoints = names.compactMap { name in
-            JournalFormat.sequence(inName: name, prefix: "checkpoint-", suffix: ".canopy").map { (name, $0) }
-        }.sorted { $0.1 < $1.1 }
-        var segments = names.compactMap { name in
-            JournalFormat.sequence(inName: name, prefix: "journal-", suffix: ".log").map { (name, $0) }
-        }.sorted { $0.1 < $1.1 }
+        var (checkpoints, segments) = JournalFormat.storeFiles(in: names)
         var root = Node.empty
         var last: UInt64 = 0
         if let newest = checkpoints.last, let bytes = try FileReader.read(path(newest.0)) {
