@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 
+/// GET of a location: the value (or a query's window, a shallow listing), with ETags.
 extension CanopyResponder {
     func read(_ request: Request, path: DatabasePath, options: ReadOptions, namespace: Namespace, output: Output) async throws(RESTError) -> Response {
         if request.headers[.ifMatch] != nil {

@@ -5,6 +5,7 @@ import Hummingbird
 import NIOCore
 import Synchronization
 
+/// The `.priority` of a location and the `/.settings/rules.json` document.
 extension CanopyResponder {
     func priority(_ request: inout Request, method: HTTPRequest.Method, path: DatabasePath, namespace: Namespace, output: Output) async throws(RESTError) -> Response {
         switch method {

@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 
+/// Server-sent event streams.
 extension CanopyResponder {
     /// A server-sent event stream of the location (or of a filtered query's window): the initial
     /// `put`, then one event per write that changes what it shows (see ``StreamHub``).

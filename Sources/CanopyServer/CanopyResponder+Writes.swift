@@ -4,6 +4,8 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 
+/// PUT, DELETE, POST and PATCH of a location: applied on the database loop, answered once
+/// durable.
 extension CanopyResponder {
     /// PUT and DELETE (and a `null` PATCH), with `if-match` compare-and-set.
     func set(_ request: Request, path: DatabasePath, value: WriteValue, namespace: Namespace, output: Output) async throws(RESTError) -> Response {

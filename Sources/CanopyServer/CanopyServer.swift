@@ -2,6 +2,7 @@ import Canopy
 import CanopyCore
 public import Hummingbird
 import HummingbirdCore
+import HummingbirdWebSocket
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -35,9 +36,19 @@ public final class CanopyServer: Sendable {
             additionalChannelHandlers: bodyTimeout.map { [RequestDeadline(timeout: $0)] } ?? [],
             idleTimeout: self.configuration.idleTimeout.map { TimeAmount($0) }
         )
+        // The SDKs split messages at 16,384 UTF-16 code units; a frame may hold three bytes each.
+        let ws = WebSocketServerConfiguration(maxFrameSize: WireConnection.maxFrameBytes, autoPing: .enabled(timePeriod: .seconds(30)), validateUTF8: true)
+        let state = self.state
         return Application(
             responder: CanopyResponder(state: self.state),
-            server: .http1(configuration: http1),
+            server: HTTPServerBuilder { responder in
+                HeadDeadlineChannel(
+                    inner: HTTP1WebSocketUpgradeChannel(responder: responder, configuration: .init(http1: http1, ws: ws)) { request, channel, _ in
+                        await WireUpgrade.decide(request, channel: channel, state: state)
+                    },
+                    timeout: self.configuration.idleTimeout.map { TimeAmount($0) }
+                )
+            },
             configuration: ApplicationConfiguration(address: .hostname(self.configuration.host, port: self.configuration.port), serverName: "Canopy"),
             onServerRunning: { [self] channel in self.started(port: channel.localAddress?.port) },
             logger: self.configuration.logger
@@ -87,6 +98,9 @@ public final class CanopyServer: Sendable {
 
     /// The number of open streams.
     public var streamCount: Int { self.state.streamCount }
+
+    /// The number of open SDK (WebSocket) connections.
+    public var webSocketCount: Int { self.state.wireSessions.count }
 
     private func started(port: Int?) {
         let waiters = self.port.withLock { state in

@@ -51,52 +51,21 @@ enum EventRender {
     /// the write does not touch the location. The work is proportional to the written data
     /// inside the location.
     static func event(for write: WriteOperation, root: Node, at location: DatabasePath) -> [UInt8]? {
-        let at = write.path
-        let isSet = write.entries.count == 1 && write.entries[0].path.isEmpty
-        if location.contains(at) {
-            // At or below the location.
-            let relative = at.keys[location.keys.count...]
-            if isSet { return self.put(relative, root.node(at: at.keys)) }
-            var members: [(key: String, node: Node)] = []
-            for entry in write.entries where !entry.isPriority {
-                members.append((entry.path.map(\.string).joined(separator: "/"), root.node(at: at.keys + entry.path)))
-            }
-            return members.isEmpty ? nil : self.patch(relative, members)
-        }
-        guard at.contains(location) else { return nil }
-        // Above the location: translate into it.
-        if isSet { return self.put(EmptyCollection(), root.node(at: location.keys)) }
-        let below = location.keys[at.keys.count...]
-        var members: [(key: [ChildKey], node: Node)] = []
-        for entry in write.entries where !entry.isPriority {
-            if entry.path.count <= below.count {
-                if entry.path.elementsEqual(below.prefix(entry.path.count)) {
-                    // The entry replaces the location or an ancestor of it.
-                    return self.put(EmptyCollection(), root.node(at: location.keys))
-                }
-            } else if entry.path.prefix(below.count).elementsEqual(below) {
-                let inside = Array(entry.path[below.count...])
-                members.append((inside, root.node(at: location.keys + inside)))
-            }
-        }
-        if members.isEmpty { return nil }
-        if members.count == 1 { return self.put(members[0].key, members[0].node) }
-        return self.patch(EmptyCollection(), members.map { ($0.key.map(\.string).joined(separator: "/"), $0.node) })
+        self.event(for: write.change(at: location, root: root))
     }
 
     /// The event taking a query stream's client from the window it was sent to the new one, for
-    /// one write that changed the window: a `patch` at the location with the children that
-    /// entered or changed (their new data) and then those that left (`null`), each group in key
-    /// order; a `put` of the whole window when it was or became empty.
+    /// one write that changed the window (see ``ViewChange/locationChange``).
     static func event(for change: ViewChange) -> [UInt8]? {
-        guard case .children = change.old, case .children = change.new else {
-            return change.old == change.new ? nil : self.put(EmptyCollection(), change.new)
+        self.event(for: change.locationChange)
+    }
+
+    /// A `put` or a `patch` (members keyed by their relative paths), or `nil`.
+    private static func event(for change: LocationChange?) -> [UInt8]? {
+        switch change {
+        case nil: return nil
+        case .put(let path, let node)?: return self.put(path, node)
+        case .patch(let path, let members)?: return self.patch(path, members.map { ($0.path.map(\.string).joined(separator: "/"), $0.node) })
         }
-        var shown: [(key: ChildKey, node: Node)] = change.changes.added
-        shown.append(contentsOf: change.changes.changed.lazy.map { ($0.key, $0.new) })
-        shown.sort { ChildKey.compare($0.key, $1.key) < 0 }
-        var members = shown.map { (key: $0.key.string, node: $0.node) }
-        members.append(contentsOf: change.changes.removed.lazy.map { (key: $0.key.string, node: Node.empty) })
-        return members.isEmpty ? nil : self.patch(EmptyCollection(), members)
     }
 }

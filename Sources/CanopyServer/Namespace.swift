@@ -8,6 +8,8 @@ final class Namespace: Sendable {
     let name: String
     let database: Database
     let hub: StreamHub
+    /// The WebSocket listens.
+    let wire: WireHub
     let rules: Mutex<JSONValue>
     let rulesFile: String?
 
@@ -17,6 +19,7 @@ final class Namespace: Sendable {
         self.name = name
         self.database = database
         self.hub = StreamHub(database: database)
+        self.wire = WireHub(database: database)
         self.rules = Mutex(rules)
         self.rulesFile = rulesFile
     }

@@ -11,6 +11,8 @@ final class ServerState: Sendable {
     private let acceptingStreams = Atomic<Bool>(true)
     /// `nil` when coalescing is off.
     let wakes: WakeScheduler?
+    /// The open SDK (WebSocket) connections.
+    let wireSessions = WireSessions()
 
     init(configuration: ServerConfiguration, store: NamespaceStore) {
         self.configuration = configuration
@@ -44,5 +46,6 @@ final class ServerState: Sendable {
             return Array(streams.values)
         }
         for stream in all { stream.finish() }
+        self.wireSessions.closeAll()
     }
 }

@@ -1,7 +1,7 @@
 import ServiceLifecycle
 
-/// Sends keep-alive events; on graceful shutdown ends every stream, so that the HTTP server,
-/// shut down after it, does not wait for them.
+/// Sends keep-alive events; on graceful shutdown ends every stream and closes every WebSocket
+/// connection, so that the HTTP server, shut down after it, does not wait for them.
 struct StreamService: Service {
     let state: ServerState
     let interval: Duration

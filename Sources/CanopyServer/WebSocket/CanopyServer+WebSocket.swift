@@ -1,0 +1,66 @@
+import Canopy
+import CanopyCore
+import CanopyWire
+import Foundation
+import HTTPTypes
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import NIOWebSocket
+import Synchronization
+
+/// The SDKs' realtime protocol on `/.ws?v=5&ns=NAME[&ls=SESSION]`, on the REST server's port.
+enum WireUpgrade {
+    /// Whether to upgrade `request`, and the handler that serves the connection if so.
+    static func decide(_ request: HTTPRequest, channel: any Channel, state: ServerState) async -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
+        guard let target = request.path, target == "/.ws" || target.hasPrefix("/.ws?"), state.wireSessions.isAccepting else { return .dontUpgrade }
+        let parameters = Self.parameters(target)
+        let configuration = state.configuration
+        let name = parameters["ns"].flatMap { $0.isEmpty ? nil : $0 } ?? configuration.defaultNamespace
+        // HTTP/1 carries the Host header as the request's authority.
+        let host = request.authority ?? "\(configuration.host):\(configuration.port)"
+        let bearer = request.headerFields[.authorization].flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
+        let isAdmin = bearer.map { token in configuration.authToken.map { CanopyResponder.constantTimeEqual(token, $0) } ?? false } ?? false
+        let namespace: Namespace
+        do {
+            guard NamespaceStore.isValidName(name) else { throw RESTError(.badRequest, "Invalid namespace \"\(name)\".") }
+            namespace = try await state.store.namespace(name)
+        } catch {
+            let reason = (error as? RESTError)?.message ?? "The namespace \"\(name)\" cannot be opened."
+            return .upgrade([:]) { _, outbound, _ in
+                // A control `s`: the SDKs log the reason and stop reconnecting.
+                try await outbound.write(.text(String(decoding: ServerMessage.shutdown(reason: reason), as: UTF8.self)))
+                try await outbound.close(.policyViolation, reason: nil)
+            }
+        }
+        let outbox = WireOutbox(limit: configuration.streamBufferBytes) {
+            // A client that stops reading: cut it off, as a stream is.
+            channel.close(promise: nil)
+        }
+        let session = WireSession(sessionID: Self.newSessionID(), namespace: namespace, outbox: outbox) { channel.close(promise: nil) }
+        let connection = WireConnection(state: state, session: session, host: host, previousSession: parameters["ls"], isAdmin: isAdmin)
+        return .upgrade([:]) { inbound, outbound, context in
+            await connection.run(inbound: inbound, outbound: outbound, logger: context.logger)
+        }
+    }
+
+    /// The query parameters of the upgrade's target, by name (the SDKs do not percent-encode them).
+    static func parameters(_ target: String) -> [String: String] {
+        guard let question = target.firstIndex(of: "?") else { return [:] }
+        var parameters: [String: String] = [:]
+        for pair in target[target.index(after: question)...].split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let value = parts.count > 1 ? String(parts[1]) : ""
+            parameters[String(parts[0])] = value.removingPercentEncoding ?? value
+        }
+        return parameters
+    }
+
+    private static let counter = Atomic<UInt64>(0)
+
+    /// A session id unique to this server run: random bits and a counter.
+    static func newSessionID() -> String {
+        let n = Self.counter.wrappingAdd(1, ordering: .relaxed).oldValue
+        return String(UInt64.random(in: 0...UInt64.max), radix: 36) + "-" + String(n, radix: 36)
+    }
+}

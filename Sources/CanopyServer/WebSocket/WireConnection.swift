@@ -1,0 +1,110 @@
+import Canopy
+import CanopyCore
+import CanopyWire
+import Foundation
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import NIOWebSocket
+
+/// Serves one upgraded SDK connection: the hello, then each message in order, then, when the
+/// socket closes, the connection's onDisconnect writes.
+struct WireConnection {
+    let state: ServerState
+    let session: WireSession
+    let host: String
+    let previousSession: String?
+    let isAdmin: Bool
+
+    func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, logger: Logger) async {
+        let session = self.session
+        let sessions = self.state.wireSessions
+        sessions.add(session)
+        session.outbox.send(ServerMessage.hello(timestamp: Self.now(), host: self.host, session: session.sessionID))
+        if let previous = self.previousSession.flatMap({ sessions.session($0) }), previous.namespace === session.namespace {
+            // A reconnecting client: its previous connection is gone, whatever the socket says.
+            await Self.runCloseWrites(of: previous, logger: logger)
+        }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                while let frames = await session.outbox.next() {
+                    for frame in frames {
+                        do {
+                            try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: frame)))
+                        } catch {
+                            session.outbox.close()
+                            return
+                        }
+                    }
+                }
+            }
+            let close = await self.read(inbound, logger: logger)
+            session.outbox.close()
+            await group.next()
+            if let close { try? await outbound.close(close.code, reason: close.reason) }
+        }
+        sessions.remove(session)
+        let hub = session.namespace.wire
+        _ = try? await session.namespace.database.loop { access in hub.removeAll(session, access: access) }
+        await Self.runCloseWrites(of: session, logger: logger)
+    }
+
+    /// Reads messages until the client closes; returns the close frame to send when the server ends
+    /// the connection (a protocol error).
+    private func read(_ inbound: WebSocketInboundStream, logger: Logger) async -> (code: WebSocketErrorCode, reason: String)? {
+        var assembler = WireFrameAssembler(maxMessageBytes: self.state.configuration.maxBodyBytes)
+        var requests = WireRequests(session: self.session, configuration: self.state.configuration, isAdmin: self.isAdmin)
+        do {
+            for try await message in inbound.messages(maxSize: Self.maxFrameBytes) {
+                guard case .text(let text) = message else {
+                    return (.unacceptableData, "Canopy's protocol uses text frames only.")
+                }
+                let whole: String?
+                do {
+                    whole = try assembler.receive(text)
+                } catch .tooManyFrames(let count) {
+                    return (.messageTooLarge, "A message of \(count) frames is too large.")
+                } catch {
+                    return (.messageTooLarge, "A message is larger than \(self.state.configuration.maxBodyBytes) bytes.")
+                }
+                guard let whole else { continue }
+                let parsed: ClientMessage
+                do {
+                    parsed = try ClientMessage(parsing: whole)
+                } catch {
+                    return (.protocolError, "Malformed message: \(error.reason).")
+                }
+                switch parsed {
+                case .control(let type):
+                    if type == "p" { self.session.outbox.send(ServerMessage.pong) }
+                case .request(let id, let action):
+                    await requests.handle(id: id, action: action)
+                }
+            }
+        } catch {
+            logger.debug("WebSocket read ended: \(error)")
+        }
+        return nil
+    }
+
+    /// Applies a session's onDisconnect writes, in order, as ordinary writes, each awaited until
+    /// durable.
+    static func runCloseWrites(of session: WireSession, logger: Logger) async {
+        let database = session.namespace.database
+        for write in session.takeCloseWrites() {
+            do {
+                try await database.apply { _ in WriteDecision<Void>.write(write, then: { _ in () }) }
+            } catch {
+                logger.warning("onDisconnect write at \(write.path.string) failed: \(error.message)")
+            }
+        }
+    }
+
+    /// The largest WebSocket message a client may send: the SDKs split at 16,384 UTF-16 code units,
+    /// which take at most three UTF-8 bytes each.
+    static let maxFrameBytes = 3 * WireFrameSplitter.frameLimit + 1024
+
+    static func now() -> Int64 {
+        Int64(Date().timeIntervalSince1970 * 1000)
+    }
+}

@@ -1,0 +1,142 @@
+package import CanopyCore
+
+/// One application message from an SDK: a control message or a data request.
+package enum ClientMessage: Sendable, Equatable {
+    /// `{"t":"c","d":{"t":TYPE,"d":...}}`: `p` is a ping (answered with a pong); `a` and `n` belong to
+    /// the long-poll upgrade.
+    case control(type: String)
+    /// `{"t":"d","d":{"r":ID,"a":ACTION,"b":BODY}}`.
+    case request(id: Int64, action: ClientAction)
+
+    /// Why a message cannot be read; the connection is closed with a protocol error.
+    package struct Malformed: Error, Equatable, Sendable {
+        package let reason: String
+        package init(reason: String) { self.reason = reason }
+    }
+
+    /// Reads a message from its JSON text.
+    ///
+    /// - Throws: ``Malformed`` naming what is wrong; a request whose body does not fit its action is
+    ///   not malformed (it is answered with an error status: see ``ClientAction/invalid(_:_:)``).
+    package init(parsing text: String) throws(Malformed) {
+        let value: JSONValue
+        do { value = try JSONValue(parsing: text) } catch { throw Malformed(reason: "not JSON") }
+        guard let layer = value["t"]?.stringValue, let payload = value["d"] else {
+            throw Malformed(reason: "a message is {\"t\": layer, \"d\": payload}")
+        }
+        switch layer {
+        case "c":
+            guard let type = payload["t"]?.stringValue else { throw Malformed(reason: "a control message needs \"t\"") }
+            self = .control(type: type)
+        case "d":
+            guard let id = payload["r"]?.int64Value else { throw Malformed(reason: "a request needs an integer \"r\"") }
+            guard let action = payload["a"]?.stringValue else { throw Malformed(reason: "a request needs an action \"a\"") }
+            self = .request(id: id, action: ClientAction(action: action, body: payload["b"] ?? .null))
+        default:
+            throw Malformed(reason: "unknown layer \"\(layer)\"")
+        }
+    }
+}
+
+/// A data request's action and body (every action the JS, iOS and Android SDKs send).
+package enum ClientAction: Sendable, Equatable {
+    /// `q`: listen; `query` is `nil` for a default listen, `tag` present for a tagged one.
+    case listen(path: DatabasePath, query: QueryParams?, tag: Int64?, hash: String)
+    /// `n`: unlisten.
+    case unlisten(path: DatabasePath, query: QueryParams?, tag: Int64?)
+    /// `p`: set (`hash` present: a transaction's compare-and-set).
+    case put(path: DatabasePath, data: JSONValue, hash: String?)
+    /// `m`: update; keys are relative paths.
+    case merge(path: DatabasePath, data: [String: JSONValue])
+    /// `g`: read once.
+    case get(path: DatabasePath, query: QueryParams)
+    /// `o`: set when the connection closes.
+    case onDisconnectPut(path: DatabasePath, data: JSONValue)
+    /// `om`: update when the connection closes.
+    case onDisconnectMerge(path: DatabasePath, data: [String: JSONValue])
+    /// `oc`: forget the close-time writes at and below the path.
+    case onDisconnectCancel(path: DatabasePath)
+    /// `s`: client statistics (acknowledged, otherwise ignored).
+    case stats
+    /// `auth` (a JWT) or `gauth` (any other credential, such as the emulator's `owner`).
+    case auth(credential: String, authVariable: JSONValue?, noAuth: Bool)
+    /// `unauth`: forget the credential.
+    case unauth
+    /// `appcheck`: an App Check token.
+    case appCheck(token: String)
+    /// `unappeck` (JS) / `unappcheck` (Android): forget the App Check token.
+    case unAppCheck
+    /// An action this server does not know.
+    case unknown(String)
+    /// A known action whose body does not fit it: answered with `status` and `message`.
+    case invalid(_ status: String, _ message: String)
+
+    init(action: String, body: JSONValue) {
+        do {
+            self = try Self.read(action: action, body: body)
+        } catch {
+            self = .invalid(error.code.name, error.message)
+        }
+    }
+
+    private static func read(action: String, body: JSONValue) throws(DatabaseError) -> ClientAction {
+        switch action {
+        case "q":
+            let query = try self.query(body)
+            return .listen(path: try self.path(body), query: query.params, tag: query.tag, hash: body["h"]?.stringValue ?? "")
+        case "n":
+            let query = try self.query(body)
+            return .unlisten(path: try self.path(body), query: query.params, tag: query.tag)
+        case "p":
+            return .put(path: try self.path(body), data: try self.data(body), hash: body["h"]?.stringValue)
+        case "m":
+            return .merge(path: try self.path(body), data: try self.members(body))
+        case "g":
+            return .get(path: try self.path(body), query: try WireQuery.params(body["q"]))
+        case "o":
+            return .onDisconnectPut(path: try self.path(body), data: try self.data(body))
+        case "om":
+            return .onDisconnectMerge(path: try self.path(body), data: try self.members(body))
+        case "oc":
+            return .onDisconnectCancel(path: try self.path(body))
+        case "s":
+            return .stats
+        case "auth", "gauth":
+            guard let credential = body["cred"]?.stringValue else { throw DatabaseError(.invalidValue, "\(action) needs a credential \"cred\"") }
+            return .auth(credential: credential, authVariable: body["authvar"], noAuth: body["noauth"]?.boolValue ?? false)
+        case "unauth":
+            return .unauth
+        case "appcheck":
+            return .appCheck(token: body["token"]?.stringValue ?? "")
+        case "unappeck", "unappcheck":
+            return .unAppCheck
+        default:
+            return .unknown(action)
+        }
+    }
+
+    /// The path: `/a/b` and `a/b` alike (parsing drops empty segments, as the SDKs do).
+    private static func path(_ body: JSONValue) throws(DatabaseError) -> DatabasePath {
+        guard let text = body["p"]?.stringValue else { throw DatabaseError(.invalidPath, "a request needs a path \"p\"") }
+        return try DatabasePath(validating: text, function: "path")
+    }
+
+    private static func data(_ body: JSONValue) throws(DatabaseError) -> JSONValue {
+        guard let data = body["d"] else { throw DatabaseError(.invalidValue, "a write needs data \"d\"") }
+        return data
+    }
+
+    private static func members(_ body: JSONValue) throws(DatabaseError) -> [String: JSONValue] {
+        guard let members = body["d"]?.objectValue else { throw DatabaseError(.invalidValue, "a merge needs an object \"d\"") }
+        return members
+    }
+
+    /// A listen's query and tag: none for a default listen (no `q`, or a `q` that filters nothing).
+    private static func query(_ body: JSONValue) throws(DatabaseError) -> (params: QueryParams?, tag: Int64?) {
+        guard let q = body["q"], !q.isNull else { return (nil, nil) }
+        let params = try WireQuery.params(q)
+        guard let tag = body["t"] else { return (params, nil) }
+        guard let t = tag.int64Value else { throw DatabaseError(.invalidQuery, "a query's tag \"t\" must be an integer") }
+        return (params, t)
+    }
+}

@@ -1,0 +1,99 @@
+package import CanopyCore
+
+/// The JSON texts the server sends, written straight to bytes: a push's data is rendered once and
+/// shared by every connection it goes to.
+package enum ServerMessage {
+    /// The hello: server time in integer milliseconds, protocol `"5"`, the host the client used
+    /// (from its `Host` header), and the session id it sends back as `ls` when it reconnects.
+    package static func hello(timestamp: Int64, host: String, session: String) -> [UInt8] {
+        var out = Array(#"{"t":"c","d":{"t":"h","d":{"ts":"#.utf8)
+        JSONWriter.appendInt(timestamp, to: &out)
+        out += #","v":"5","h":"#.utf8
+        JSONWriter.appendString(host, to: &out)
+        out += #","s":"#.utf8
+        JSONWriter.appendString(session, to: &out)
+        out += "}}}".utf8
+        return out
+    }
+
+    /// The answer to a control ping.
+    package static let pong = Array(#"{"t":"c","d":{"t":"o","d":{}}}"#.utf8)
+
+    /// A control `s`: the server shuts this connection down for good (clients do not reconnect).
+    package static func shutdown(reason: String) -> [UInt8] {
+        var out = Array(#"{"t":"c","d":{"t":"s","d":"#.utf8)
+        JSONWriter.appendString(reason, to: &out)
+        out += "}}".utf8
+        return out
+    }
+
+    /// A response: `status` `ok` with `data` (JSON text), or an error status with a message.
+    package static func response(id: Int64, status: String, data: some Sequence<UInt8>) -> [UInt8] {
+        var out = Array(#"{"t":"d","d":{"r":"#.utf8)
+        JSONWriter.appendInt(id, to: &out)
+        out += #","b":{"s":"#.utf8
+        JSONWriter.appendString(status, to: &out)
+        out += #","d":"#.utf8
+        out += data
+        out += "}}}".utf8
+        return out
+    }
+
+    /// `ok` with an empty string (writes, onDisconnect, stats, auth).
+    package static func ok(id: Int64) -> [UInt8] { self.response(id: id, status: "ok", data: #""""#.utf8) }
+
+    /// `ok` for a listen: its data must be an object.
+    package static func listenOK(id: Int64) -> [UInt8] { self.response(id: id, status: "ok", data: "{}".utf8) }
+
+    /// An error status with a message (the data of an error is always a string).
+    package static func failure(id: Int64, status: String, message: String) -> [UInt8] {
+        var text: [UInt8] = []
+        JSONWriter.appendString(message, to: &text)
+        return self.response(id: id, status: status, data: text)
+    }
+
+    /// A data push `d`: the value at `path` (deeper than a listen's path, or the listen's path itself)
+    /// is now `data` (JSON text, `null` to delete); `tag` for a tagged query listen.
+    package static func put(path: DatabasePath, data: some Sequence<UInt8>, tag: Int64? = nil) -> [UInt8] {
+        self.push(action: "d", path: path, data: data, tag: tag)
+    }
+
+    /// A merge push `m`: `data` is an object whose keys are paths relative to `path`.
+    package static func merge(path: DatabasePath, data: some Sequence<UInt8>, tag: Int64? = nil) -> [UInt8] {
+        self.push(action: "m", path: path, data: data, tag: tag)
+    }
+
+    private static func push(action: String, path: DatabasePath, data: some Sequence<UInt8>, tag: Int64?) -> [UInt8] {
+        var out = Array(#"{"t":"d","d":{"a":""#.utf8)
+        out += action.utf8
+        out += #"","b":{"p":"#.utf8
+        JSONWriter.appendString(self.wirePath(path), to: &out)
+        out += #","d":"#.utf8
+        out += data
+        if let tag {
+            out += #","t":"#.utf8
+            JSONWriter.appendInt(tag, to: &out)
+        }
+        out += "}}}".utf8
+        return out
+    }
+
+    /// A listen revoked `c` (its access was taken away): `query` for a query listen (JS expects an
+    /// array of query objects).
+    package static func revoke(path: DatabasePath, query: QueryParams?) -> [UInt8] {
+        var body: [String: JSONValue] = ["p": .string(self.wirePath(path))]
+        if let query { body["q"] = .array([WireQuery.object(query)]) }
+        return Array(#"{"t":"d","d":{"a":"c","b":"#.utf8) + JSONWriter.bytes(.object(body)) + Array("}}".utf8)
+    }
+
+    /// Auth revoked `ac` (the token expired or is no longer valid): clients drop it and reconnect.
+    package static func authRevoked(status: String, reason: String) -> [UInt8] {
+        Array(#"{"t":"d","d":{"a":"ac","b":"#.utf8) + JSONWriter.bytes(["s": .string(status), "d": .string(reason)]) + Array("}}".utf8)
+    }
+
+    /// A path as the server writes it: keys joined by `/` with no leading slash, `/` for the root
+    /// (clients drop empty segments, so both read back as the same path).
+    package static func wirePath(_ path: DatabasePath) -> String {
+        path.isRoot ? "/" : path.keys.map(\.string).joined(separator: "/")
+    }
+}

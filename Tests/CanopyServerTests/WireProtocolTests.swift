@@ -1,0 +1,34 @@
+import CanopyServer
+import Foundation
+import Testing
+
+/// The SDKs' WebSocket protocol, driven frame by frame by a client of our own written from the
+/// protocol notes and the JS SDK's captured conversation (`Interop/wire_protocol_client.py`, on
+/// Python's `websockets` from PyPI), against a live server on loopback.
+///
+/// Runs with the interop interpreter (`CANOPY_INTEROP_PYTHON`, which `.ci/run` provides with
+/// `websockets` installed); with `CANOPY_REQUIRE_INTEROP=1` a missing interpreter fails the test.
+@Suite("WebSocket protocol")
+struct WireProtocolTests {
+    static let scenarios = [
+        "handshake", "captured_conversation", "default_listen", "large_messages", "transactions",
+        "on_disconnect", "reconnect_with_ls", "queries_and_gets", "bad_frames",
+        "random_differential", "vanish_mid_frame", "slow_reader", "many_sockets",
+    ]
+
+    @Test("scenario", .enabled(if: PythonClient.runnable, PythonClient.skipReason), arguments: scenarios)
+    func scenario(_ name: String) async throws {
+        let server = makeServer()
+        try await withLiveServer(server) { port in
+            try await PythonClient.run("wire_protocol_client", ["ws://127.0.0.1:\(port)", name], expecting: "wire: \(name) ok")
+        }
+    }
+
+    @Test("with --auth-token: only the admin token opens the data", .enabled(if: PythonClient.runnable, PythonClient.skipReason))
+    func adminToken() async throws {
+        let server = makeServer { $0.authToken = "s3cret" }
+        try await withLiveServer(server) { port in
+            try await PythonClient.run("wire_protocol_client", ["ws://127.0.0.1:\(port)", "admin_token"], expecting: "wire: admin_token ok")
+        }
+    }
+}
