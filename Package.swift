@@ -31,9 +31,14 @@ let package = Package(
         .systemLibrary(name: "CLibUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev"])]),
         .target(name: "CanopyLoop", dependencies: ["CLibUV"], swiftSettings: settings),
         .target(name: "CanopyCore", swiftSettings: settings),
-        .target(name: "CanopyStorage", dependencies: ["CanopyCore", .product(name: "Logging", package: "swift-log")], swiftSettings: settings),
-        .target(name: "CanopyWire", dependencies: ["CanopyCore", .product(name: "Crypto", package: "swift-crypto")], swiftSettings: settings),
-        .target(name: "Canopy", dependencies: ["CanopyCore", "CanopyLoop", "CanopyStorage", .product(name: "Logging", package: "swift-log")], swiftSettings: settings),
+        .target(name: "CanopyRules", dependencies: ["CanopyCore"], swiftSettings: settings),
+        .target(
+            name: "CanopyStorage", dependencies: ["CanopyCore", .product(name: "Logging", package: "swift-log")], swiftSettings: settings),
+        .target(
+            name: "CanopyWire", dependencies: ["CanopyCore", .product(name: "Crypto", package: "swift-crypto")], swiftSettings: settings),
+        .target(
+            name: "Canopy", dependencies: ["CanopyCore", "CanopyLoop", "CanopyStorage", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: settings),
         .target(
             name: "CanopyServer",
             dependencies: [
@@ -58,24 +63,39 @@ let package = Package(
             dependencies: [
                 "Canopy", "CanopyCore", "CanopyStorage", "CanopyServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: settings
         ),
         .executableTarget(
             name: "canopy-bench",
-            dependencies: ["Canopy", "CanopyCore", "CanopyServer", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            dependencies: [
+                "Canopy", "CanopyCore", "CanopyServer", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             swiftSettings: settings
         ),
         .executableTarget(name: "QuickStart", dependencies: ["Canopy"], path: "Samples/QuickStart"),
         .executableTarget(name: "BlogPosts", dependencies: ["Canopy", "CanopyServer"], path: "Samples/BlogPosts"),
         .target(name: "CanopyTestSupport", dependencies: ["CanopyStorage"], path: "Tests/CanopyTestSupport", swiftSettings: settings),
-        .executableTarget(name: "canopy-crash-writer", dependencies: ["Canopy", "CanopyTestSupport"], path: "Tests/CrashWriter", swiftSettings: settings),
-        .target(name: "CanopyFuzzTargets", dependencies: ["Canopy", "CanopyCore", "CanopyStorage", "CanopyServer", "CanopyTestSupport"], path: "Tests/FuzzTargets", swiftSettings: settings),
-        .executableTarget(name: "canopy-fuzz", dependencies: ["CanopyFuzzTargets"], path: "Tests/Fuzz", exclude: ["Corpus", "Regressions", "README.md"], swiftSettings: settings),
-        .testTarget(name: "CanopyFuzzTests", dependencies: ["CanopyFuzzTargets", "Canopy", "CanopyCore", "CanopyServer"], swiftSettings: settings),
+        .executableTarget(
+            name: "canopy-crash-writer", dependencies: ["Canopy", "CanopyTestSupport"], path: "Tests/CrashWriter", swiftSettings: settings),
+        .target(
+            name: "CanopyFuzzTargets",
+            dependencies: ["Canopy", "CanopyCore", "CanopyRules", "CanopyStorage", "CanopyServer", "CanopyTestSupport"],
+            path: "Tests/FuzzTargets", swiftSettings: settings),
+        .executableTarget(
+            name: "canopy-fuzz", dependencies: ["CanopyFuzzTargets"], path: "Tests/Fuzz", exclude: ["Corpus", "Regressions", "README.md"],
+            swiftSettings: settings),
+        .testTarget(
+            name: "CanopyFuzzTests", dependencies: ["CanopyFuzzTargets", "Canopy", "CanopyCore", "CanopyServer"], swiftSettings: settings),
         .testTarget(name: "CanopyCoreTests", dependencies: ["CanopyCore", "CanopyTestSupport"], swiftSettings: settings),
-        .testTarget(name: "CanopyStorageTests", dependencies: ["CanopyStorage", "CanopyCore", "CanopyTestSupport"], swiftSettings: settings),
+        .testTarget(
+            name: "CanopyRulesTests", dependencies: ["CanopyRules", "CanopyCore", "CanopyTestSupport"], exclude: ["Fixtures"],
+            swiftSettings: settings),
+        .testTarget(
+            name: "CanopyStorageTests", dependencies: ["CanopyStorage", "CanopyCore", "CanopyTestSupport"], swiftSettings: settings),
         .testTarget(name: "CanopyWireTests", dependencies: ["CanopyWire", "CanopyCore"], swiftSettings: settings),
         .testTarget(name: "CanopyLoopTests", dependencies: ["CanopyLoop", "CanopyTestSupport"], swiftSettings: settings),
         .testTarget(
@@ -90,8 +110,13 @@ let package = Package(
             resources: [.copy("Interop")],
             swiftSettings: settings
         ),
-        .testTarget(name: "CanopyCLITests", dependencies: ["canopy", "Canopy", "CanopyStorage", "CanopyCore", "CanopyTestSupport"], exclude: ["Snapshots"], swiftSettings: settings),
+        .testTarget(
+            name: "CanopyCLITests", dependencies: ["canopy", "Canopy", "CanopyStorage", "CanopyCore", "CanopyTestSupport"],
+            exclude: ["Snapshots"], swiftSettings: settings),
         .testTarget(name: "BlogPostsTests", dependencies: ["BlogPosts", "Canopy", "CanopyTestSupport"], swiftSettings: settings),
-        .testTarget(name: "CanopyTests", dependencies: ["Canopy", "CanopyCore", "CanopyLoop", "CanopyStorage", "CanopyTestSupport", "canopy-crash-writer"], resources: [.copy("Fixtures")], swiftSettings: settings),
+        .testTarget(
+            name: "CanopyTests",
+            dependencies: ["Canopy", "CanopyCore", "CanopyLoop", "CanopyStorage", "CanopyTestSupport", "canopy-crash-writer"],
+            resources: [.copy("Fixtures")], swiftSettings: settings),
     ]
 )

@@ -41,10 +41,14 @@ final class Scene: Sendable {
         var topHandles: [(DatabaseQuery, DatabaseHandle)] = []
         for user in users {
             let query = feeds.myTopPostsQuery(uid: user.uid)
-            let handle = query.observe(.childMoved, andPreviousSiblingKeyWith: { snapshot, previousKey in
-                guard let post = Post(snapshot: snapshot) else { return }
-                say("[top posts of \(user.username)] \"\(post.title)\" moved (stars: \(post.starCount)), now after \(self.title(previousKey))")
-            })
+            let handle = query.observe(
+                .childMoved,
+                andPreviousSiblingKeyWith: { snapshot, previousKey in
+                    guard let post = Post(snapshot: snapshot) else { return }
+                    say(
+                        "[top posts of \(user.username)] \"\(post.title)\" moved (stars: \(post.starCount)), now after \(self.title(previousKey))"
+                    )
+                })
             topHandles.append((query, handle))
         }
 
@@ -57,7 +61,8 @@ final class Scene: Sendable {
                     var keys: [String] = []
                     for n in 1...2 {
                         let title = "\(user.username)'s post #\(n)"
-                        let key = try await actions.writeNewPost(withUserID: user.uid, username: user.username, title: title, body: "Hello from \(user.username)")
+                        let key = try await actions.writeNewPost(
+                            withUserID: user.uid, username: user.username, title: title, body: "Hello from \(user.username)")
                         self.titles.withLock { $0[key] = title }
                         keys.append(key)
                     }
@@ -75,14 +80,22 @@ final class Scene: Sendable {
             for key in keys {
                 let comments = feeds.commentsRef(postID: key)
                 let postTitle = title(key)
-                commentHandles.append((comments, comments.observe(.childAdded) { snapshot in
-                    guard let comment = Comment(snapshot: snapshot) else { return }
-                    say("[comments on \(postTitle)] + \(comment.author): \(comment.text)")
-                }))
-                commentHandles.append((comments, comments.observe(.childRemoved) { snapshot in
-                    guard let comment = Comment(snapshot: snapshot) else { return }
-                    say("[comments on \(postTitle)] - \(comment.author): \(comment.text) (deleted)")
-                }))
+                commentHandles.append(
+                    (
+                        comments,
+                        comments.observe(.childAdded) { snapshot in
+                            guard let comment = Comment(snapshot: snapshot) else { return }
+                            say("[comments on \(postTitle)] + \(comment.author): \(comment.text)")
+                        }
+                    ))
+                commentHandles.append(
+                    (
+                        comments,
+                        comments.observe(.childRemoved) { snapshot in
+                            guard let comment = Comment(snapshot: snapshot) else { return }
+                            say("[comments on \(postTitle)] - \(comment.author): \(comment.text) (deleted)")
+                        }
+                    ))
             }
         }
 
@@ -93,8 +106,10 @@ final class Scene: Sendable {
                 group.addTask {
                     var myComments: [(String, String)] = []
                     for (offset, other) in posts.enumerated() where other.user.uid != me.uid {
-                        let first = other.keys[0], second = other.keys[1]
-                        let commentID = try await actions.addComment(postID: first, uid: me.uid, author: me.username, text: "Nice post, \(other.user.username)!")
+                        let first = other.keys[0]
+                        let second = other.keys[1]
+                        let commentID = try await actions.addComment(
+                            postID: first, uid: me.uid, author: me.username, text: "Nice post, \(other.user.username)!")
                         myComments.append((first, commentID))
                         try await actions.onStarTapped(postID: first, authorID: other.user.uid, uid: me.uid)
                         if offset == (index + 1) % users.count {

@@ -46,7 +46,9 @@ do {
     if let servePort {
         let url = URL(fileURLWithPath: dbPath).standardizedFileURL
         let namespace = url.lastPathComponent
-        guard NamespaceStore.isValidName(namespace) else { fail("with --serve the directory name must be a namespace name (letters, digits, - or _)") }
+        guard NamespaceStore.isValidName(namespace) else {
+            fail("with --serve the directory name must be a namespace name (letters, digits, - or _)")
+        }
         var configuration = ServerConfiguration()
         configuration.port = servePort
         configuration.defaultNamespace = namespace

@@ -1,5 +1,5 @@
-public import Foundation
 import CanopyCore
+public import Foundation
 
 /// The data at a location at one moment (Firebase's `DataSnapshot`): an immutable value that
 /// later writes never change. Cheap to keep: it shares storage with the database.
@@ -24,16 +24,24 @@ public struct DataSnapshot: Sendable {
     /// let post = snapshot.value as? [String: Any]
     /// let stars = post?["starCount"] as? Int ?? 0
     /// ```
+    ///
+    /// - Complexity: O(*s*) for *s* nodes: the whole tree is converted.
     public var value: Any? { self.node.plainJSON.anyValue }
 
     /// The data as a ``JSONValue`` (arrays as in ``value``; no priorities).
+    ///
+    /// - Complexity: O(*s*) for *s* nodes.
     public var json: JSONValue { self.node.plainJSON }
 
     /// The data with priorities: `.priority` keys, and `{".value": v, ".priority": p}` for leaves
     /// with a priority; never arrays.
+    ///
+    /// - Complexity: O(*s*) for *s* nodes.
     public func valueInExportFormat() -> Any? { self.node.exportJSON.anyValue }
 
     /// ``valueInExportFormat()`` as a ``JSONValue``.
+    ///
+    /// - Complexity: O(*s*) for *s* nodes.
     public var exportJSON: JSONValue { self.node.exportJSON }
 
     /// Whether there is data here (a priority alone is not data).
@@ -55,22 +63,33 @@ public struct DataSnapshot: Sendable {
     public func hasChildren() -> Bool { self.node.hasChildren }
 
     /// Whether there is data at the relative path (`"a/b"` allowed).
+    ///
+    /// - Complexity: O(*m* log *n*) for a relative path of *m* keys.
     public func hasChild(_ childPathString: String) -> Bool {
-        guard let relative = try? DatabasePath(validating: childPathString, function: "hasChild"), !childPathString.isEmpty else { return false }
+        guard let relative = try? DatabasePath(validating: childPathString, function: "hasChild"), !childPathString.isEmpty else {
+            return false
+        }
         return !self.node.node(at: relative.keys).isEmpty
     }
 
     /// The snapshot at a relative path; an empty snapshot (with that key) when there is no data.
     /// An invalid path gives an empty snapshot of this location's ``childSnapshot(forPath:)``
     /// counterpart; use ``validatedChildSnapshot(forPath:)`` to get the error instead.
+    ///
+    /// - Complexity: O(*d* + *m* log *n*) for a relative path of *m* keys below a location at depth *d*.
     public func childSnapshot(forPath childPathString: String) -> DataSnapshot {
         (try? self.validatedChildSnapshot(forPath: childPathString)) ?? DataSnapshot(node: .empty, path: self.path, database: self.database)
     }
 
     /// Like ``childSnapshot(forPath:)`` but throws a ``DatabaseError`` for an invalid path.
+    ///
+    /// - Complexity: O(*d* + *m* log *n*) for a relative path of *m* keys below a location at depth *d*.
     public func validatedChildSnapshot(forPath childPathString: String) throws(DatabaseError) -> DataSnapshot {
         if childPathString.isEmpty {
-            throw DatabaseError(.invalidPath, "childSnapshot(forPath:) failed: path argument was an invalid path = \"\". Paths must be non-empty strings and can't contain \".\", \"#\", \"$\", \"[\", or \"]\"")
+            throw DatabaseError(
+                .invalidPath,
+                "childSnapshot(forPath:) failed: path argument was an invalid path = \"\". Paths must be non-empty strings and can't contain \".\", \"#\", \"$\", \"[\", or \"]\""
+            )
         }
         let relative = try DatabasePath(validating: childPathString, function: "childSnapshot(forPath:)")
         return DataSnapshot(node: self.node.node(at: relative.keys), path: self.path.appending(relative), database: self.database)
@@ -85,9 +104,16 @@ public struct DataSnapshot: Sendable {
     ///     print(snap.key ?? "")
     /// }
     /// ```
+    ///
+    /// - Complexity: As ``childSnapshots``: O(*n* · *d*) for *n* children at depth *d*, plus O(*n* log *n*)
+    ///   to sort them in an order other than key order.
     public var children: NSEnumerator { SnapshotEnumerator(self.childSnapshots) }
 
     /// The direct children in this snapshot's order, typed.
+    ///
+    /// - Complexity: O(*n* · *d*) for *n* children at depth *d*: each child snapshot shares storage, but its
+    ///   path is built. An order other than key order (priority order is key order when no child has a
+    ///   priority) adds O(*n* log *n*) to sort them.
     public var childSnapshots: [DataSnapshot] {
         var ordered = OrderedChildren(node: self.node, index: self.index)
         return ordered.all().map { DataSnapshot(node: $0.node, path: self.path.appending($0.key), database: self.database) }
@@ -95,6 +121,7 @@ public struct DataSnapshot: Sendable {
 }
 
 extension DataSnapshot: CustomStringConvertible {
+    /// - Complexity: O(*s*) for *s* nodes.
     public var description: String {
         "Snap (\(self.key ?? "/")) \(self.node.exportJSON.jsonString())"
     }

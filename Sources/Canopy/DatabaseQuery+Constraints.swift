@@ -12,6 +12,8 @@ extension DatabaseQuery {
 
     /// Orders children by the value at a child path, which may be nested (`"metrics/views"`);
     /// children without it come first.
+    ///
+    /// - Complexity: O(*m*) for a child path of *m* keys (validated).
     public func queryOrdered(byChild key: String) -> DatabaseQuery {
         self.adding { builder in try builder.order(by: try QueryBuilder.childIndex(key)) }
     }
@@ -32,7 +34,9 @@ extension DatabaseQuery {
     }
 
     /// Children whose order value is greater than `startValue`.
-    public func queryStarting(afterValue startAfterValue: Any?) -> DatabaseQuery { self.queryStarting(afterValue: startAfterValue, childKey: nil) }
+    public func queryStarting(afterValue startAfterValue: Any?) -> DatabaseQuery {
+        self.queryStarting(afterValue: startAfterValue, childKey: nil)
+    }
 
     /// Children strictly after the position `(startAfterValue, childKey)`.
     public func queryStarting(afterValue startAfterValue: Any?, childKey: String?) -> DatabaseQuery {

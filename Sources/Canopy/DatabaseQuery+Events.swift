@@ -20,11 +20,19 @@ extension DatabaseQuery {
     ///     print(event.snapshot.key ?? "")
     /// }
     /// ```
+    ///
+    /// - Complexity: As ``observe(_:with:)``, once for each event type: O(*d* log *n*) to register, plus
+    ///   building the query's view once (O(*n* log *n*) for an index), then O(*k* log *n*) per write that
+    ///   changes *k* children.
     public func events(_ types: DataEventType...) -> AsyncThrowingStream<DatabaseEvent, any Error> {
         self.events(types)
     }
 
     /// ``events(_:)`` taking an array of types (all types when empty).
+    ///
+    /// - Complexity: As ``observe(_:with:)``, once for each event type: O(*d* log *n*) to register, plus
+    ///   building the query's view once (O(*n* log *n*) for an index), then O(*k* log *n*) per write that
+    ///   changes *k* children.
     public func events(_ types: [DataEventType]) -> AsyncThrowingStream<DatabaseEvent, any Error> {
         let types = types.isEmpty ? DataEventType.allCases : types
         return AsyncThrowingStream { continuation in
@@ -49,6 +57,10 @@ extension DatabaseQuery {
     }
 
     /// The successive values of this location or query, starting with the current one.
+    ///
+    /// - Complexity: As ``observe(_:with:)`` for `.value`: O(*d* log *n*) to register, plus building the
+    ///   query's view once (O(*n* log *n*) for an index), then O(*k* log *n*) per write that changes *k*
+    ///   children.
     public func values() -> AsyncThrowingStream<DataSnapshot, any Error> {
         AsyncThrowingStream { continuation in
             let handle = self.observe(.value, with: { continuation.yield($0) }, withCancel: { continuation.finish(throwing: $0) })

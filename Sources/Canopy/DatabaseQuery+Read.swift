@@ -3,6 +3,11 @@ import CanopyCore
 extension DatabaseQuery {
     /// Reads the current data of this location or query once. `completion` runs on the loop thread
     /// with the snapshot, or with an error for an invalid query or a closed database.
+    ///
+    /// - Complexity: O(*d* log *n*) on the loop for a location at depth *d*: the snapshot shares storage,
+    ///   nothing is copied. A ranged or limited query adds O(log *n* + *w* log *w*) for a result of *w*
+    ///   children when its order is key order or has a live index (an observer's of the same order, or
+    ///   ``keepSynced(_:)``), else O(*n* log *n*) to sort the *n* children.
     public func getData(completion: @escaping ((any Error)?, DataSnapshot?) -> Void) {
         let callback = LoopCallback(completion)
         if let error = self.constraintError {
@@ -16,6 +21,11 @@ extension DatabaseQuery {
     }
 
     /// Reads the current data of this location or query once.
+    ///
+    /// - Complexity: O(*d* log *n*) on the loop for a location at depth *d*: the snapshot shares storage,
+    ///   nothing is copied. A ranged or limited query adds O(log *n* + *w* log *w*) for a result of *w*
+    ///   children when its order is key order or has a live index (an observer's of the same order, or
+    ///   ``keepSynced(_:)``), else O(*n* log *n*) to sort the *n* children.
     public func getData() async throws -> DataSnapshot {
         if let error = self.constraintError { throw error }
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<DataSnapshot, any Error>) in
@@ -28,6 +38,8 @@ extension DatabaseQuery {
 
     /// The query's current result. Loop thread only.
     func snapshot(from engine: SyncEngine) -> DataSnapshot {
-        DataSnapshot(node: engine.queryResult(at: self.path, params: self.params), path: self.path, index: self.params.index, database: self.database)
+        DataSnapshot(
+            node: engine.queryResult(at: self.path, params: self.params), path: self.path, index: self.params.index, database: self.database
+        )
     }
 }

@@ -32,7 +32,8 @@ public class DatabaseQuery: @unchecked Sendable {
 
     /// The plain location of this query.
     public var ref: DatabaseReference {
-        DatabaseReference(database: self.database, path: self.path, error: self.constraintError.flatMap { $0.code == .invalidPath ? $0 : nil })
+        DatabaseReference(
+            database: self.database, path: self.path, error: self.constraintError.flatMap { $0.code == .invalidPath ? $0 : nil })
     }
 
     var core: DatabaseCore { self.database.core }

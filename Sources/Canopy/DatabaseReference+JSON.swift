@@ -10,12 +10,21 @@ extension DatabaseReference {
     /// ```
     /// - Throws: ``DatabaseError`` `.invalidJSON` with the line and column of a syntax error, or
     ///   the validation error `setValue` would give; nothing is written then.
+    ///
+    /// - Complexity: O(*b*) on the calling thread to parse *b* bytes; then on the loop, as ``setValue(_:)``,
+    ///   O(*s* + *d* log *n*) for the *s* nodes parsed, plus O(*k* log *n*) for each observed query or index
+    ///   it changes (*k* changed children) and O(*d*) per child event delivered (its path is built).
     public func importJSON(_ bytes: [UInt8]) throws {
         self.core.write(try self.importOperation(bytes), completion: nil)
     }
 
     /// ``importJSON(_:)-([UInt8])`` that returns once the data is applied (on a database opened at a path, once it is
     /// durable under its ``SyncPolicy``).
+    ///
+    /// - Complexity: O(*b*) on the calling thread to parse *b* bytes; then on the loop, as ``setValue(_:)``,
+    ///   O(*s* + *d* log *n*) for the *s* nodes parsed, plus O(*k* log *n*) for each observed query or index
+    ///   it changes (*k* changed children) and O(*d*) per child event delivered (its path is built). The wait
+    ///   for durability costs the loop nothing.
     @discardableResult
     public func importJSON(_ bytes: [UInt8]) async throws -> DatabaseReference {
         let write = try self.importOperation(bytes)
@@ -28,12 +37,17 @@ extension DatabaseReference {
     }
 
     /// ``importJSON(_:)-([UInt8])`` from a string.
+    ///
+    /// - Complexity: As ``importJSON(_:)-([UInt8])``, plus O(*b*) to copy the text's *b* bytes.
     public func importJSON(_ text: String) throws {
         try self.importJSON(Array(text.utf8))
     }
 
     /// The data here as JSON text, keys in key order. With `exportFormat`, priorities are kept
     /// (and no arrays are produced), so ``importJSON(_:)-([UInt8])`` restores the same tree.
+    ///
+    /// - Complexity: As ``DatabaseQuery/getData()`` on the loop; then O(*s*) off the loop to write the *s*
+    ///   nodes.
     public func exportJSON(pretty: Bool = false, exportFormat: Bool = true) async throws -> String {
         try await self.getData().jsonString(pretty: pretty, exportFormat: exportFormat)
     }
@@ -53,6 +67,8 @@ extension DatabaseReference {
 extension DataSnapshot {
     /// The snapshot's data as JSON text, keys in key order (`null` when there is none).
     /// - Parameter exportFormat: Include priorities, as ``valueInExportFormat()`` does.
+    ///
+    /// - Complexity: O(*s*) for *s* nodes (keys are already in key order).
     public func jsonString(pretty: Bool = false, exportFormat: Bool = false) -> String {
         NodeWriter.string(self.node, export: exportFormat, pretty: pretty)
     }

@@ -17,6 +17,11 @@ extension DatabaseReference {
     ///     return .success(withValue: currentData)
     /// }
     /// ```
+    ///
+    /// - Complexity: O(*d* log *n*) on the loop at depth *d* to read and to commit, plus the block's own
+    ///   work, the commit's events (as ``setValue(_:)``) and, on a database opened at a path, O(*s*) to
+    ///   journal the *s* nodes of the committed value. The block's data shares storage with the tree: only
+    ///   what it changes is copied.
     public func runTransactionBlock(_ block: @escaping (MutableData) -> TransactionResult) {
         self.runTransactionBlock(block, andCompletionBlock: nil, withLocalEvents: true)
     }
@@ -24,6 +29,11 @@ extension DatabaseReference {
     /// ``runTransactionBlock(_:)`` with a completion called on the loop thread with
     /// `(error, committed, snapshot)`: the committed data, or the current data when the block
     /// aborted. An invalid value set in the block fails the transaction with that error.
+    ///
+    /// - Complexity: O(*d* log *n*) on the loop at depth *d* to read and to commit, plus the block's own
+    ///   work, the commit's events (as ``setValue(_:)``) and, on a database opened at a path, O(*s*) to
+    ///   journal the *s* nodes of the committed value. The block's data shares storage with the tree: only
+    ///   what it changes is copied.
     public func runTransactionBlock(
         _ block: @escaping (MutableData) -> TransactionResult,
         andCompletionBlock completionBlock: (((any Error)?, Bool, DataSnapshot?) -> Void)?
@@ -33,6 +43,11 @@ extension DatabaseReference {
 
     /// ``runTransactionBlock(_:andCompletionBlock:)``. `withLocalEvents` is accepted for Firebase
     /// compatibility: an embedded database commits at once, so events always follow the commit.
+    ///
+    /// - Complexity: O(*d* log *n*) on the loop at depth *d* to read and to commit, plus the block's own
+    ///   work, the commit's events (as ``setValue(_:)``) and, on a database opened at a path, O(*s*) to
+    ///   journal the *s* nodes of the committed value. The block's data shares storage with the tree: only
+    ///   what it changes is copied.
     public func runTransactionBlock(
         _ block: @escaping (MutableData) -> TransactionResult,
         andCompletionBlock completionBlock: (((any Error)?, Bool, DataSnapshot?) -> Void)?,
@@ -47,16 +62,30 @@ extension DatabaseReference {
 
     /// ``runTransactionBlock(_:)`` that returns once the transaction completes, with whether it
     /// committed and the resulting (or, when aborted, current) data.
+    ///
+    /// - Complexity: O(*d* log *n*) on the loop at depth *d* to read and to commit, plus the block's own
+    ///   work, the commit's events (as ``setValue(_:)``) and, on a database opened at a path, O(*s*) to
+    ///   journal the *s* nodes of the committed value. The block's data shares storage with the tree: only
+    ///   what it changes is copied.
     @discardableResult
-    public func runTransactionBlock(_ block: @escaping (MutableData) -> TransactionResult) async throws -> (committed: Bool, snapshot: DataSnapshot) {
+    public func runTransactionBlock(_ block: @escaping (MutableData) -> TransactionResult) async throws -> (
+        committed: Bool, snapshot: DataSnapshot
+    ) {
         let update = LoopCallback(block)
         return try await self.runTransaction { data throws(DatabaseError) in update.value(data) }
     }
 
     /// A transaction whose block may throw: a thrown error aborts it and is rethrown here (wrapped
     /// in a `DatabaseError` with code `.userCodeFailed` unless it is one).
+    ///
+    /// - Complexity: O(*d* log *n*) on the loop at depth *d* to read and to commit, plus the block's own
+    ///   work, the commit's events (as ``setValue(_:)``) and, on a database opened at a path, O(*s*) to
+    ///   journal the *s* nodes of the committed value. The block's data shares storage with the tree: only
+    ///   what it changes is copied.
     @discardableResult
-    public func runTransaction(_ block: @escaping (MutableData) throws -> TransactionResult) async throws -> (committed: Bool, snapshot: DataSnapshot) {
+    public func runTransaction(_ block: @escaping (MutableData) throws -> TransactionResult) async throws -> (
+        committed: Bool, snapshot: DataSnapshot
+    ) {
         let update = LoopCallback(block)
         return try await withCheckedThrowingContinuation { continuation in
             self.startTransaction({ data throws(DatabaseError) in

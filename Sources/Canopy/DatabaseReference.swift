@@ -13,6 +13,8 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable {
     public var key: String? { self.path.last?.string }
 
     /// The parent location, `nil` at the root.
+    ///
+    /// - Complexity: O(*d*) at depth *d* (the path is copied).
     public var parent: DatabaseReference? {
         guard let parent = self.path.parent else { return nil }
         return DatabaseReference(database: self.database, path: parent, error: self.constraintError)
@@ -22,6 +24,9 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable {
     public var root: DatabaseReference { self.database.reference() }
 
     /// The location at `pathString` below this one (`"a/b"` is two levels; slashes collapse).
+    ///
+    /// - Complexity: O(*d* + *m*) for a path string of *m* keys below a location at depth *d*: the keys are
+    ///   validated and the path copied.
     public func child(_ pathString: String) -> DatabaseReference {
         if let error = self.constraintError { return DatabaseReference(database: self.database, path: self.path, error: error) }
         if pathString.isEmpty {
@@ -40,6 +45,8 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable {
     }
 
     /// Like ``child(_:)`` but throws a ``DatabaseError`` for an invalid path.
+    ///
+    /// - Complexity: As ``child(_:)``: O(*d* + *m*).
     public func validatedChild(_ pathString: String) throws(DatabaseError) -> DatabaseReference {
         let child = self.child(pathString)
         if let error = child.constraintError { throw error }
@@ -48,19 +55,28 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable {
 
     /// A new child location with a unique, chronologically ordered push ID as its key. Nothing is
     /// written until you write to it.
+    ///
+    /// - Complexity: O(*d*) at depth *d* (the path is copied); the push ID is O(1).
     public func childByAutoId() -> DatabaseReference {
         let key = PushIDGenerator.shared.next(now: self.core.clock())
         return DatabaseReference(database: self.database, path: self.path.appending(ChildKey(key)), error: self.constraintError)
     }
 
     /// The location as a path string (`/users/ada`), `/` for the root.
+    ///
+    /// - Complexity: O(*L*) for a path of *L* bytes.
     public var pathString: String { self.path.string }
 
     /// A URL for the location: `canopy:///users/ada`.
+    ///
+    /// - Complexity: O(*d* · *L*) for a path of *d* keys and *L* bytes: the string is rebuilt for each key.
     public var url: String { "canopy://" + self.path.keys.map { Self.percentEncode($0.string) }.reduce("") { $0 + "/" + $1 } }
 
     private static func invalidChildPath(_ string: String) -> DatabaseError {
-        DatabaseError(.invalidPath, "child failed: path argument was an invalid path = \"\(string)\". Paths must be non-empty strings and can't contain \".\", \"#\", \"$\", \"[\", or \"]\"")
+        DatabaseError(
+            .invalidPath,
+            "child failed: path argument was an invalid path = \"\(string)\". Paths must be non-empty strings and can't contain \".\", \"#\", \"$\", \"[\", or \"]\""
+        )
     }
 
     private static func percentEncode(_ s: String) -> String {
@@ -79,11 +95,14 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable {
 }
 
 extension DatabaseReference: CustomStringConvertible {
+    /// - Complexity: As ``url``: O(*d* · *L*) for a path of *d* keys and *L* bytes.
     public var description: String { self.url }
 }
 
 extension DatabaseReference: Equatable {
     /// References are equal when they are the same location of the same database.
+    ///
+    /// - Complexity: O(*d*): the paths are compared key by key.
     public static func == (lhs: DatabaseReference, rhs: DatabaseReference) -> Bool {
         lhs.database === rhs.database && lhs.path == rhs.path
     }

@@ -1,2 +1,2 @@
-@_exported public import enum CanopyCore.JSONValue
 @_exported public import struct CanopyCore.DatabaseError
+@_exported public import enum CanopyCore.JSONValue

@@ -1,5 +1,5 @@
-public import Foundation
 import CanopyCore
+public import Foundation
 
 /// The data a transaction block reads and changes (Firebase's `MutableData`).
 ///
@@ -35,12 +35,16 @@ public final class MutableData {
     /// The data here as Foundation values (as ``DataSnapshot/value``); `NSNull` when empty. Setting
     /// it replaces the data and clears its priority; `nil` removes it. An invalid value leaves the
     /// data unchanged and fails the transaction with the validation error.
+    ///
+    /// - Complexity: Reading, O(*s*) for *s* nodes; setting, O(*s* + *m* log *n*) for a value of *s* nodes
+    ///   *m* levels below the transaction's location (validated, then set in the working copy).
     public var value: Any? {
         get { self.node.plainJSON.anyValue }
         set {
             do {
                 let json = try JSONValue(any: newValue, function: "transaction")
-                var converter = try ValueConverter(function: "transaction", argument: "value", location: (self.store.location.keys + self.relativePath).map(\.string))
+                var converter = try ValueConverter(
+                    function: "transaction", argument: "value", location: (self.store.location.keys + self.relativePath).map(\.string))
                 let write = try converter.convert(json)
                 let resolved = write.resolved(against: self.node, now: self.store.now)
                 self.store.node.set(resolved, at: self.relativePath[...])
@@ -51,6 +55,9 @@ public final class MutableData {
     }
 
     /// The data here as a ``JSONValue``.
+    ///
+    /// - Complexity: As ``value``: O(*s*) to read; O(*s* + *m* log *n*) to set a value of *s* nodes *m*
+    ///   levels below the transaction's location.
     public var json: JSONValue {
         get { self.node.plainJSON }
         set { self.value = newValue }
@@ -58,6 +65,8 @@ public final class MutableData {
 
     /// The priority: a `String` or `NSNumber`, `NSNull` when none. Setting it on empty data does
     /// nothing.
+    ///
+    /// - Complexity: O(*m* log *n*) for data *m* levels below the transaction's location (O(1) at it).
     public var priority: Any? {
         get { self.node.priority.map { $0.jsonValue.anyValue } ?? NSNull() }
         set {
@@ -69,7 +78,8 @@ public final class MutableData {
                 case .none: self.store.node.set(current.withoutPriority, at: self.relativePath[...])
                 case .value(let p): self.store.node.set(current.withPriority(p), at: self.relativePath[...])
                 case .serverValue(let sv):
-                    self.store.node.set(current.withPriority(sv.resolve(current: current.priority, now: self.store.now)), at: self.relativePath[...])
+                    self.store.node.set(
+                        current.withPriority(sv.resolve(current: current.priority, now: self.store.now)), at: self.relativePath[...])
                 }
             } catch {
                 if self.store.error == nil { self.store.error = error }
@@ -78,22 +88,35 @@ public final class MutableData {
     }
 
     /// The number of direct children.
+    ///
+    /// - Complexity: O(*m* log *n*) for data *m* levels below the transaction's location (O(1) at it).
     public var childrenCount: UInt { UInt(self.node.childCount) }
 
     /// Whether there is at least one child.
+    ///
+    /// - Complexity: O(*m* log *n*) for data *m* levels below the transaction's location (O(1) at it).
     public func hasChildren() -> Bool { self.node.hasChildren }
 
     /// Whether there is data at the relative path.
+    ///
+    /// - Complexity: O((*m* + *p*) log *n*) for a relative path of *p* keys, *m* levels below the
+    ///   transaction's location.
     public func hasChild(atPath path: String) -> Bool {
         guard let relative = try? DatabasePath(validating: path, function: "hasChild(atPath:)") else { return false }
         return !self.node.node(at: relative.keys).isEmpty
     }
 
     /// The data at a relative path below this one, existing or not; writes go through to this data.
+    ///
+    /// - Complexity: O(*m* + *p*) for a relative path of *p* keys, *m* levels below the transaction's
+    ///   location.
     public func childData(byAppendingPath path: String) -> MutableData {
         guard let relative = try? DatabasePath(validating: path, function: "childData(byAppendingPath:)") else {
             if self.store.error == nil {
-                self.store.error = DatabaseError(.invalidPath, "childData(byAppendingPath:) failed: path argument was an invalid path = \"\(path)\". Paths must be non-empty strings and can't contain \".\", \"#\", \"$\", \"[\", or \"]\"")
+                self.store.error = DatabaseError(
+                    .invalidPath,
+                    "childData(byAppendingPath:) failed: path argument was an invalid path = \"\(path)\". Paths must be non-empty strings and can't contain \".\", \"#\", \"$\", \"[\", or \"]\""
+                )
             }
             return MutableData(store: self.store, path: self.relativePath)
         }
@@ -102,6 +125,9 @@ public final class MutableData {
 
     /// The direct children as they are now, in priority-then-key order (later additions are not
     /// visited).
+    ///
+    /// - Complexity: O(*n* · *m*) for *n* children *m* levels below the transaction's location (each child's
+    ///   path is built), plus O(*n* log *n*) to sort them when some child has a priority.
     public var children: NSEnumerator {
         var ordered = OrderedChildren(node: self.node, index: .priority)
         return MutableDataEnumerator(ordered.all().map { MutableData(store: self.store, path: self.relativePath + [$0.key]) })

@@ -1,7 +1,9 @@
 import CanopyCore
 
 extension Node {
-    /// Nodes (objects and leaves) and leaves in this tree. - Complexity: O(*n*)
+    /// Nodes (objects and leaves) and leaves in this tree.
+    ///
+    /// - Complexity: O(*n*)
     func counts() -> (nodes: Int, leaves: Int) {
         switch self {
         case .empty: return (0, 0)

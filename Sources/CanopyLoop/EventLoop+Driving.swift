@@ -22,11 +22,13 @@ extension EventLoop {
         // The thread owns this reference until it has finished the loop.
         let start = Unmanaged.passRetained(ThreadStart(loop: self, name: name)).toOpaque()
         var thread = uv_thread_t()
-        let status = uv_thread_create(&thread, { context in
-            guard let context else { return }
-            let start = Unmanaged<ThreadStart>.fromOpaque(context).takeRetainedValue()
-            start.loop.threadMain(name: start.name)
-        }, start)
+        let status = uv_thread_create(
+            &thread,
+            { context in
+                guard let context else { return }
+                let start = Unmanaged<ThreadStart>.fromOpaque(context).takeRetainedValue()
+                start.loop.threadMain(name: start.name)
+            }, start)
         guard status == 0 else {
             Unmanaged<ThreadStart>.fromOpaque(start).release()
             let closeHere = self.control.withLock { state -> Bool in

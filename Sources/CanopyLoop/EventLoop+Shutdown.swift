@@ -78,10 +78,12 @@ extension EventLoop {
             self.runJobs(limit: .max, isWakeup: false)
         }
         self.jobsRunDuringShutdown = self.jobsRunOnLoop - jobsBefore
-        uv_walk(self.loop, { handle, _ in
-            guard let handle, uv_is_closing(handle) == 0 else { return }
-            uv_close(handle, releaseClosedHandle)
-        }, nil)
+        uv_walk(
+            self.loop,
+            { handle, _ in
+                guard let handle, uv_is_closing(handle) == 0 else { return }
+                uv_close(handle, releaseClosedHandle)
+            }, nil)
     }
 
     /// Step two, on the loop thread: run the loop until every close callback and in-flight

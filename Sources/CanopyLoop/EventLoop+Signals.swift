@@ -19,12 +19,14 @@ extension EventLoop {
             throw UVError(code: status)
         }
         handle.pointee.data = nil  // nothing to keep alive: the callback finds the loop via loop->data
-        let started = uv_signal_start(handle, { handle, _ in
-            guard let handle else { return }
-            let loop = EventLoop.from(handle.pointee.loop)
-            loop.callbacksRun += 1
-            loop.shutdownFromSignal()
-        }, signal)
+        let started = uv_signal_start(
+            handle,
+            { handle, _ in
+                guard let handle else { return }
+                let loop = EventLoop.from(handle.pointee.loop)
+                loop.callbacksRun += 1
+                loop.shutdownFromSignal()
+            }, signal)
         guard started == 0 else {
             uv_close(cuv_handle(handle), releaseClosedHandle)
             throw UVError(code: started)

@@ -27,15 +27,18 @@ extension EventLoop {
         )
         let req = UnsafeMutablePointer<uv_work_t>.allocate(capacity: 1)
         req.pointee.data = Unmanaged.passRetained(request).toOpaque()  // released on completion
-        let status = uv_queue_work(self.loop, req, { req in
-            guard let data = req?.pointee.data else { return }
-            Unmanaged<ThreadPoolRequest>.fromOpaque(data).takeUnretainedValue().runWork()
-        }, { req, status in
-            guard let req, let data = req.pointee.data else { return }
-            let request = Unmanaged<ThreadPoolRequest>.fromOpaque(data).takeRetainedValue()
-            req.deallocate()
-            request.complete(status: status)
-        })
+        let status = uv_queue_work(
+            self.loop, req,
+            { req in
+                guard let data = req?.pointee.data else { return }
+                Unmanaged<ThreadPoolRequest>.fromOpaque(data).takeUnretainedValue().runWork()
+            },
+            { req, status in
+                guard let req, let data = req.pointee.data else { return }
+                let request = Unmanaged<ThreadPoolRequest>.fromOpaque(data).takeRetainedValue()
+                req.deallocate()
+                request.complete(status: status)
+            })
         precondition(status == 0, "uv_queue_work failed: \(UVError(code: status))")
         self.requestsInFlight += 1
     }

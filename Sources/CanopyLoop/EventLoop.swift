@@ -186,9 +186,11 @@ package final class EventLoop: @unchecked Sendable {
     func countHandles() -> Int {
         var count = 0
         withUnsafeMutablePointer(to: &count) { counter in
-            uv_walk(self.loop, { _, counter in
-                counter?.assumingMemoryBound(to: Int.self).pointee += 1
-            }, counter)
+            uv_walk(
+                self.loop,
+                { _, counter in
+                    counter?.assumingMemoryBound(to: Int.self).pointee += 1
+                }, counter)
         }
         return count
     }

@@ -69,12 +69,14 @@ package final class LoopTimer: @unchecked Sendable {
         handle.pointee.data = Unmanaged.passRetained(self).toOpaque()  // released on close
         self.state = .armed(handle)
         uv_update_time(loop.loop)  // measure the delay from now, not from the loop's cached time
-        uv_timer_start(handle, { handle in
-            guard let handle, let data = handle.pointee.data else { return }
-            let loop = EventLoop.from(handle.pointee.loop)
-            loop.callbacksRun += 1
-            Unmanaged<LoopTimer>.fromOpaque(data).takeUnretainedValue().fire()
-        }, self.timeoutMilliseconds, self.repeatMilliseconds)
+        uv_timer_start(
+            handle,
+            { handle in
+                guard let handle, let data = handle.pointee.data else { return }
+                let loop = EventLoop.from(handle.pointee.loop)
+                loop.callbacksRun += 1
+                Unmanaged<LoopTimer>.fromOpaque(data).takeUnretainedValue().fire()
+            }, self.timeoutMilliseconds, self.repeatMilliseconds)
     }
 
     /// Marks a timer that will never be armed as finished and drops its callback.

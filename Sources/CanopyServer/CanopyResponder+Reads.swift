@@ -6,7 +6,9 @@ import NIOCore
 
 /// GET of a location: the value (or a query's window, a shallow listing), with ETags.
 extension CanopyResponder {
-    func read(_ request: Request, path: DatabasePath, options: ReadOptions, namespace: Namespace, output: Output) async throws(RESTError) -> Response {
+    func read(_ request: Request, path: DatabasePath, options: ReadOptions, namespace: Namespace, output: Output) async throws(RESTError)
+        -> Response
+    {
         if request.headers[.ifMatch] != nil {
             throw .badRequest("if-match is not supported for GET; use if-none-match.")
         }

@@ -7,7 +7,9 @@ import Synchronization
 
 /// The `.priority` of a location and the `/.settings/rules.json` document.
 extension CanopyResponder {
-    func priority(_ request: inout Request, method: HTTPRequest.Method, path: DatabasePath, namespace: Namespace, output: Output) async throws(RESTError) -> Response {
+    func priority(_ request: inout Request, method: HTTPRequest.Method, path: DatabasePath, namespace: Namespace, output: Output)
+        async throws(RESTError) -> Response
+    {
         switch method {
         case .get:
             let node = try await namespace.database.loop { access in access.node(at: path) }
@@ -26,7 +28,9 @@ extension CanopyResponder {
         }
     }
 
-    func rules(_ request: inout Request, method: HTTPRequest.Method, namespace: Namespace, output: Output) async throws(RESTError) -> Response {
+    func rules(_ request: inout Request, method: HTTPRequest.Method, namespace: Namespace, output: Output) async throws(RESTError)
+        -> Response
+    {
         switch method {
         case .get:
             let rules = namespace.rules.withLock { $0 }

@@ -13,7 +13,10 @@ extension CanopyResponder {
             throw .badRequest("shallow and format=export are not supported on streams.")
         }
         let channel = context.channel
-        let stream = EventStream(location: path, query: options.hasFilters ? options.query : nil, limit: self.state.configuration.streamBufferBytes, scheduler: self.state.wakes) {
+        let stream = EventStream(
+            location: path, query: options.hasFilters ? options.query : nil, limit: self.state.configuration.streamBufferBytes,
+            scheduler: self.state.wakes
+        ) {
             channel?.close(promise: nil)
         }
         guard self.state.register(stream) else { throw RESTError(.serviceUnavailable, "The server is shutting down.") }
@@ -41,13 +44,15 @@ extension CanopyResponder {
         }
         if let channel { StreamHangup.install(on: channel) }
         let headers: HTTPFields = [.contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-cache"]
-        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
-            defer { cleanup() }
-            while let batch = await stream.next() {
-                if let bytes = batch.bytes { try await writer.write(bytes) }
-                if let trailer = batch.trailer { try await writer.write(trailer) }
-            }
-            try await writer.finish(nil)
-        })
+        return Response(
+            status: .ok, headers: headers,
+            body: ResponseBody { writer in
+                defer { cleanup() }
+                while let batch = await stream.next() {
+                    if let bytes = batch.bytes { try await writer.write(bytes) }
+                    if let trailer = batch.trailer { try await writer.write(trailer) }
+                }
+                try await writer.finish(nil)
+            })
     }
 }

@@ -8,7 +8,9 @@ import NIOCore
 /// durable.
 extension CanopyResponder {
     /// PUT and DELETE (and a `null` PATCH), with `if-match` compare-and-set.
-    func set(_ request: Request, path: DatabasePath, value: WriteValue, namespace: Namespace, output: Output) async throws(RESTError) -> Response {
+    func set(_ request: Request, path: DatabasePath, value: WriteValue, namespace: Namespace, output: Output) async throws(RESTError)
+        -> Response
+    {
         let ifMatch = request.headers[.ifMatch]
         let write = WriteOperation.set(path, value)
         let written: Node = try await namespace.database.apply { access in
@@ -46,7 +48,9 @@ extension CanopyResponder {
         return JSONBody.response(out, headers: headers)
     }
 
-    func update(path: DatabasePath, entries: [WriteOperation.Entry], namespace: Namespace, output: Output) async throws(RESTError) -> Response {
+    func update(path: DatabasePath, entries: [WriteOperation.Entry], namespace: Namespace, output: Output) async throws(RESTError)
+        -> Response
+    {
         let write = WriteOperation(path: path, entries: entries)
         let members: [(key: String, node: Node)] = try await namespace.database.apply { access in
             .write(write) { access in

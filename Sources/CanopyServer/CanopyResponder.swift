@@ -26,7 +26,8 @@ struct CanopyResponder: HTTPResponder {
                 "request",
                 metadata: [
                     "method": "\(request.method)", "uri": "\(Self.redacted(request.uri.description))",
-                    "status": "\(response.status.code)", "ms": "\(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)",
+                    "status": "\(response.status.code)",
+                    "ms": "\(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)",
                 ]
             )
         }
@@ -68,9 +69,15 @@ struct CanopyResponder: HTTPResponder {
         let silent: Bool
         let pretty: Bool
         switch target.parameters["print"] {
-        case nil, "": silent = false; pretty = false
-        case "silent": silent = true; pretty = false
-        case "pretty": silent = false; pretty = true
+        case nil, "":
+            silent = false
+            pretty = false
+        case "silent":
+            silent = true
+            pretty = false
+        case "pretty":
+            silent = false
+            pretty = true
         case let other?: throw .badRequest("print must be \"pretty\" or \"silent\", not \"\(other)\".")
         }
         let output = Output(silent: silent, pretty: pretty, wantsETag: request.headers[.firebaseETag]?.lowercased() == "true")
@@ -82,7 +89,9 @@ struct CanopyResponder: HTTPResponder {
             return try await self.priority(&request, method: method, path: path, namespace: namespace, output: output)
         case .data(let path):
             if method != .get {
-                if let name = ReadOptions.filterNames.first(where: { target.parameters[$0] != nil }) ?? ["shallow", "format"].first(where: { target.parameters[$0] != nil }) {
+                if let name = ReadOptions.filterNames.first(where: { target.parameters[$0] != nil })
+                    ?? ["shallow", "format"].first(where: { target.parameters[$0] != nil })
+                {
                     throw .badRequest("\(name) is only supported when reading (GET); this is a \(method).")
                 }
                 if path.isInfo { throw .badRequest("Can't modify data under /.info/.") }

@@ -39,7 +39,9 @@ extension CanopyServer {
     /// Answers one request without a connection: the REST handler as a function, for fuzzing
     /// and tests. `nil` for what never reaches the handler over HTTP (a method or header name
     /// that is not an HTTP token) and for event streams, which need a connection.
-    package func respond(method: String, target: String, headers: [(name: String, value: String)] = [], body: [UInt8] = []) async -> InProcessResponse? {
+    package func respond(method: String, target: String, headers: [(name: String, value: String)] = [], body: [UInt8] = []) async
+        -> InProcessResponse?
+    {
         guard let method = HTTPRequest.Method(method) else { return nil }
         var fields = HTTPFields()
         for (name, value) in headers {

@@ -37,19 +37,22 @@ public final class CanopyServer: Sendable {
             idleTimeout: self.configuration.idleTimeout.map { TimeAmount($0) }
         )
         // The SDKs split messages at 16,384 UTF-16 code units; a frame may hold three bytes each.
-        let ws = WebSocketServerConfiguration(maxFrameSize: WireConnection.maxFrameBytes, autoPing: .enabled(timePeriod: .seconds(30)), validateUTF8: true)
+        let ws = WebSocketServerConfiguration(
+            maxFrameSize: WireConnection.maxFrameBytes, autoPing: .enabled(timePeriod: .seconds(30)), validateUTF8: true)
         let state = self.state
         return Application(
             responder: CanopyResponder(state: self.state),
             server: HTTPServerBuilder { responder in
                 HeadDeadlineChannel(
-                    inner: HTTP1WebSocketUpgradeChannel(responder: responder, configuration: .init(http1: http1, ws: ws)) { request, channel, _ in
+                    inner: HTTP1WebSocketUpgradeChannel(responder: responder, configuration: .init(http1: http1, ws: ws)) {
+                        request, channel, _ in
                         await WireUpgrade.decide(request, channel: channel, state: state)
                     },
                     timeout: self.configuration.idleTimeout.map { TimeAmount($0) }
                 )
             },
-            configuration: ApplicationConfiguration(address: .hostname(self.configuration.host, port: self.configuration.port), serverName: "Canopy"),
+            configuration: ApplicationConfiguration(
+                address: .hostname(self.configuration.host, port: self.configuration.port), serverName: "Canopy"),
             onServerRunning: { [self] channel in self.started(port: channel.localAddress?.port) },
             logger: self.configuration.logger
         )

@@ -65,7 +65,8 @@ enum EventRender {
         switch change {
         case nil: return nil
         case .put(let path, let node)?: return self.put(path, node)
-        case .patch(let path, let members)?: return self.patch(path, members.map { ($0.path.map(\.string).joined(separator: "/"), $0.node) })
+        case .patch(let path, let members)?:
+            return self.patch(path, members.map { ($0.path.map(\.string).joined(separator: "/"), $0.node) })
         }
     }
 }

@@ -40,7 +40,9 @@ final class EventStream: Sendable {
 
     private static let nextID = Atomic<UInt64>(1)
 
-    init(location: DatabasePath, query: QueryParams?, limit: Int, scheduler: WakeScheduler? = nil, disconnect: @escaping @Sendable () -> Void) {
+    init(
+        location: DatabasePath, query: QueryParams?, limit: Int, scheduler: WakeScheduler? = nil, disconnect: @escaping @Sendable () -> Void
+    ) {
         self.id = Self.nextID.wrappingAdd(1, ordering: .relaxed).oldValue
         self.location = location
         self.query = query
@@ -57,7 +59,12 @@ final class EventStream: Sendable {
     /// interval ago: then the wake is deferred to the scheduler's next tick, so that a busy
     /// stream writes its events in batches (one write per tick) instead of one by one.
     func send(_ bytes: ByteBuffer) {
-        enum Action { case none, wake(CheckedContinuation<Void, Never>), schedule, overflow(CheckedContinuation<Void, Never>?) }
+        enum Action {
+            case none
+            case wake(CheckedContinuation<Void, Never>)
+            case schedule
+            case overflow(CheckedContinuation<Void, Never>?)
+        }
         let action: Action = self.state.withLock { state in
             guard !state.finished && !state.dropped else { return .none }
             let queued = state.buffer?.readableBytes ?? 0
@@ -138,7 +145,10 @@ final class EventStream: Sendable {
     /// The next batch, waiting for one; `nil` once the stream ended. One consumer only.
     func next() async -> Batch? {
         while true {
-            enum Step { case batch(Batch), end, wait }
+            enum Step {
+                case batch(Batch)
+                case end, wait
+            }
             let step: Step = self.state.withLock { state in
                 if state.dropped { return .end }
                 if state.buffer != nil || state.trailer != nil {

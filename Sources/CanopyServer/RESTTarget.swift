@@ -45,7 +45,8 @@ struct RESTTarget {
         }
         self.parameters = parameters
         guard pathPart.hasSuffix(".json") else {
-            throw .badRequest("Unsupported path \"\(pathPart)\": REST locations end in .json (for example /users/ada.json, or /.json for the root).")
+            throw .badRequest(
+                "Unsupported path \"\(pathPart)\": REST locations end in .json (for example /users/ada.json, or /.json for the root).")
         }
         let stem = pathPart.dropLast(5)
         var segments: [String] = []
@@ -66,7 +67,9 @@ struct RESTTarget {
         var bytes = 0
         for segment in segments {
             guard KeyValidation.isValidKey(segment) || (keys.isEmpty && segment == ".info") else {
-                throw .badRequest("Invalid path \"\(Self.display(segments))\": keys must be non-empty and can't contain \".\", \"#\", \"$\", \"[\", \"]\" or control characters.")
+                throw .badRequest(
+                    "Invalid path \"\(Self.display(segments))\": keys must be non-empty and can't contain \".\", \"#\", \"$\", \"[\", \"]\" or control characters."
+                )
             }
             bytes += 1 + segment.utf8.count
             keys.append(ChildKey(segment))

@@ -42,7 +42,9 @@ struct ReadOptions {
             // firebase-tools pages shallow listings with limitToFirst and startAfter in key order.
             let allowed: Set = ["orderBy", "limitToFirst", "startAfter", "startAt"]
             if orderBy != "$key" || present.contains(where: { !allowed.contains($0) }) {
-                throw .badRequest("shallow cannot be combined with orderBy other than \"$key\" or with \(present.filter { !allowed.contains($0) }.joined(separator: ", ")).")
+                throw .badRequest(
+                    "shallow cannot be combined with orderBy other than \"$key\" or with \(present.filter { !allowed.contains($0) }.joined(separator: ", "))."
+                )
             }
         }
         func limit(_ name: String) throws(RESTError) -> UInt? {
@@ -53,7 +55,9 @@ struct ReadOptions {
         var bounds: [(name: String, value: JSONValue)] = []
         for name in ["startAt", "startAfter", "endAt", "endBefore", "equalTo"] {
             guard let raw = parameters[name] else { continue }
-            do { bounds.append((name, try Self.json(raw))) } catch { throw .badRequest("\(name) must be a JSON value (a quoted string, a number, a boolean or null), not \(raw).") }
+            do { bounds.append((name, try Self.json(raw))) } catch {
+                throw .badRequest("\(name) must be a JSON value (a quoted string, a number, a boolean or null), not \(raw).")
+            }
         }
         let first = try limit("limitToFirst")
         let last = try limit("limitToLast")
@@ -67,7 +71,9 @@ struct ReadOptions {
     /// The query of `orderBy` (`"$key"`, `"$value"`, `"$priority"` or a child path), the limits and
     /// the bounds, added in that order to the library's ``QueryBuilder``: the same checks and
     /// messages as `queryOrdered(byChild:)`, `queryLimited(toFirst:)`, `queryStarting(atValue:)`…
-    private static func query(orderBy: String, limitToFirst: UInt?, limitToLast: UInt?, bounds: [(name: String, value: JSONValue)]) throws(DatabaseError) -> QueryParams {
+    private static func query(orderBy: String, limitToFirst: UInt?, limitToLast: UInt?, bounds: [(name: String, value: JSONValue)])
+        throws(DatabaseError) -> QueryParams
+    {
         var builder = QueryBuilder()
         switch orderBy {
         case "$key": try builder.order(by: .key)

@@ -56,7 +56,9 @@ public struct ServerConfiguration: Sendable {
     /// Checks the combination of options; the message says what to change.
     public func validate() throws(ServerError) {
         if self.authToken == nil && !self.allowInsecure && !Self.isLoopback(self.host) {
-            throw ServerError("Refusing to serve \(self.host) without --auth-token: anyone who can reach it could read and write every database. Pass --auth-token TOKEN, or --insecure to serve it open.")
+            throw ServerError(
+                "Refusing to serve \(self.host) without --auth-token: anyone who can reach it could read and write every database. Pass --auth-token TOKEN, or --insecure to serve it open."
+            )
         }
         if let token = self.authToken, token.isEmpty { throw ServerError("The auth token must not be empty.") }
         if !(0...65_535).contains(self.port) { throw ServerError("The port must be between 0 and 65535.") }
@@ -64,7 +66,11 @@ public struct ServerConfiguration: Sendable {
         if self.keepAliveInterval <= .zero { throw ServerError("The keep-alive interval must be positive.") }
         if let timeout = self.idleTimeout, timeout <= .zero { throw ServerError("The idle timeout must be positive.") }
         if let timeout = self.requestBodyTimeout, timeout <= .zero { throw ServerError("The request body timeout must be positive.") }
-        if self.streamCoalescing < .zero || self.streamCoalescing > .seconds(1) { throw ServerError("The stream coalescing interval must be between 0 and 1 second.") }
-        if !NamespaceStore.isValidName(self.defaultNamespace) { throw ServerError("Invalid default namespace \"\(self.defaultNamespace)\".") }
+        if self.streamCoalescing < .zero || self.streamCoalescing > .seconds(1) {
+            throw ServerError("The stream coalescing interval must be between 0 and 1 second.")
+        }
+        if !NamespaceStore.isValidName(self.defaultNamespace) {
+            throw ServerError("Invalid default namespace \"\(self.defaultNamespace)\".")
+        }
     }
 }

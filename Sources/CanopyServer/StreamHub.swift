@@ -68,11 +68,13 @@ final class StreamHub: @unchecked Sendable {
             group.streams[stream.id] = stream
         } else {
             initial = access.node(at: stream.location)
-            let group = self.locations[stream.location] ?? {
-                let group = LocationStreams()
-                self.locations[stream.location] = group
-                return group
-            }()
+            let group =
+                self.locations[stream.location]
+                ?? {
+                    let group = LocationStreams()
+                    self.locations[stream.location] = group
+                    return group
+                }()
             group.streams[stream.id] = stream
             if self.subscription == nil {
                 self.subscription = access.followChanges { [self] write, root in self.changed(write, root: root) }

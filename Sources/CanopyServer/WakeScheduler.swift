@@ -1,7 +1,7 @@
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Defers the wakes of streams that were woken less than `interval` ago and wakes them all on

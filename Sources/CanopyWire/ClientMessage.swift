@@ -102,7 +102,9 @@ package enum ClientAction: Sendable, Equatable {
         case "s":
             return .stats
         case "auth", "gauth":
-            guard let credential = body["cred"]?.stringValue else { throw DatabaseError(.invalidValue, "\(action) needs a credential \"cred\"") }
+            guard let credential = body["cred"]?.stringValue else {
+                throw DatabaseError(.invalidValue, "\(action) needs a credential \"cred\"")
+            }
             return .auth(credential: credential, authVariable: body["authvar"], noAuth: body["noauth"]?.boolValue ?? false)
         case "unauth":
             return .unauth

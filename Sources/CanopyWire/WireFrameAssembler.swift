@@ -41,7 +41,10 @@ package struct WireFrameAssembler: Sendable {
             self.pieces.append(frame)
             self.remaining -= 1
             guard self.remaining == 0 else { return nil }
-            defer { self.pieces = []; self.bytes = 0 }
+            defer {
+                self.pieces = []
+                self.bytes = 0
+            }
             return self.pieces.joined()
         }
         if let count = Self.frameCount(frame) {

@@ -55,13 +55,17 @@ package enum WireQuery {
         case ".priority": return .priority
         default:
             let path: DatabasePath
-            do { path = try DatabasePath(validating: name, function: "query") } catch { throw invalid("\"i\" is not a valid child path: \(name)") }
+            do { path = try DatabasePath(validating: name, function: "query") } catch {
+                throw invalid("\"i\" is not a valid child path: \(name)")
+            }
             if path.isRoot { return .value }
             return .child(path.keys)
         }
     }
 
-    private static func bound(value: JSONValue, name: JSONValue?, inclusive: JSONValue?, index: QueryIndex, isStart: Bool) throws(DatabaseError) -> QueryBound {
+    private static func bound(value: JSONValue, name: JSONValue?, inclusive: JSONValue?, index: QueryIndex, isStart: Bool)
+        throws(DatabaseError) -> QueryBound
+    {
         let member = isStart ? "sp" : "ep"
         var isInclusive = true
         if let inclusive {
@@ -76,7 +80,9 @@ package enum WireQuery {
         switch value {
         case .null: leaf = nil
         case .bool(let b):
-            if index == .priority { throw invalid("\"\(member)\" must be a valid priority (null, a number or a string) with the priority index") }
+            if index == .priority {
+                throw invalid("\"\(member)\" must be a valid priority (null, a number or a string) with the priority index")
+            }
             leaf = .bool(b)
         case .int(let i): leaf = .int(i)
         case .double(let d): leaf = .double(d)
@@ -101,17 +107,28 @@ package enum WireQuery {
         case .value: members["i"] = ".value"
         case .child(let keys): members["i"] = .string(keys.map(\.string).joined(separator: "/"))
         }
-        if let start = params.start { self.write(start, value: "sp", name: "sn", inclusive: "sin", isStart: true, index: params.index, into: &members) }
-        if let end = params.end { self.write(end, value: "ep", name: "en", inclusive: "ein", isStart: false, index: params.index, into: &members) }
+        if let start = params.start {
+            self.write(start, value: "sp", name: "sn", inclusive: "sin", isStart: true, index: params.index, into: &members)
+        }
+        if let end = params.end {
+            self.write(end, value: "ep", name: "en", inclusive: "ein", isStart: false, index: params.index, into: &members)
+        }
         switch params.limit {
-        case .first(let n)?: members["l"] = .int(Int64(n)); members["vf"] = "l"
-        case .last(let n)?: members["l"] = .int(Int64(n)); members["vf"] = "r"
+        case .first(let n)?:
+            members["l"] = .int(Int64(n))
+            members["vf"] = "l"
+        case .last(let n)?:
+            members["l"] = .int(Int64(n))
+            members["vf"] = "r"
         case nil: break
         }
         return .object(members)
     }
 
-    private static func write(_ bound: QueryBound, value: String, name: String, inclusive: String, isStart: Bool, index: QueryIndex, into members: inout [String: JSONValue]) {
+    private static func write(
+        _ bound: QueryBound, value: String, name: String, inclusive: String, isStart: Bool, index: QueryIndex,
+        into members: inout [String: JSONValue]
+    ) {
         members[inclusive] = .bool(bound.inclusive)
         if index == .key {
             members[value] = .string(Self.keyName(bound.key))

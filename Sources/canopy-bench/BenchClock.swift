@@ -3,7 +3,7 @@ import Dispatch
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Nanoseconds on the monotonic clock (a vDSO call, cheap enough to time single API calls).
@@ -42,6 +42,9 @@ struct LatencySummary {
 
     /// `p50_us`, `p99_us`, `p999_us`, `max_us`.
     var fields: [(String, JSONField)] {
-        [("p50_us", .double(self.p50, 2)), ("p99_us", .double(self.p99, 2)), ("p999_us", .double(self.p999, 2)), ("max_us", .double(self.max, 1))]
+        [
+            ("p50_us", .double(self.p50, 2)), ("p99_us", .double(self.p99, 2)), ("p999_us", .double(self.p999, 2)),
+            ("max_us", .double(self.max, 1)),
+        ]
     }
 }

@@ -3,7 +3,7 @@ import Dispatch
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Peak resident set size of this process in MB (`getrusage` maxrss, KiB on Linux).

@@ -3,7 +3,7 @@ import Dispatch
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Progress and notes go to stderr; stdout carries only the JSON lines.

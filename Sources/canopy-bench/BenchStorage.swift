@@ -3,7 +3,7 @@ import Dispatch
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A fresh directory for one scenario's durable database, under `CANOPY_BENCH_DIR` (default: the
@@ -55,7 +55,10 @@ final class BenchDirectory: Sendable {
         var all = true
         for file in self.databaseFiles() {
             let fd = open(self.databasePath + "/" + file.name, O_RDONLY)
-            guard fd >= 0 else { all = false; continue }
+            guard fd >= 0 else {
+                all = false
+                continue
+            }
             fsync(fd)
             if posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) != 0 { all = false }
             close(fd)
@@ -106,7 +109,9 @@ private final class AsyncOutcome<T>: @unchecked Sendable {  // written before th
 
 /// The storage status of a durable database (blocking).
 func blockingStorageStatus(_ db: Database) throws -> StorageStatus {
-    guard let status = try blockingAwait({ try await db.storageStatus() }) else { throw BenchError("no storage status (in-memory database?)") }
+    guard let status = try blockingAwait({ try await db.storageStatus() }) else {
+        throw BenchError("no storage status (in-memory database?)")
+    }
     return status
 }
 

@@ -3,7 +3,7 @@ import Dispatch
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // Measurement helpers shared by every scenario: the scale knob, a monotonic clock, resident-set

@@ -46,10 +46,15 @@ func rowFanOut(_ name: String, listeners: Int, _ store: Store) throws -> BenchRe
     let seconds = secondsSince(start)
     var check = "ok"
     if counts.events - initialEvents != updates { check = "FAIL \(counts.events - initialEvents) events for \(updates) updates" }
-    for (slot, value) in expectedLast where counts.last[slot] != value { check = "FAIL observer \(slot) holds \(counts.last[slot]), not \(value)" }
+    for (slot, value) in expectedLast where counts.last[slot] != value {
+        check = "FAIL observer \(slot) holds \(counts.last[slot]), not \(value)"
+    }
     return BenchResult(
         scenario: name, store: store, n: updates, seconds: seconds,
-        extra: [("posts", .int(count)), ("listeners", .int(observed)), ("events", .int(counts.events - initialEvents)), ("rss_per_listener_b", .double(perListener, 0))],
+        extra: [
+            ("posts", .int(count)), ("listeners", .int(observed)), ("events", .int(counts.events - initialEvents)),
+            ("rss_per_listener_b", .double(perListener, 0)),
+        ],
         check: check)
 }
 
@@ -80,7 +85,8 @@ func broadcast(_ name: String, listeners: Int, _ store: Store) throws -> BenchRe
     let seconds = secondsSince(start)
     let delivered = calls.calls - initial
     let expectedSum = Int64(count) * Int64(writes) * Int64(writes + 1) / 2
-    let check = delivered == writes * count && calls.lastSum == expectedSum ? "ok" : "FAIL \(delivered) callbacks, expected \(writes * count)"
+    let check =
+        delivered == writes * count && calls.lastSum == expectedSum ? "ok" : "FAIL \(delivered) callbacks, expected \(writes * count)"
     return BenchResult(
         scenario: name, store: store, n: delivered, seconds: seconds,
         extra: [("listeners", .int(count)), ("writes", .int(writes)), ("writes_per_s", .int(Int(Double(writes) / seconds)))],

@@ -65,7 +65,10 @@ func memoryPerLeaf(_ shape: MemoryShape, _ store: Store) throws -> BenchResult {
             }
             input = .object(object)
             samples = sampleAt.map { i in
-                (paddedKey(UInt8(ascii: "r"), i / columns, digits: 3) + "/" + paddedKey(UInt8(ascii: "c"), i % columns, digits: 3), shape.value(i))
+                (
+                    paddedKey(UInt8(ascii: "r"), i / columns, digits: 3) + "/" + paddedKey(UInt8(ascii: "c"), i % columns, digits: 3),
+                    shape.value(i)
+                )
             }
         } else {
             var object = [String: JSONValue](minimumCapacity: n)

@@ -26,8 +26,10 @@ struct PostGenerator {
 
     init(seed: UInt64) {
         var rng = BenchRNG(seed: seed)
-        let words = ["realtime", "tree", "json", "swift", "query", "window", "event", "child",
-                     "value", "sync", "journal", "server", "stream", "index", "order", "limit"]
+        let words = [
+            "realtime", "tree", "json", "swift", "query", "window", "event", "child",
+            "value", "sync", "journal", "server", "stream", "index", "order", "limit",
+        ]
         self.templates = (0..<256).map { _ in
             var text: [UInt8] = []
             while text.count < 100 { text += Array((words[rng.next(below: words.count)] + " ").utf8) }
@@ -42,7 +44,9 @@ struct PostGenerator {
         var starCount: Int
 
         var dictionary: [String: Any] { ["title": self.title, "body": self.body, "starCount": self.starCount] }
-        var json: JSONValue { .object(["title": .string(self.title), "body": .string(self.body), "starCount": .int(Int64(self.starCount))]) }
+        var json: JSONValue {
+            .object(["title": .string(self.title), "body": .string(self.body), "starCount": .int(Int64(self.starCount))])
+        }
     }
 
     mutating func post(_ index: Int) -> Post {

@@ -7,7 +7,7 @@ import NIOPosix
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // B9 (server-sent event fan-out) and B10 (concurrent HTTP writes) against `canopy serve`'s
@@ -20,13 +20,27 @@ import Glibc
 var serverScenarios: [Scenario] {
     if let directory = ProcessInfo.processInfo.environment["CANOPY_BENCH_SERVER"] { serveForBenchmark(directory: directory) }
     return [
-        Scenario(name: "B9.sse.c100.w100", stores: [.memory, .journal]) { try sseFanOut("B9.sse.c100.w100", clients: 100, writesPerSecond: 100, $0) },
-        Scenario(name: "B9.sse.c100.w1k", stores: [.memory, .journal]) { try sseFanOut("B9.sse.c100.w1k", clients: 100, writesPerSecond: 1_000, $0) },
-        Scenario(name: "B9.sse.c1k.w100", stores: [.memory, .journal]) { try sseFanOut("B9.sse.c1k.w100", clients: 1_000, writesPerSecond: 100, $0) },
-        Scenario(name: "B9.sse.c1k.w1k", stores: [.memory, .journal]) { try sseFanOut("B9.sse.c1k.w1k", clients: 1_000, writesPerSecond: 1_000, $0) },
-        Scenario(name: "B9.sse.query.c100.w100", stores: [.memory]) { try sseFanOut("B9.sse.query.c100.w100", clients: 100, writesPerSecond: 100, query: true, $0) },
-        Scenario(name: "B9.sse.query.c100.w1k", stores: [.memory]) { try sseFanOut("B9.sse.query.c100.w1k", clients: 100, writesPerSecond: 1_000, query: true, $0) },
-        Scenario(name: "B10.http.writes", stores: [.memory, .journal]) { try httpWrites("B10.http.writes", clients: 50, writes: 200_000, $0) },
+        Scenario(name: "B9.sse.c100.w100", stores: [.memory, .journal]) {
+            try sseFanOut("B9.sse.c100.w100", clients: 100, writesPerSecond: 100, $0)
+        },
+        Scenario(name: "B9.sse.c100.w1k", stores: [.memory, .journal]) {
+            try sseFanOut("B9.sse.c100.w1k", clients: 100, writesPerSecond: 1_000, $0)
+        },
+        Scenario(name: "B9.sse.c1k.w100", stores: [.memory, .journal]) {
+            try sseFanOut("B9.sse.c1k.w100", clients: 1_000, writesPerSecond: 100, $0)
+        },
+        Scenario(name: "B9.sse.c1k.w1k", stores: [.memory, .journal]) {
+            try sseFanOut("B9.sse.c1k.w1k", clients: 1_000, writesPerSecond: 1_000, $0)
+        },
+        Scenario(name: "B9.sse.query.c100.w100", stores: [.memory]) {
+            try sseFanOut("B9.sse.query.c100.w100", clients: 100, writesPerSecond: 100, query: true, $0)
+        },
+        Scenario(name: "B9.sse.query.c100.w1k", stores: [.memory]) {
+            try sseFanOut("B9.sse.query.c100.w1k", clients: 100, writesPerSecond: 1_000, query: true, $0)
+        },
+        Scenario(name: "B10.http.writes", stores: [.memory, .journal]) {
+            try httpWrites("B10.http.writes", clients: 50, writes: 200_000, $0)
+        },
     ]
 }
 
@@ -219,7 +233,10 @@ final class HTTPLoadHandler: ChannelInboundHandler, @unchecked Sendable {
 }
 
 func httpRequest(_ method: String, _ target: String, body: String) -> ByteBuffer {
-    ByteBuffer(string: "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+    ByteBuffer(
+        string:
+            "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+    )
 }
 
 // MARK: - B10
@@ -258,7 +275,9 @@ func httpWrites(_ name: String, clients: Int, writes: Int, _ store: Store) throw
                         })
                     _ = try await ClientBootstrap(group: group)
                         .channelOption(.socketOption(.tcp_nodelay), value: 1)
-                        .channelInitializer { channel in channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler) } }
+                        .channelInitializer { channel in
+                            channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler) }
+                        }
                         .connect(host: "127.0.0.1", port: port).get()
                     for await result in stream { return result }
                     return .failure(BenchError("no outcome"))
@@ -299,13 +318,20 @@ func fetch(port: Int, _ target: String, method: String = "GET", body: String = "
         typealias InboundIn = ByteBuffer
         let continuation: AsyncStream<[UInt8]>.Continuation
         init(_ continuation: AsyncStream<[UInt8]>.Continuation) { self.continuation = continuation }
-        func channelRead(context: ChannelHandlerContext, data: NIOAny) { self.continuation.yield(Array(self.unwrapInboundIn(data).readableBytesView)) }
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            self.continuation.yield(Array(self.unwrapInboundIn(data).readableBytesView))
+        }
         func channelInactive(context: ChannelHandlerContext) { self.continuation.finish() }
     }
     let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-        .channelInitializer { channel in channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(Collect(continuation)) } }
+        .channelInitializer { channel in
+            channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(Collect(continuation)) }
+        }
         .connect(host: "127.0.0.1", port: port).get()
-    try await channel.writeAndFlush(ByteBuffer(string: "\(method) \(target) HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")).get()
+    try await channel.writeAndFlush(
+        ByteBuffer(
+            string: "\(method) \(target) HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+    ).get()
     var all: [UInt8] = []
     for await bytes in stream { all += bytes }
     let text = String(decoding: all, as: UTF8.self)
@@ -339,7 +365,8 @@ final class SSECounter: ChannelInboundHandler, @unchecked Sendable {
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        context.writeAndFlush(NIOAny(ByteBuffer(string: "GET \(self.target) HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n")), promise: nil)
+        context.writeAndFlush(
+            NIOAny(ByteBuffer(string: "GET \(self.target) HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n")), promise: nil)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -408,7 +435,10 @@ func sseFanOut(_ name: String, clients requested: Int, writesPerSecond: Int, que
     // The value every stream starts with: {"i": 0, "t": 0}; the writes are i = 1…n.
     let initialBody: String
     if query {
-        initialBody = "{" + (0..<queryChildren).map { "\"\(paddedKey(UInt8(ascii: "p"), $0, digits: 5))\":{\"i\":0,\"t\":0,\"v\":\($0)}" }.joined(separator: ",") + "}"
+        initialBody =
+            "{"
+            + (0..<queryChildren).map { "\"\(paddedKey(UInt8(ascii: "p"), $0, digits: 5))\":{\"i\":0,\"t\":0,\"v\":\($0)}" }.joined(
+                separator: ",") + "}"
     } else {
         initialBody = #"{"i":0,"t":0}"#
     }
@@ -422,7 +452,9 @@ func sseFanOut(_ name: String, clients requested: Int, writesPerSecond: Int, que
             for counter in counters {
                 tasks.addTask {
                     _ = try await ClientBootstrap(group: group)
-                        .channelInitializer { channel in channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(counter) } }
+                        .channelInitializer { channel in
+                            channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(counter) }
+                        }
                         .connect(host: "127.0.0.1", port: port).get()
                 }
             }
@@ -457,7 +489,9 @@ func sseFanOut(_ name: String, clients requested: Int, writesPerSecond: Int, que
                 let now = monotonicNanos()
                 if due > now { usleep(UInt32((due - now) / 1000)) }
                 if query {
-                    return httpRequest("PUT", "/fan/\(queryTargets[i]).json?print=silent", body: "{\"i\":\(i + 1),\"t\":\(monotonicNanos()),\"v\":\(1_000_000 + i + 1)}")
+                    return httpRequest(
+                        "PUT", "/fan/\(queryTargets[i]).json?print=silent",
+                        body: "{\"i\":\(i + 1),\"t\":\(monotonicNanos()),\"v\":\(1_000_000 + i + 1)}")
                 }
                 return httpRequest("PUT", "/fan.json?print=silent", body: "{\"i\":\(i + 1),\"t\":\(monotonicNanos())}")
             },
@@ -467,7 +501,9 @@ func sseFanOut(_ name: String, clients requested: Int, writesPerSecond: Int, que
             })
         _ = try await ClientBootstrap(group: writerGroup)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
-            .channelInitializer { channel in channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler) } }
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler) }
+            }
             .connect(host: "127.0.0.1", port: port).get()
         for await result in stream { return try result.get() }
         throw BenchError("the writer did not finish")
@@ -485,7 +521,9 @@ func sseFanOut(_ name: String, clients requested: Int, writesPerSecond: Int, que
     let dropped = counters.filter { $0.closed.load(ordering: .relaxed) }.count
     // A query stream coalesces the changes of writes that arrive while it is busy into one patch,
     // so only its last index is checked.
-    let complete = counters.filter { $0.lastIndex.load(ordering: .relaxed) == totalWrites && (query || $0.events.load(ordering: .relaxed) == totalWrites + 1) }.count
+    let complete = counters.filter {
+        $0.lastIndex.load(ordering: .relaxed) == totalWrites && (query || $0.events.load(ordering: .relaxed) == totalWrites + 1)
+    }.count
     // Stop the event loop before reading the sampled latencies.
     try group.syncShutdownGracefully()
     var samples = counters.filter(\.sampled).flatMap(\.latencies)
@@ -501,7 +539,8 @@ func sseFanOut(_ name: String, clients requested: Int, writesPerSecond: Int, que
     return BenchResult(
         scenario: name, store: store, n: delivered, seconds: seconds,
         extra: [
-            ("clients", .int(clients)), ("children", .int(query ? queryChildren : 1)), ("writes", .int(totalWrites)), ("writes_per_s", .int(Int(Double(totalWrites) / writeSeconds))),
+            ("clients", .int(clients)), ("children", .int(query ? queryChildren : 1)), ("writes", .int(totalWrites)),
+            ("writes_per_s", .int(Int(Double(totalWrites) / writeSeconds))),
             ("idle_rss_per_stream_b", .double(perStream, 0)),
         ] + latency.fields.map { ($0.0.replacingOccurrences(of: "_us", with: "_write_to_receive_us"), $0.1) },
         check: check)

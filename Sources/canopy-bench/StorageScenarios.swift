@@ -3,7 +3,7 @@ import Dispatch
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // Durable storage (store `journal`: a database opened at a fresh temporary directory).
@@ -64,7 +64,10 @@ func pushStyleKey(_ i: Int) -> String {
         var random = BenchRNG.mix(UInt64(i) &+ 0x5EED)
         var more = BenchRNG.mix(UInt64(i) ^ 0xA5A5_A5A5)
         for position in 8..<20 {
-            if position == 18 { random = more; more = 0 }
+            if position == 18 {
+                random = more
+                more = 0
+            }
             buffer[position] = alphabet[Int(random & 63)]
             random >>= 6
         }
@@ -277,7 +280,9 @@ private func openScenario(_ name: String, _ workload: OpenWorkload, cold: Bool, 
         leaves = 2 * n
         if status.leafCount != leaves { check = "FAIL leaves \(status.leafCount) != \(leaves)" }
         if status.replayedAtOpen != tailCount { check = "FAIL replayed \(status.replayedAtOpen) != \(tailCount)" }
-        if (probe.childSnapshot(forPath: "value").value as? Int) != expectedItemValue(n - 1, tail: tailCount) { check = "FAIL probe \(probe.json.jsonString())" }
+        if (probe.childSnapshot(forPath: "value").value as? Int) != expectedItemValue(n - 1, tail: tailCount) {
+            check = "FAIL probe \(probe.json.jsonString())"
+        }
         let items = try blockingGetData(db.reference(withPath: "items"))
         if items.childrenCount != UInt(n) { check = "FAIL children \(items.childrenCount) != \(n)" }
         for i in sampleRNG.sampleIndices(64, below: n) + [0, tailStride * (tailCount - 1)] where i >= 0 {
@@ -438,8 +443,12 @@ func durableWriters(_ name: String, writers: Int, _ store: Store) throws -> Benc
 /// the memory one: see ``pushEachJournal(_:)``).
 let storageScenarios: [Scenario] = [
     Scenario(name: "B1a.push.each.always", stores: [.journal]) { try pushEachDurable("B1a.push.each.always", policy: .always, $0) },
-    Scenario(name: "B4a.open.checkpoint.warm", stores: [.journal]) { try openCheckpoint("B4a.open.checkpoint.warm", tail: 0, cold: false, $0) },
-    Scenario(name: "B4a.open.checkpoint.cold", stores: [.journal]) { try openCheckpoint("B4a.open.checkpoint.cold", tail: 0, cold: true, $0) },
+    Scenario(name: "B4a.open.checkpoint.warm", stores: [.journal]) {
+        try openCheckpoint("B4a.open.checkpoint.warm", tail: 0, cold: false, $0)
+    },
+    Scenario(name: "B4a.open.checkpoint.cold", stores: [.journal]) {
+        try openCheckpoint("B4a.open.checkpoint.cold", tail: 0, cold: true, $0)
+    },
     Scenario(name: "B4a.open.tail.warm", stores: [.journal]) { try openCheckpoint("B4a.open.tail.warm", tail: 200_000, cold: false, $0) },
     Scenario(name: "B4a.open.tail.cold", stores: [.journal]) { try openCheckpoint("B4a.open.tail.cold", tail: 200_000, cold: true, $0) },
     Scenario(name: "B4b.replay", stores: [.journal]) { try openReplay("B4b.replay", cold: false, $0) },

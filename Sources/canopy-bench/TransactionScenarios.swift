@@ -15,19 +15,23 @@ func transactions(_ name: String, threads: Int, _ store: Store) throws -> BenchR
     let start = monotonicNanos()
     DispatchQueue.concurrentPerform(iterations: threads) { _ in
         for _ in 0..<perThread {
-            counter.runTransactionBlock({ data in
-                data.value = (data.value as? Int ?? 0) + 1
-                return .success(withValue: data)
-            }, andCompletionBlock: { _, committed, _ in
-                if committed { tally.committed += 1 }
-            })
+            counter.runTransactionBlock(
+                { data in
+                    data.value = (data.value as? Int ?? 0) + 1
+                    return .success(withValue: data)
+                },
+                andCompletionBlock: { _, committed, _ in
+                    if committed { tally.committed += 1 }
+                })
         }
     }
     let final = try blockingGetData(counter)
     let seconds = secondsSince(start)
     let expected = perThread * threads
     let value = final.value as? Int ?? -1
-    let check = value == expected && tally.committed == expected ? "ok" : "FAIL counter \(value), committed \(tally.committed), expected \(expected)"
+    let check =
+        value == expected && tally.committed == expected
+        ? "ok" : "FAIL counter \(value), committed \(tally.committed), expected \(expected)"
     return BenchResult(
         scenario: name, store: store, n: expected, seconds: seconds,
         extra: [("threads", .int(threads)), ("final", .int(value))],

@@ -49,7 +49,8 @@ func windowScenario(_ name: String, _ config: WindowConfig, _ store: Store) thro
     }
     var model = zip(stars, keys).map { Entry(star: $0, key: $1) }.sorted()
     func insertionIndex(_ e: Entry) -> Int {
-        var low = 0, high = model.count
+        var low = 0
+        var high = model.count
         while low < high {
             let mid = (low + high) / 2
             if model[mid] < e { low = mid + 1 } else { high = mid }
@@ -162,7 +163,8 @@ func rangeQueries(_ name: String, children: Int, k: Int, limitOnly: Bool, _ stor
     let tally = Tally()
     let start = monotonicNanos()
     for s in starts {
-        let query = limitOnly
+        let query =
+            limitOnly
             ? ordered.queryStarting(atValue: s).queryLimited(toFirst: UInt(k))
             : ordered.queryStarting(atValue: s).queryEnding(atValue: s + k - 1)
         query.getData { _, snapshot in

@@ -15,7 +15,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 struct Scenario: Sendable {
@@ -24,35 +24,49 @@ struct Scenario: Sendable {
     var run: @Sendable (Store) throws -> BenchResult
 }
 
-let scenarios: [Scenario] = [
-    Scenario(name: "B1a.push.each", stores: [.memory, .journal]) { try $0 == .journal ? pushEachJournal($0) : pushEach($0, input: .foundation) },
-    Scenario(name: "B1b.push.batch", stores: [.memory]) { try pushBatch($0, input: .foundation) },
-    Scenario(name: "B1a.push.each.json", stores: [.memory]) { try pushEach($0, input: .json) },
-    Scenario(name: "B1b.push.batch.json", stores: [.memory]) { try pushBatch($0, input: .json) },
-] + storageScenarios + MemoryShape.allCases.map { shape in
-    Scenario(name: shape.scenario, stores: [.memory]) { try memoryPerLeaf(shape, $0) }
-} + [
-    Scenario(name: "J1.json.parse", stores: [.memory], run: jsonParse),
-    Scenario(name: "J2.json.import", stores: [.memory], run: jsonImport),
-    Scenario(name: "B2a.window.random", stores: [.memory]) { try windowScenario("B2a.window.random", WindowConfig(), $0) },
-    Scenario(name: "B2a.window.noquery", stores: [.memory]) { try windowScenario("B2a.window.noquery", WindowConfig(withQuery: false), $0) },
-    Scenario(name: "B2a.window.limit10", stores: [.memory]) { try windowScenario("B2a.window.limit10", WindowConfig(window: 10), $0) },
-    Scenario(name: "B2a.window.limit1000", stores: [.memory]) { try windowScenario("B2a.window.limit1000", WindowConfig(window: 1_000), $0) },
-    Scenario(name: "B2a.window.n10k", stores: [.memory]) { try windowScenario("B2a.window.n10k", WindowConfig(posts: 10_000), $0) },
-    Scenario(name: "B2a.window.n1M", stores: [.memory]) { try windowScenario("B2a.window.n1M", WindowConfig(posts: 1_000_000), $0) },
-    Scenario(name: "B2b.window.hot", stores: [.memory]) { try windowScenario("B2b.window.hot", WindowConfig(hot: true), $0) },
-    Scenario(name: "B3a.fanout.100", stores: [.memory]) { try rowFanOut("B3a.fanout.100", listeners: 100, $0) },
-    Scenario(name: "B3a.fanout.1k", stores: [.memory]) { try rowFanOut("B3a.fanout.1k", listeners: 1_000, $0) },
-    Scenario(name: "B3a.fanout.10k", stores: [.memory]) { try rowFanOut("B3a.fanout.10k", listeners: 10_000, $0) },
-    Scenario(name: "B3a.fanout.100k", stores: [.memory]) { try rowFanOut("B3a.fanout.100k", listeners: 100_000, $0) },
-    Scenario(name: "B3b.broadcast.1k", stores: [.memory]) { try broadcast("B3b.broadcast.1k", listeners: 1_000, $0) },
-    Scenario(name: "B3b.broadcast.10k", stores: [.memory]) { try broadcast("B3b.broadcast.10k", listeners: 10_000, $0) },
-    Scenario(name: "B5.tx.one", stores: [.memory]) { try transactions("B5.tx.one", threads: 1, $0) },
-    Scenario(name: "B5.tx.two", stores: [.memory]) { try transactions("B5.tx.two", threads: 2, $0) },
-    Scenario(name: "B7.range.k10", stores: [.memory]) { try rangeQueries("B7.range.k10", children: 1_000_000, k: 10, limitOnly: false, $0) },
-    Scenario(name: "B7.range.k1000", stores: [.memory]) { try rangeQueries("B7.range.k1000", children: 1_000_000, k: 1_000, limitOnly: false, $0) },
-    Scenario(name: "B7.limit.first10", stores: [.memory]) { try rangeQueries("B7.limit.first10", children: 1_000_000, k: 10, limitOnly: true, $0) },
-] + serverScenarios
+let scenarios: [Scenario] =
+    [
+        Scenario(name: "B1a.push.each", stores: [.memory, .journal]) {
+            try $0 == .journal ? pushEachJournal($0) : pushEach($0, input: .foundation)
+        },
+        Scenario(name: "B1b.push.batch", stores: [.memory]) { try pushBatch($0, input: .foundation) },
+        Scenario(name: "B1a.push.each.json", stores: [.memory]) { try pushEach($0, input: .json) },
+        Scenario(name: "B1b.push.batch.json", stores: [.memory]) { try pushBatch($0, input: .json) },
+    ] + storageScenarios
+    + MemoryShape.allCases.map { shape in
+        Scenario(name: shape.scenario, stores: [.memory]) { try memoryPerLeaf(shape, $0) }
+    } + [
+        Scenario(name: "J1.json.parse", stores: [.memory], run: jsonParse),
+        Scenario(name: "J2.json.import", stores: [.memory], run: jsonImport),
+        Scenario(name: "B2a.window.random", stores: [.memory]) { try windowScenario("B2a.window.random", WindowConfig(), $0) },
+        Scenario(name: "B2a.window.noquery", stores: [.memory]) {
+            try windowScenario("B2a.window.noquery", WindowConfig(withQuery: false), $0)
+        },
+        Scenario(name: "B2a.window.limit10", stores: [.memory]) { try windowScenario("B2a.window.limit10", WindowConfig(window: 10), $0) },
+        Scenario(name: "B2a.window.limit1000", stores: [.memory]) {
+            try windowScenario("B2a.window.limit1000", WindowConfig(window: 1_000), $0)
+        },
+        Scenario(name: "B2a.window.n10k", stores: [.memory]) { try windowScenario("B2a.window.n10k", WindowConfig(posts: 10_000), $0) },
+        Scenario(name: "B2a.window.n1M", stores: [.memory]) { try windowScenario("B2a.window.n1M", WindowConfig(posts: 1_000_000), $0) },
+        Scenario(name: "B2b.window.hot", stores: [.memory]) { try windowScenario("B2b.window.hot", WindowConfig(hot: true), $0) },
+        Scenario(name: "B3a.fanout.100", stores: [.memory]) { try rowFanOut("B3a.fanout.100", listeners: 100, $0) },
+        Scenario(name: "B3a.fanout.1k", stores: [.memory]) { try rowFanOut("B3a.fanout.1k", listeners: 1_000, $0) },
+        Scenario(name: "B3a.fanout.10k", stores: [.memory]) { try rowFanOut("B3a.fanout.10k", listeners: 10_000, $0) },
+        Scenario(name: "B3a.fanout.100k", stores: [.memory]) { try rowFanOut("B3a.fanout.100k", listeners: 100_000, $0) },
+        Scenario(name: "B3b.broadcast.1k", stores: [.memory]) { try broadcast("B3b.broadcast.1k", listeners: 1_000, $0) },
+        Scenario(name: "B3b.broadcast.10k", stores: [.memory]) { try broadcast("B3b.broadcast.10k", listeners: 10_000, $0) },
+        Scenario(name: "B5.tx.one", stores: [.memory]) { try transactions("B5.tx.one", threads: 1, $0) },
+        Scenario(name: "B5.tx.two", stores: [.memory]) { try transactions("B5.tx.two", threads: 2, $0) },
+        Scenario(name: "B7.range.k10", stores: [.memory]) {
+            try rangeQueries("B7.range.k10", children: 1_000_000, k: 10, limitOnly: false, $0)
+        },
+        Scenario(name: "B7.range.k1000", stores: [.memory]) {
+            try rangeQueries("B7.range.k1000", children: 1_000_000, k: 1_000, limitOnly: false, $0)
+        },
+        Scenario(name: "B7.limit.first10", stores: [.memory]) {
+            try rangeQueries("B7.limit.first10", children: 1_000_000, k: 10, limitOnly: true, $0)
+        },
+    ] + serverScenarios
 
 /// Runs one scenario here and prints its line; returns whether its check passed.
 func runInProcess(_ scenario: Scenario, _ store: Store) -> Bool {
@@ -112,7 +126,9 @@ if arguments == ["list"] {
         exit(2)
     }
     guard let store = arguments.count == 2 ? Store(rawValue: arguments[1]) : .memory, scenario.stores.contains(store) else {
-        log("canopy-bench: \(scenario.name) has no store \(arguments.count == 2 ? arguments[1] : ""); stores: \(scenario.stores.map(\.rawValue).joined(separator: ", "))")
+        log(
+            "canopy-bench: \(scenario.name) has no store \(arguments.count == 2 ? arguments[1] : ""); stores: \(scenario.stores.map(\.rawValue).joined(separator: ", "))"
+        )
         exit(2)
     }
     exit(runInProcess(scenario, store) ? 0 : 1)

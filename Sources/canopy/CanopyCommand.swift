@@ -11,6 +11,9 @@ struct CanopyCommand: AsyncParsableCommand {
               canopy serve --db ./canopy-data --port 9000
               curl 'http://127.0.0.1:9000/users/ada.json' -X PUT -d '{"name": "Ada"}'
             """,
-        subcommands: [Get.self, SetCommand.self, Update.self, Push.self, Remove.self, Observe.self, Import.self, Export.self, Serve.self, Info.self, Compact.self, Repair.self]
+        subcommands: [
+            Get.self, SetCommand.self, Update.self, Push.self, Remove.self, Observe.self, Import.self, Export.self, Serve.self, Info.self,
+            Compact.self, Repair.self,
+        ]
     )
 }

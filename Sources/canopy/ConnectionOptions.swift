@@ -10,7 +10,10 @@ struct ConnectionOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Work against a running canopy serve instead (for example http://127.0.0.1:9000).", valueName: "URL"))
     var url: String?
 
-    @Option(name: .customLong("namespace"), help: ArgumentHelp("The database in the data directory (or on the server), as canopy serve names them (default: default).", valueName: "NAME"))
+    @Option(
+        name: .customLong("namespace"),
+        help: ArgumentHelp(
+            "The database in the data directory (or on the server), as canopy serve names them (default: default).", valueName: "NAME"))
     var namespace: String?
 
     enum Target {
@@ -57,7 +60,10 @@ struct ConnectionOptions: ParsableArguments {
     /// `Database(path:)`) is used as it is when no namespace is named.
     static func databaseDirectory(_ data: String, namespace: String?) -> String {
         if namespace == nil, let names = try? FileManager.default.contentsOfDirectory(atPath: data),
-            names.contains(where: { $0 == "LOCK" || ($0.hasPrefix("journal-") && $0.hasSuffix(".log")) || ($0.hasPrefix("checkpoint-") && $0.hasSuffix(".canopy")) })
+            names.contains(where: {
+                $0 == "LOCK" || ($0.hasPrefix("journal-") && $0.hasSuffix(".log"))
+                    || ($0.hasPrefix("checkpoint-") && $0.hasSuffix(".canopy"))
+            })
         {
             return data
         }
@@ -73,7 +79,8 @@ func parsePath(_ text: String) throws(CLIError) -> DatabasePath {
     do {
         path = try DatabasePath(validating: text, function: "canopy")
     } catch {
-        throw .usage("Invalid path \"\(text)\": keys must be non-empty and can't contain \".\", \"#\", \"$\", \"[\", \"]\" or control characters.")
+        throw .usage(
+            "Invalid path \"\(text)\": keys must be non-empty and can't contain \".\", \"#\", \"$\", \"[\", \"]\" or control characters.")
     }
     if path.isInfo { throw .usage("Invalid path \"\(text)\": .info is not stored data.") }
     return path

@@ -4,7 +4,7 @@ import NIOHTTP1
 import NIOPosix
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A minimal HTTP/1.1 client on SwiftNIO for talking to `canopy serve`: one connection per
@@ -52,7 +52,12 @@ enum HTTPClient {
         let response: Response
         do {
             response = try await channel.executeThenClose { inbound, outbound in
-                var parts: [HTTPClientRequestPart] = [.head(Self.head(server, method, target, bodyLength: body?.count ?? (method == .GET || method == .DELETE ? nil : 0), accept: "application/json"))]
+                var parts: [HTTPClientRequestPart] = [
+                    .head(
+                        Self.head(
+                            server, method, target, bodyLength: body?.count ?? (method == .GET || method == .DELETE ? nil : 0),
+                            accept: "application/json"))
+                ]
                 if let body { parts.append(.body(.byteBuffer(ByteBuffer(bytes: body)))) }
                 parts.append(.end(nil))
                 // A server may answer and close as soon as it has the request: read the answer
@@ -92,11 +97,15 @@ enum HTTPClient {
 
     /// Opens an event stream at `target` and calls `event` with each event's name and data until
     /// the server closes it (then returns) or the connection fails (then throws).
-    static func stream(_ server: ServerURL, _ target: String, event: @Sendable (String, [UInt8]) throws(CLIError) -> Void) async throws(CLIError) {
+    static func stream(_ server: ServerURL, _ target: String, event: @Sendable (String, [UInt8]) throws(CLIError) -> Void)
+        async throws(CLIError)
+    {
         let channel = try await self.connect(server)
         do {
             try await channel.executeThenClose { inbound, outbound in
-                try await outbound.write(contentsOf: [.head(Self.head(server, .GET, target, bodyLength: nil, accept: "text/event-stream")), .end(nil)])
+                try await outbound.write(contentsOf: [
+                    .head(Self.head(server, .GET, target, bodyLength: nil, accept: "text/event-stream")), .end(nil),
+                ])
                 var parser = EventStreamParser()
                 var status = 0
                 var errorBody: [UInt8] = []

@@ -4,7 +4,7 @@ import CanopyCore
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `canopy import PATH FILE`: replaces a location with a JSON file's contents.
@@ -85,7 +85,9 @@ final class Progress: Sendable {
         let width = 30
         let filled = total > 0 ? min(width, done * width / total) : 0
         let percent = total > 0 ? done * 100 / total : 0
-        Output.status("\r\(label) [\(String(repeating: "#", count: filled))\(String(repeating: " ", count: width - filled))] \(percent)% \(Self.size(done))/\(Self.size(total))\u{1B}[K")
+        Output.status(
+            "\r\(label) [\(String(repeating: "#", count: filled))\(String(repeating: " ", count: width - filled))] \(percent)% \(Self.size(done))/\(Self.size(total))\u{1B}[K"
+        )
     }
 
     func phase(_ text: String) {
@@ -126,7 +128,8 @@ struct Export: AsyncParsableCommand {
     @Argument(help: "The location (the root by default).")
     var path: String = "/"
 
-    @Option(name: [.customShort("o"), .customLong("output")], help: ArgumentHelp("Write to this file instead of stdout.", valueName: "FILE"))
+    @Option(
+        name: [.customShort("o"), .customLong("output")], help: ArgumentHelp("Write to this file instead of stdout.", valueName: "FILE"))
     var output: String?
 
     @Flag(help: "Indent the JSON.")

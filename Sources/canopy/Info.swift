@@ -55,8 +55,13 @@ struct Info: AsyncParsableCommand {
         Output.line("size         \(Progress.size(files.reduce(0) { $0 + $1.1 })) in \(files.count) files")
         Output.line("nodes        \(status.nodeCount) (\(status.leafCount) leaves)")
         Output.line("last write   #\(status.lastSequence)")
-        Output.line("checkpoint   " + (status.checkpointSequence == 0 ? "none yet" : "covers #\(status.checkpointSequence), \(Progress.size(status.checkpointBytes))"))
-        Output.line("journal      \(Progress.size(status.journalBytes)) after the checkpoint (next checkpoint past \(Progress.size(status.checkpointThreshold)))")
+        Output.line(
+            "checkpoint   "
+                + (status.checkpointSequence == 0
+                    ? "none yet" : "covers #\(status.checkpointSequence), \(Progress.size(status.checkpointBytes))"))
+        Output.line(
+            "journal      \(Progress.size(status.journalBytes)) after the checkpoint (next checkpoint past \(Progress.size(status.checkpointThreshold)))"
+        )
         Output.line("opening      replayed \(status.replayedAtOpen) journal records")
         for note in status.recoveryNotes { Output.line("recovery     \(note)") }
         if let failure = status.failure { Output.line("failure      \(failure)") }
@@ -95,7 +100,9 @@ struct Compact: AsyncParsableCommand {
             let before = try await db.storageStatus()
             try await db.checkpoint()
             guard let after = try await db.storageStatus() else { return }
-            Output.line("checkpoint covers #\(after.checkpointSequence) (\(Progress.size(after.checkpointBytes))); journal \(Progress.size(before?.journalBytes ?? 0)) -> \(Progress.size(after.journalBytes))")
+            Output.line(
+                "checkpoint covers #\(after.checkpointSequence) (\(Progress.size(after.checkpointBytes))); journal \(Progress.size(before?.journalBytes ?? 0)) -> \(Progress.size(after.journalBytes))"
+            )
         } catch {
             throw CLIError.from(error)
         }

@@ -10,7 +10,9 @@ enum LocalDatabase {
         var isDirectory: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
         if exists && !isDirectory.boolValue { throw .usage("\(path) is not a database directory.") }
-        if !exists && !create { throw .failure("No database at \(path) (use --db DIR, $CANOPY_DB or --namespace; canopy set or canopy import creates one).") }
+        if !exists && !create {
+            throw .failure("No database at \(path) (use --db DIR, $CANOPY_DB or --namespace; canopy set or canopy import creates one).")
+        }
         var configuration = Database.Configuration()
         configuration.loopMode = loopMode
         do {

@@ -2,7 +2,6 @@ import ArgumentParser
 import Canopy
 import CanopyCore
 
-
 /// `canopy observe PATH`: prints one line per event until Ctrl-C.
 struct Observe: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -25,7 +24,9 @@ struct Observe: ParsableCommand {
     @Argument(help: "The location, for example users.")
     var path: String
 
-    @Option(help: ArgumentHelp("The events to print: value, child_added, child_changed, child_removed, child_moved (comma-separated).", valueName: "LIST"))
+    @Option(
+        help: ArgumentHelp(
+            "The events to print: value, child_added, child_changed, child_removed, child_moved (comma-separated).", valueName: "LIST"))
     var events = "child_added,child_changed,child_removed,child_moved"
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
@@ -49,7 +50,8 @@ struct Observe: ParsableCommand {
             var types: [DataEventType] = []
             for name in self.events.split(separator: ",").map({ $0.trimmingSpaces }) {
                 guard let type = Self.eventNames.first(where: { $0.0 == name })?.1 else {
-                    throw .usage("--events: unknown event \"\(name)\"; use value, child_added, child_changed, child_removed or child_moved.")
+                    throw .usage(
+                        "--events: unknown event \"\(name)\"; use value, child_added, child_changed, child_removed or child_moved.")
                 }
                 if !types.contains(type) { types.append(type) }
             }
@@ -86,7 +88,10 @@ struct Observe: ParsableCommand {
                         case "put", "patch":
                             mirror.write(try Remote.streamedWrite(event, data, location: path), completion: nil)
                             // Observers start once the first put holds the current data.
-                            if attached.withLock({ was in defer { was = true }; return !was }) {
+                            if attached.withLock({ was in
+                                defer { was = true }
+                                return !was
+                            }) {
                                 Self.attach(query, types: types, printer: printer, failure: failure)
                             }
                         case "cancel":
@@ -114,18 +119,21 @@ struct Observe: ParsableCommand {
         // In the order one write's events are delivered, so that initial events come in it too.
         let order: [DataEventType] = [.childRemoved, .childAdded, .childMoved, .childChanged, .value]
         for type in order where types.contains(type) {
-            query.observe(type, andPreviousSiblingKeyWith: { snapshot, previous in
-                printer.print(type, snapshot, previous: previous)
-            }, withCancel: { error in
-                // Closing (Ctrl-C, or the stream ending) cancels every observer: not a failure.
-                if let error = error as? DatabaseError, error.code == .closed { return }
-                // Reported once, by the first observer canceled.
-                let first = failure.withLock { current in
-                    defer { current = current ?? CLIError.from(error) }
-                    return current == nil
-                }
-                if first { db.close() }
-            })
+            query.observe(
+                type,
+                andPreviousSiblingKeyWith: { snapshot, previous in
+                    printer.print(type, snapshot, previous: previous)
+                },
+                withCancel: { error in
+                    // Closing (Ctrl-C, or the stream ending) cancels every observer: not a failure.
+                    if let error = error as? DatabaseError, error.code == .closed { return }
+                    // Reported once, by the first observer canceled.
+                    let first = failure.withLock { current in
+                        defer { current = current ?? CLIError.from(error) }
+                        return current == nil
+                    }
+                    if first { db.close() }
+                })
         }
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Writing to stdout and stderr, unbuffered, so that pipes see each line as it is printed.

@@ -11,7 +11,8 @@ struct QueryOptions: ParsableArguments {
     @Flag(name: .customLong("order-by-value"), help: "Order the children by value.")
     var orderByValue = false
 
-    @Option(name: .customLong("order-by-child"), help: ArgumentHelp("Order the children by the value at this child path.", valueName: "PATH"))
+    @Option(
+        name: .customLong("order-by-child"), help: ArgumentHelp("Order the children by the value at this child path.", valueName: "PATH"))
     var orderByChild: String?
 
     @Flag(name: .customLong("order-by-priority"), help: "Order the children by priority.")
@@ -23,19 +24,29 @@ struct QueryOptions: ParsableArguments {
     @Option(name: .customLong("limit-to-last"), help: ArgumentHelp("Only the last N children in query order.", valueName: "N"))
     var limitToLast: UInt?
 
-    @Option(name: .customLong("start-at"), parsing: .upToNextOption, help: ArgumentHelp("Children from this JSON value on (a second value: from this key among equal values).", valueName: "json [key]"))
+    @Option(
+        name: .customLong("start-at"), parsing: .upToNextOption,
+        help: ArgumentHelp("Children from this JSON value on (a second value: from this key among equal values).", valueName: "json [key]"))
     var startAt: [String] = []
 
-    @Option(name: .customLong("start-after"), parsing: .upToNextOption, help: ArgumentHelp("Children after this JSON value (and key).", valueName: "json [key]"))
+    @Option(
+        name: .customLong("start-after"), parsing: .upToNextOption,
+        help: ArgumentHelp("Children after this JSON value (and key).", valueName: "json [key]"))
     var startAfter: [String] = []
 
-    @Option(name: .customLong("end-at"), parsing: .upToNextOption, help: ArgumentHelp("Children up to this JSON value (and key).", valueName: "json [key]"))
+    @Option(
+        name: .customLong("end-at"), parsing: .upToNextOption,
+        help: ArgumentHelp("Children up to this JSON value (and key).", valueName: "json [key]"))
     var endAt: [String] = []
 
-    @Option(name: .customLong("end-before"), parsing: .upToNextOption, help: ArgumentHelp("Children before this JSON value (and key).", valueName: "json [key]"))
+    @Option(
+        name: .customLong("end-before"), parsing: .upToNextOption,
+        help: ArgumentHelp("Children before this JSON value (and key).", valueName: "json [key]"))
     var endBefore: [String] = []
 
-    @Option(name: .customLong("equal-to"), parsing: .upToNextOption, help: ArgumentHelp("Children equal to this JSON value (and key).", valueName: "json [key]"))
+    @Option(
+        name: .customLong("equal-to"), parsing: .upToNextOption,
+        help: ArgumentHelp("Children equal to this JSON value (and key).", valueName: "json [key]"))
     var equalTo: [String] = []
 
     /// Whether any flag is set.

@@ -66,7 +66,10 @@ enum Remote {
             var entries: [WriteOperation.Entry] = []
             for (key, member) in members {
                 let relative = try DatabasePath(validating: key, function: "stream")
-                entries.append(WriteOperation.Entry(path: relative.keys, value: try ValueConverter.writeValue(member, at: path.keys + relative.keys, function: "stream")))
+                entries.append(
+                    WriteOperation.Entry(
+                        path: relative.keys, value: try ValueConverter.writeValue(member, at: path.keys + relative.keys, function: "stream")
+                    ))
             }
             return WriteOperation(path: path, entries: entries)
         } catch let error as CLIError {

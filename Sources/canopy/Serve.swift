@@ -30,7 +30,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The port to bind (0 picks a free one).")
     var port = 9000
 
-    @Option(name: .customLong("auth-token"), help: ArgumentHelp("Require 'Authorization: Bearer TOKEN' (or auth=TOKEN) on every request.", valueName: "TOKEN"))
+    @Option(
+        name: .customLong("auth-token"),
+        help: ArgumentHelp("Require 'Authorization: Bearer TOKEN' (or auth=TOKEN) on every request.", valueName: "TOKEN"))
     var authToken: String?
 
     @Flag(help: "Allow a non-loopback --host without --auth-token.")
@@ -39,28 +41,46 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("keep-alive"), help: ArgumentHelp("Seconds between keep-alive events on streams.", valueName: "SECONDS"))
     var keepAlive: Double = 15
 
-    @Option(name: .customLong("idle-timeout"), help: ArgumentHelp("Seconds before closing a connection with no request in progress, or whose request head has not arrived in full (0: never). Streams are not affected.", valueName: "SECONDS"))
+    @Option(
+        name: .customLong("idle-timeout"),
+        help: ArgumentHelp(
+            "Seconds before closing a connection with no request in progress, or whose request head has not arrived in full (0: never). Streams are not affected.",
+            valueName: "SECONDS"))
     var idleTimeout: Double = 60
 
-    @Option(name: .customLong("body-timeout"), help: ArgumentHelp("Seconds a request body may take to arrive before the connection is closed (0: no limit).", valueName: "SECONDS"))
+    @Option(
+        name: .customLong("body-timeout"),
+        help: ArgumentHelp("Seconds a request body may take to arrive before the connection is closed (0: no limit).", valueName: "SECONDS")
+    )
     var bodyTimeout: Double = 120
 
-    @Option(name: .customLong("max-namespaces"), help: ArgumentHelp("The most namespaces (ns=NAME, one database each) served at once; a request for one more gets 403.", valueName: "N"))
+    @Option(
+        name: .customLong("max-namespaces"),
+        help: ArgumentHelp(
+            "The most namespaces (ns=NAME, one database each) served at once; a request for one more gets 403.", valueName: "N"))
     var maxNamespaces: Int = 100
 
     @Option(name: .customLong("namespace"), help: ArgumentHelp("The namespace of requests without ns=.", valueName: "NAME"))
     var defaultNamespace = "default"
 
-    @Option(name: .customLong("sync"), help: ArgumentHelp("When a write is acknowledged: always (fsync before answering, the default), periodic (fsync every second), never (leave it to the OS).", valueName: "POLICY"))
+    @Option(
+        name: .customLong("sync"),
+        help: ArgumentHelp(
+            "When a write is acknowledged: always (fsync before answering, the default), periodic (fsync every second), never (leave it to the OS).",
+            valueName: "POLICY"))
     var sync: String = "always"
 
-    @Option(name: .customLong("log-level"), help: ArgumentHelp("trace, debug, info (one line per request), notice, warning (default), error, critical.", valueName: "LEVEL"))
+    @Option(
+        name: .customLong("log-level"),
+        help: ArgumentHelp("trace, debug, info (one line per request), notice, warning (default), error, critical.", valueName: "LEVEL"))
     var logLevel: String = "warning"
 
     func validate() throws {
         guard Logger.Level(rawValue: self.logLevel) != nil else { throw ValidationError("Unknown --log-level \(self.logLevel).") }
         guard self.keepAlive > 0 else { throw ValidationError("--keep-alive must be positive.") }
-        guard self.idleTimeout >= 0 && self.bodyTimeout >= 0 else { throw ValidationError("--idle-timeout and --body-timeout must not be negative.") }
+        guard self.idleTimeout >= 0 && self.bodyTimeout >= 0 else {
+            throw ValidationError("--idle-timeout and --body-timeout must not be negative.")
+        }
         guard self.maxNamespaces >= 1 else { throw ValidationError("--max-namespaces must be at least 1.") }
         guard self.syncPolicy != nil else { throw ValidationError("Unknown --sync \(self.sync): use always, periodic or never.") }
     }
@@ -94,7 +114,8 @@ struct Serve: AsyncParsableCommand {
         }
         var databaseConfiguration = Database.Configuration()
         databaseConfiguration.syncPolicy = self.syncPolicy ?? .always
-        let store = NamespaceStore(directory: self.database.resolvedPath, configuration: databaseConfiguration, maxNamespaces: self.maxNamespaces)
+        let store = NamespaceStore(
+            directory: self.database.resolvedPath, configuration: databaseConfiguration, maxNamespaces: self.maxNamespaces)
         let server = CanopyServer(configuration: configuration, store: store)
         Task {
             if let port = await server.listeningPort() {

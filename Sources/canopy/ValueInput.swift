@@ -13,8 +13,12 @@ struct ValueInput: ParsableArguments {
         if self.json != nil && self.file != nil { throw ValidationError("Give the value either as an argument or with --file, not both.") }
         if self.json == nil && self.file == nil {
             // The argument parser takes `-5` for an option, not for the value.
-            if let negative = CommandLine.arguments.dropFirst().first(where: { $0.count > 1 && $0.hasPrefix("-") && ($0.dropFirst().first?.isNumber ?? false || $0.dropFirst() == "Infinity") }) {
-                throw ValidationError("Missing the JSON value: \(negative) was read as an option; give a negative number after -- at the end of the command, or on stdin with -.")
+            if let negative = CommandLine.arguments.dropFirst().first(where: {
+                $0.count > 1 && $0.hasPrefix("-") && ($0.dropFirst().first?.isNumber ?? false || $0.dropFirst() == "Infinity")
+            }) {
+                throw ValidationError(
+                    "Missing the JSON value: \(negative) was read as an option; give a negative number after -- at the end of the command, or on stdin with -."
+                )
             }
             throw ValidationError("Missing the JSON value: give it as an argument, with --file FILE, or - for stdin.")
         }

@@ -14,7 +14,8 @@ struct BlogPostsTests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binaryPath)
         process.arguments = arguments
-        let stdin = Pipe(), stdout = Pipe()
+        let stdin = Pipe()
+        let stdout = Pipe()
         process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = stdout
@@ -52,7 +53,10 @@ struct BlogPostsTests {
         for run in 1...2 {
             let (status, output) = try Self.run(["--db", dbPath])
             #expect(status == 0, "\(output)")
-            for expected in ["[users] ada signed up", "[recent posts] new: \"grace's post #1\" by grace", "[comments on", "(deleted)", "moved", "summary: \(3 * run) users, \(6 * run) posts", "invariants ok"] {
+            for expected in [
+                "[users] ada signed up", "[recent posts] new: \"grace's post #1\" by grace", "[comments on", "(deleted)", "moved",
+                "summary: \(3 * run) users, \(6 * run) posts", "invariants ok",
+            ] {
                 #expect(output.contains(expected), "missing \(expected) in \(output)")
             }
         }
@@ -96,16 +100,17 @@ struct BlogPostsTests {
         #expect(posted.count == 2)
         guard posted.count == 2 else { return }
         let (hello, second) = (String(posted[0]), String(posted[1]))
-        #expect(lines == [
-            "signed in as guest",
-            "signed in as ada",
-            "posted \(hello) \"Hello\"",
-            "posted \(second) \"Second\"",
-            "posts of ada: 2",
-            "  \(hello) \"Hello\" by ada, 0 stars",
-            "  \(second) \"Second\" by ada, 0 stars",
-            "bye",
-        ])
+        #expect(
+            lines == [
+                "signed in as guest",
+                "signed in as ada",
+                "posted \(hello) \"Hello\"",
+                "posted \(second) \"Second\"",
+                "posts of ada: 2",
+                "  \(hello) \"Hello\" by ada, 0 stars",
+                "  \(second) \"Second\" by ada, 0 stars",
+                "bye",
+            ])
 
         let script = """
             user grace

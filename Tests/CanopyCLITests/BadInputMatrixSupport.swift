@@ -3,7 +3,7 @@ import CanopyCore
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // The plumbing of the bad-input matrix (BadInputMatrix.swift): the row types, a blocking
@@ -119,7 +119,9 @@ struct HTTPReply: CustomStringConvertible {
 
     /// The `error` member of a `{"error": …}` body.
     var errorMessage: String? {
-        guard case .object(let members)? = parseTree(self.text), members.count == 1, case .string(let message)? = members["error"] else { return nil }
+        guard case .object(let members)? = parseTree(self.text), members.count == 1, case .string(let message)? = members["error"] else {
+            return nil
+        }
         return message
     }
 }
@@ -129,7 +131,9 @@ struct HTTPFailure: Error, CustomStringConvertible {
 }
 
 /// One request on a fresh connection (`Connection: close`), the response read to the end.
-func httpRequest(port: Int, method: String, target: String, body: [UInt8]? = nil, headers: [(String, String)] = [], sendsBody: Bool = true) throws -> HTTPReply {
+func httpRequest(port: Int, method: String, target: String, body: [UInt8]? = nil, headers: [(String, String)] = [], sendsBody: Bool = true)
+    throws -> HTTPReply
+{
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw HTTPFailure(description: "socket failed") }
     defer { close(fd) }

@@ -4,7 +4,7 @@ import Synchronization
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The built `canopy` executable, next to the test bundle.
@@ -31,7 +31,8 @@ func toolEnvironment(_ extra: [String: String] = [:]) -> [String: String] {
 }
 
 /// Runs `canopy` with `arguments` to completion (stdin from `input`, or empty).
-func canopy(_ arguments: [String], input: String? = nil, environment: [String: String] = [:], directory: String? = nil) throws -> RunResult {
+func canopy(_ arguments: [String], input: String? = nil, environment: [String: String] = [:], directory: String? = nil) throws -> RunResult
+{
     let process = Process()
     process.executableURL = URL(fileURLWithPath: canopyPath)
     process.arguments = arguments
@@ -55,7 +56,9 @@ func canopy(_ arguments: [String], input: String? = nil, environment: [String: S
     process.waitUntilExit()
     try watchdog.check()
     try waitUntil("canopy's stderr to be read") { !errorReader.isExecuting && errorReader.isFinished }
-    return RunResult(status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: errors.withLock { $0 }, as: UTF8.self))
+    return RunResult(
+        status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
+        stderr: String(decoding: errors.withLock { $0 }, as: UTF8.self))
 }
 
 /// A `canopy` process left running (serve, observe), whose stdout lines are collected.
@@ -110,7 +113,9 @@ final class RunningTool: Sendable {
             if !self.process.isRunning && self.output.count < count {
                 usleep(50_000)
                 if self.output.count >= count { return self.output }
-                throw ToolFailure("canopy exited (\(self.process.terminationStatus)) after \(self.output.count) of \(count) lines: \(self.output) \(self.errorOutput)")
+                throw ToolFailure(
+                    "canopy exited (\(self.process.terminationStatus)) after \(self.output.count) of \(count) lines: \(self.output) \(self.errorOutput)"
+                )
             }
             usleep(5_000)
         }

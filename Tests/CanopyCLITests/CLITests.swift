@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The data commands on a temporary database directory, run through the built binary.
@@ -54,7 +54,8 @@ struct DataCommandTests {
     @Test func queriesShallowAndExport() throws {
         let dir = TemporaryDirectory()
         let db = ["--db", dir.file("db")]
-        var r = try canopy(["set", "scores", #"{"ada": {"score": 36}, "bob": {"score": 12}, "cy": {"score": 50}, "dee": {"score": 20}}"#] + db)
+        var r = try canopy(
+            ["set", "scores", #"{"ada": {"score": 36}, "bob": {"score": 12}, "cy": {"score": 50}, "dee": {"score": 20}}"#] + db)
         #expect(r.status == 0, "\(r)")
         r = try canopy(["get", "scores", "--order-by-child", "score", "--limit-to-last", "2"] + db)
         #expect(r.output == #"{"ada":{"score":36},"cy":{"score":50}}"#, "\(r)")

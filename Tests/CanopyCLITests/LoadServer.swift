@@ -2,7 +2,7 @@ import CanopyTestSupport
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A `canopy serve` child process for load tests: its port and pid, for /proc readings.

@@ -2,7 +2,7 @@ import CanopyTestSupport
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Waits until `condition` holds, checking every `interval` seconds; false past `seconds`.

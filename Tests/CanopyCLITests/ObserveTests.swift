@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `canopy observe`: JSON lines for a scripted sequence of writes, on a directory and live
@@ -14,13 +14,15 @@ struct ObserveTests {
         let dir = TemporaryDirectory()
         let db = ["--db", dir.file("db")]
         _ = try canopy(["set", "users", #"{"a": {"score": 1}, "b": {"score": 3}, "c": {"score": 2}}"#] + db)
-        let observer = try RunningTool(["observe", "users", "--order-by-child", "score", "--limit-to-last", "2", "--events", "child_added,value"] + db)
+        let observer = try RunningTool(
+            ["observe", "users", "--order-by-child", "score", "--limit-to-last", "2", "--events", "child_added,value"] + db)
         let lines = try observer.waitForLines(3)
-        #expect(lines == [
-            #"{"event":"child_added","key":"c","previous":null,"value":{"score":2}}"#,
-            #"{"event":"child_added","key":"b","previous":"c","value":{"score":3}}"#,
-            #"{"event":"value","key":"users","value":{"b":{"score":3},"c":{"score":2}}}"#,
-        ])
+        #expect(
+            lines == [
+                #"{"event":"child_added","key":"c","previous":null,"value":{"score":2}}"#,
+                #"{"event":"child_added","key":"b","previous":"c","value":{"score":3}}"#,
+                #"{"event":"value","key":"users","value":{"b":{"score":3},"c":{"score":2}}}"#,
+            ])
         #expect(try observer.stop(SIGINT) == 0, "\(observer.errorOutput)")
         #expect(observer.errorOutput.isEmpty)
     }

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// An HTTP/1.1 response read off a ``RawSocket``.
@@ -168,7 +168,9 @@ struct ChunkedDecoder {
             }
             guard let lineEnd = HTTPBytes.find(HTTPBytes.crlf, in: input, from: index) else { break }
             let sizeText = String(decoding: input[index..<lineEnd], as: UTF8.self).split(separator: ";")[0]
-            guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16) else { throw ToolFailure("bad chunk size \(sizeText)") }
+            guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16) else {
+                throw ToolFailure("bad chunk size \(sizeText)")
+            }
             index = lineEnd + 2
             if size == 0 {
                 self.finished = true

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 extension ServerLoadTests {
@@ -101,7 +101,9 @@ extension ServerLoadTests {
                     checks.expect(seconds >= limit * 0.9 && seconds < limit + 2, "\(kind) cut off after \(seconds) s (timeout \(limit) s)")
                 }
             }
-            print("ServerLoad.slowloris: \(kind) × \(list.count) cut off after \(list.compactMap { $0 }.map { String(format: "%.2f", $0) }.min() ?? "-")–\(list.compactMap { $0 }.map { String(format: "%.2f", $0) }.max() ?? "-") s")
+            print(
+                "ServerLoad.slowloris: \(kind) × \(list.count) cut off after \(list.compactMap { $0 }.map { String(format: "%.2f", $0) }.min() ?? "-")–\(list.compactMap { $0 }.map { String(format: "%.2f", $0) }.max() ?? "-") s"
+            )
         }
         // No slow write landed.
         let slow = try writer.request("GET", "/slow.json")
@@ -140,11 +142,15 @@ extension ServerLoadTests {
 
         let result = probe.stop()
         probeStopped = true
-        print("ServerLoad.slowloris: \(senders * 3) slow senders for \(String(format: "%.1f", elapsed)) s; 24 big writes took \(String(format: "%.1f", bigWrites.withLock { $0 })) s; slow reader dropped after \(received) bytes; server CPU \(String(format: "%.1f", ProcessStats.cpuSeconds(server.pid))) s; probe worst \(String(format: "%.3f", result.worst)) s over \(result.count) GETs")
+        print(
+            "ServerLoad.slowloris: \(senders * 3) slow senders for \(String(format: "%.1f", elapsed)) s; 24 big writes took \(String(format: "%.1f", bigWrites.withLock { $0 })) s; slow reader dropped after \(received) bytes; server CPU \(String(format: "%.1f", ProcessStats.cpuSeconds(server.pid))) s; probe worst \(String(format: "%.3f", result.worst)) s over \(result.count) GETs"
+        )
         checks.expect(result.failures.isEmpty, "\(result.failures.prefix(3))")
         checks.expect(result.worst < 2, "other clients get answers within 2 s")
         writer.close()
-        checks.expect(waitFor(seconds: 10) { server.openFiles <= baselineFiles - 1 }, "slow connections are released: \(server.openFiles) open, baseline \(baselineFiles)")
+        checks.expect(
+            waitFor(seconds: 10) { server.openFiles <= baselineFiles - 1 },
+            "slow connections are released: \(server.openFiles) open, baseline \(baselineFiles)")
     }
 }
 

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 extension ServerLoadTests {
@@ -27,7 +27,8 @@ extension ServerLoadTests {
 
         /// What each connection had acknowledged: puts (key → value), patches (key → value),
         /// pushes (push id → value); and failures.
-        let acknowledged = Locked<(puts: [String: Int], patches: [String: Int], pushes: [String: Int], failures: [String])>(([:], [:], [:], []))
+        let acknowledged = Locked<(puts: [String: Int], patches: [String: Int], pushes: [String: Int], failures: [String])>(
+            ([:], [:], [:], []))
         let start = Date()
         try onThreads(connections) { c in
             let client = RawHTTPClient(port: server.port)
@@ -75,10 +76,14 @@ extension ServerLoadTests {
         // Every acknowledged write is there, with its value; nothing else is.
         let dump = try setup.request("GET", "/flood.json")
         checks.expect(dump.status == 200)
-        guard let tree = try JSONSerialization.jsonObject(with: Data(dump.body)) as? [String: Any] else { throw ToolFailure("not an object: \(dump.text.prefix(200))") }
+        guard let tree = try JSONSerialization.jsonObject(with: Data(dump.body)) as? [String: Any] else {
+            throw ToolFailure("not an object: \(dump.text.prefix(200))")
+        }
         var found = 0
         var wrong: [String] = []
-        for (path, value) in acks.puts.merging(acks.patches, uniquingKeysWith: { a, _ in a }).merging(acks.pushes, uniquingKeysWith: { a, _ in a }) {
+        for (path, value) in acks.puts.merging(acks.patches, uniquingKeysWith: { a, _ in a }).merging(
+            acks.pushes, uniquingKeysWith: { a, _ in a })
+        {
             var node: Any? = tree
             for key in path.split(separator: "/") { node = (node as? [String: Any])?[String(key)] }
             if (node as? Int) == value { found += 1 } else { wrong.append("\(path): \(String(describing: node))") }
@@ -87,7 +92,9 @@ extension ServerLoadTests {
         for case let connection as [String: Any] in tree.values {
             for case let group as [String: Any] in connection.values { leaves += group.count }
         }
-        print("ServerLoad.flood: \(connections) connections × \(perConnection) writes = \(total) acknowledged in \(String(format: "%.2f", elapsed)) s (\(Int(Double(total) / elapsed)) writes/s), \(found) verified; probe worst \(String(format: "%.3f", result.worst)) s over \(result.count) GETs")
+        print(
+            "ServerLoad.flood: \(connections) connections × \(perConnection) writes = \(total) acknowledged in \(String(format: "%.2f", elapsed)) s (\(Int(Double(total) / elapsed)) writes/s), \(found) verified; probe worst \(String(format: "%.3f", result.worst)) s over \(result.count) GETs"
+        )
         checks.expect(wrong.isEmpty, "\(wrong.count) acknowledged writes missing or wrong: \(wrong.prefix(3))")
         checks.expect(found == total)
         checks.expect(leaves == total, "no write landed twice or elsewhere")
@@ -150,7 +157,8 @@ extension ServerLoadTests {
             checks.expect(errors.withLock { $0 }.isEmpty, "writes failed before the kill: \(errors.withLock { $0 }.prefix(3))")
             checks.expect(roundAcks.count >= acksBeforeKill)
             acknowledged.merge(roundAcks) { a, _ in a }
-            print("ServerLoad.restart: round \(round): \(roundAcks.count) writes acknowledged before SIGKILL (\(acknowledged.count) in all)")
+            print(
+                "ServerLoad.restart: round \(round): \(roundAcks.count) writes acknowledged before SIGKILL (\(acknowledged.count) in all)")
         }
         // After the last kill: everything is there, and the server writes again.
         let server = try LoadServer(directory: dir.file("db"))
@@ -173,8 +181,11 @@ extension ServerLoadTests {
             if let node = node as? NSDictionary, let expected, node == expected { continue }
             missing.append("\(key): \(String(describing: node))")
         }
-        print("ServerLoad.restart: after restart \(round): \(acknowledged.count - missing.count) of \(acknowledged.count) acknowledged writes present")
-        checks.expect(missing.isEmpty, "after restart \(round): \(missing.count) acknowledged writes missing or wrong: \(missing.prefix(3))")
+        print(
+            "ServerLoad.restart: after restart \(round): \(acknowledged.count - missing.count) of \(acknowledged.count) acknowledged writes present"
+        )
+        checks.expect(
+            missing.isEmpty, "after restart \(round): \(missing.count) acknowledged writes missing or wrong: \(missing.prefix(3))")
         let write = try client.request("PUT", "/restart/after\(round).json", body: #""ok""#)
         checks.expect(write.status == 200)
         checks.expect(try client.request("GET", "/restart/after\(round).json").text == #""ok""#)

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Load and fault tests against a `canopy serve` child process, all on loopback: a thousand
@@ -12,7 +12,9 @@ import Glibc
 /// Serialized, so that one scenario's load does not skew another's latencies.
 /// Not under ThreadSanitizer (CANOPY_SANITIZER=thread): it slows the server 5 to 15 times, so the
 /// latency and timeout bounds these tests assert cannot hold.
-@Suite(.serialized, .enabled(if: ProcessInfo.processInfo.environment["CANOPY_SANITIZER"] != "thread", "timing bounds do not hold under ThreadSanitizer"))
+@Suite(
+    .serialized,
+    .enabled(if: ProcessInfo.processInfo.environment["CANOPY_SANITIZER"] != "thread", "timing bounds do not hold under ThreadSanitizer"))
 struct ServerLoadTests {
     /// 1,000 streams; writes; 60 % dropped abruptly (RST with SO_LINGER 0, close with unread
     /// data, plain close); more writes. The server keeps answering, the other 400 get every
@@ -95,7 +97,9 @@ struct ServerLoadTests {
             let dropTime = Date()
             let released = waitFor(seconds: 10) { server.openFiles <= baselineFiles + survivors.count }
             releaseSeconds = max(releaseSeconds, Date().timeIntervalSince(dropTime))
-            checks.expect(released, "descriptors of dropped streams are released: \(server.openFiles) open, baseline \(baselineFiles) + \(survivors.count)")
+            checks.expect(
+                released,
+                "descriptors of dropped streams are released: \(server.openFiles) open, baseline \(baselineFiles) + \(survivors.count)")
             checks.expect(server.openFiles >= baselineFiles + survivors.count)
 
             expected += try write(writesAfter)
@@ -113,7 +117,9 @@ struct ServerLoadTests {
         }
         let result = probe.stop()
         probeStopped = true
-        print("ServerLoad.streams: \(rounds) rounds × \(streamCount) streams; fds baseline \(baselineFiles), peak \(peakFiles); RSS start \(ProcessStats.megabytes(startRSS)), peak \(ProcessStats.megabytes(peakRSS)), after rounds \(roundRSS.map(ProcessStats.megabytes)); dropped streams released within \(String(format: "%.2f", releaseSeconds)) s; probe worst \(String(format: "%.3f", result.worst)) s over \(result.count) GETs; server CPU \(String(format: "%.1f", ProcessStats.cpuSeconds(server.pid))) s")
+        print(
+            "ServerLoad.streams: \(rounds) rounds × \(streamCount) streams; fds baseline \(baselineFiles), peak \(peakFiles); RSS start \(ProcessStats.megabytes(startRSS)), peak \(ProcessStats.megabytes(peakRSS)), after rounds \(roundRSS.map(ProcessStats.megabytes)); dropped streams released within \(String(format: "%.2f", releaseSeconds)) s; probe worst \(String(format: "%.3f", result.worst)) s over \(result.count) GETs; server CPU \(String(format: "%.1f", ProcessStats.cpuSeconds(server.pid))) s"
+        )
         checks.expect(result.failures.isEmpty, "\(result.failures.prefix(3))")
         // 2 s per thousand streams (a debug build fanning every write out to all of them).
         let latencyBound = 2 * Double(streamCount) / 1000
@@ -122,7 +128,8 @@ struct ServerLoadTests {
         // AddressSanitizer (CANOPY_SANITIZER=address): its redzones and its quarantine of freed
         // memory (256 MB) make the server's RSS several times its own use.
         if ProcessInfo.processInfo.environment["CANOPY_SANITIZER"] != "address" {
-            checks.expect(peakRSS < startRSS + streamCount * (100 << 10), "server RSS \(ProcessStats.megabytes(peakRSS)) with \(streamCount) streams")
+            checks.expect(
+                peakRSS < startRSS + streamCount * (100 << 10), "server RSS \(ProcessStats.megabytes(peakRSS)) with \(streamCount) streams")
         }
         // Not growing across rounds: the allocator keeps its high-water mark, so RSS does not
         // fall back to the start, but it levels off. Over the second half of the rounds it grows
@@ -130,6 +137,8 @@ struct ServerLoadTests {
         // stream's state would not).
         let perRound = peakRSS - startRSS
         let lateGrowth = roundRSS.last! - roundRSS[roundRSS.count / 2]
-        checks.expect(lateGrowth < perRound / 4, "RSS after rounds: \(roundRSS.map(ProcessStats.megabytes)); one round takes \(ProcessStats.megabytes(perRound))")
+        checks.expect(
+            lateGrowth < perRound / 4,
+            "RSS after rounds: \(roundRSS.map(ProcessStats.megabytes)); one round takes \(ProcessStats.megabytes(perRound))")
     }
 }

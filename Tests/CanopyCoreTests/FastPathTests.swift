@@ -1,6 +1,6 @@
 import CanopyCore
-import Testing
 import CanopyTestSupport
+import Testing
 
 /// The fast write path must agree with the exact one: key validation and parsing, key sorting
 /// (including the radix sort for large batches), node building and conversion.
@@ -14,7 +14,8 @@ struct FastPathTests {
         case 1: return String(repeating: "0", count: Int.random(in: 0...3, using: &rng)) + String(Int.random(in: 0...40, using: &rng))
         case 2:
             // Push-ID-like: a shared prefix, differences near the end.
-            return "-Nq8xY" + String((0..<Int.random(in: 8...16, using: &rng)).map { _ in Self.alphabet[Int.random(in: 0..<16, using: &rng)] })
+            return "-Nq8xY"
+                + String((0..<Int.random(in: 8...16, using: &rng)).map { _ in Self.alphabet[Int.random(in: 0..<16, using: &rng)] })
         default: return String((0..<Int.random(in: 0...24, using: &rng)).map { _ in Self.alphabet.randomElement(using: &rng)! })
         }
     }
@@ -101,8 +102,8 @@ struct FastPathTests {
             }
             let viaEntry = Result { () throws(DatabaseError) in try ValueConverter.writeValue(json, at: location, function: "set") }
             switch (exact, viaEntry) {
-            case let (.success(a), .success(b)): #expect(a.node == b.node && a.placeholders.count == b.placeholders.count)
-            case let (.failure(a), .failure(b)): #expect(a.message == b.message && a.code == b.code)
+            case (.success(let a), .success(let b)): #expect(a.node == b.node && a.placeholders.count == b.placeholders.count)
+            case (.failure(let a), .failure(let b)): #expect(a.message == b.message && a.code == b.code)
             default: Issue.record("writeValue and the exact converter disagree on \(json)")
             }
             if let node = try? fast.node(json) {

@@ -3,9 +3,11 @@ import Testing
 
 @Suite("Hashing agrees with numeric equality")
 struct HashingTests {
-    @Test("equal numbers hash alike across Int64 and Double, for JSONValue and LeafValue", arguments: [
-        (Int64(1), 1.0), (Int64(0), -0.0), (Int64(-5), -5.0), (Int64(1) << 53, 9_007_199_254_740_992.0),
-    ])
+    @Test(
+        "equal numbers hash alike across Int64 and Double, for JSONValue and LeafValue",
+        arguments: [
+            (Int64(1), 1.0), (Int64(0), -0.0), (Int64(-5), -5.0), (Int64(1) << 53, 9_007_199_254_740_992.0),
+        ])
     func equalNumbersHashAlike(int: Int64, double: Double) {
         #expect(JSONValue.int(int) == JSONValue.double(double))
         #expect(JSONValue.int(int).hashValue == JSONValue.double(double).hashValue)

@@ -1,7 +1,7 @@
 import CanopyCore
+import CanopyTestSupport
 import Foundation
 import Testing
-import CanopyTestSupport
 
 /// Parses `text` into a ``JSONValue``.
 private func parse(_ text: String) throws -> JSONValue { try JSONValue(parsing: text) }
@@ -129,8 +129,8 @@ struct JSONParserTests {
     func numbers(text: String, expected: JSONValue) throws {
         let value = try parse(text)
         switch (value, expected) {
-        case let (.int(a), .int(b)): #expect(a == b)
-        case let (.double(a), .double(b)): #expect(a.bitPattern == b.bitPattern, "\(text) → \(a), expected \(b)")
+        case (.int(let a), .int(let b)): #expect(a == b)
+        case (.double(let a), .double(let b)): #expect(a.bitPattern == b.bitPattern, "\(text) → \(a), expected \(b)")
         default: Issue.record("\(text) → \(value), expected \(expected)")
         }
     }
@@ -167,8 +167,10 @@ struct JSONParserTests {
             (#""\u0000""#, "\u{0}"), (#""\"\\\/\b\f\n\r\t""#, "\"\\/\u{8}\u{C}\n\r\t"),
             (#""a\u0041b\nc""#, "aAb\nc"), ("\"日本語 🎉 café\"", "日本語 🎉 café"),
             (#""\u65E5\u672C""#, "日本"), ("\"\u{7F}\"", "\u{7F}"),
-            (#""long prefix without escapes, then \"quoted\" text and more""#,
-             "long prefix without escapes, then \"quoted\" text and more"),
+            (
+                #""long prefix without escapes, then \"quoted\" text and more""#,
+                "long prefix without escapes, then \"quoted\" text and more"
+            ),
         ]
     )
     func strings(text: String, expected: String) throws {

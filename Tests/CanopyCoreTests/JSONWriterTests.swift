@@ -1,6 +1,6 @@
 import CanopyCore
-import Testing
 import CanopyTestSupport
+import Testing
 
 private func written(_ build: (inout [UInt8]) -> Void) -> String {
     var out: [UInt8] = []
@@ -57,8 +57,12 @@ struct JSONWriterTests {
         #expect(written { JSONWriter.appendString("plain", to: &$0) } == #""plain""#)
     }
 
-    @Test("integers", arguments: [(Int64(0), "0"), (7, "7"), (-7, "-7"), (1_000_000, "1000000"),
-                                  (Int64.max, "9223372036854775807"), (Int64.min, "-9223372036854775808")])
+    @Test(
+        "integers",
+        arguments: [
+            (Int64(0), "0"), (7, "7"), (-7, "-7"), (1_000_000, "1000000"),
+            (Int64.max, "9223372036854775807"), (Int64.min, "-9223372036854775808"),
+        ])
     func integers(value: Int64, expected: String) {
         #expect(written { JSONWriter.appendInt(value, to: &$0) } == expected)
     }
@@ -145,15 +149,19 @@ enum RandomJSONValue {
                 let d = Double(bitPattern: random.next())
                 if d.isFinite { return d }
             }
-        case 1: return [0.1, -0.0, 1e21, 1e-7, .leastNonzeroMagnitude, 1.7976931348623157e308, 0.5, 1e300][Int.random(in: 0..<8, using: &random)]
+        case 1:
+            return [0.1, -0.0, 1e21, 1e-7, .leastNonzeroMagnitude, 1.7976931348623157e308, 0.5, 1e300][
+                Int.random(in: 0..<8, using: &random)]
         case 2: return Double(Int.random(in: -1000...1000, using: &random)) / 8
         default: return Double.random(in: -1e6...1e6, using: &random)
         }
     }
 
     static func string(using random: inout JSONTestRandom) -> String {
-        let pieces = ["a", "key", " ", "\"", "\\", "/", "\n", "\t", "\u{0}", "\u{1F}", "\u{7F}", "é", "日本", "🎉", "\u{FFFF}",
-                      "\u{10FFFF}", "\u{2028}", "text with spaces", "-Nabc_123", "0"]
+        let pieces = [
+            "a", "key", " ", "\"", "\\", "/", "\n", "\t", "\u{0}", "\u{1F}", "\u{7F}", "é", "日本", "🎉", "\u{FFFF}",
+            "\u{10FFFF}", "\u{2028}", "text with spaces", "-Nabc_123", "0",
+        ]
         var s = ""
         for _ in 0..<Int.random(in: 0...6, using: &random) { s += pieces[Int.random(in: 0..<pieces.count, using: &random)] }
         return s

@@ -2,7 +2,6 @@ import CanopyCore
 import CanopyTestSupport
 import Testing
 
-
 /// A straightforward restatement of the JS SDK's `nameCompare` (see *Ordering and Keys*), used as
 /// an oracle.
 enum ReferenceKeyOrder {
@@ -24,7 +23,8 @@ enum ReferenceKeyOrder {
     }
 
     static func utf16(_ a: String, _ b: String) -> Int {
-        let x = Array(a.utf16), y = Array(b.utf16)
+        let x = Array(a.utf16)
+        let y = Array(b.utf16)
         for (p, q) in zip(x, y) where p != q { return p < q ? -1 : 1 }
         return x.count == y.count ? 0 : (x.count < y.count ? -1 : 1)
     }
@@ -32,7 +32,7 @@ enum ReferenceKeyOrder {
     static func compare(_ a: String, _ b: String) -> Int {
         if a == b { return 0 }
         switch (integer(a), integer(b)) {
-        case let (x?, y?):
+        case (let x?, let y?):
             if x != y { return x < y ? -1 : 1 }
             if a.utf16.count != b.utf16.count { return a.utf16.count < b.utf16.count ? -1 : 1 }
             return utf16(a, b)  // the "-0" / "00" tie, broken by string order
@@ -107,7 +107,10 @@ struct KeyOrderingTests {
 
     @Test(
         "string keys that look numeric",
-        arguments: ["-", "", "2147483648", "-2147483649", "21474836480", "00000000002147483648", "+1", " 1", "1 ", "1.5", "1e3", "１", "0x1", "--1", "1-"]
+        arguments: [
+            "-", "", "2147483648", "-2147483649", "21474836480", "00000000002147483648", "+1", " 1", "1 ", "1.5", "1e3", "１", "0x1", "--1",
+            "1-",
+        ]
     )
     func nonIntegerKeys(key: String) {
         #expect(!ChildKey(key).isInteger)
@@ -222,8 +225,10 @@ struct KeyOrderingTests {
             return String(s)
         }
         for _ in 0..<20_000 {
-            let a = randomString(), b = randomString()
-            #expect(ChildKey.compareUTF16(a, b) == ReferenceKeyOrder.utf16(a, b), "\(Array(a.unicodeScalars)) vs \(Array(b.unicodeScalars))")
+            let a = randomString()
+            let b = randomString()
+            #expect(
+                ChildKey.compareUTF16(a, b) == ReferenceKeyOrder.utf16(a, b), "\(Array(a.unicodeScalars)) vs \(Array(b.unicodeScalars))")
         }
     }
 
@@ -235,7 +240,8 @@ struct KeyOrderingTests {
             switch Int.random(in: 0..<4, using: &rng) {
             case 0: return String(Int64.random(in: -3_000_000_000...3_000_000_000, using: &rng))
             case 1: return String(repeating: "0", count: Int.random(in: 0...3, using: &rng)) + String(Int.random(in: 0...30, using: &rng))
-            case 2: return "-" + String(repeating: "0", count: Int.random(in: 0...2, using: &rng)) + String(Int.random(in: 0...5, using: &rng))
+            case 2:
+                return "-" + String(repeating: "0", count: Int.random(in: 0...2, using: &rng)) + String(Int.random(in: 0...5, using: &rng))
             default: return String((0..<Int.random(in: 1...4, using: &rng)).map { _ in alphabet.randomElement(using: &rng)! })
             }
         }

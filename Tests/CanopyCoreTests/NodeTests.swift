@@ -211,16 +211,25 @@ struct NodeTests {
     @Test("prioritized-children bookkeeping follows every write")
     func prioritizedChildrenCount() throws {
         var n = try makeNode(["a": 1, "b": [".value": 2, ".priority": 1]])
-        guard case .children(let c0) = n else { Issue.record("not children"); return }
+        guard case .children(let c0) = n else {
+            Issue.record("not children")
+            return
+        }
         #expect(c0.prioritizedChildren == 1)
         n.set(try makeNode([".value": 3, ".priority": 2]), at: keys("a"))
         n.setChild("c", to: try makeNode(["x": 1, ".priority": "p"]))
-        guard case .children(let c1) = n else { Issue.record("not children"); return }
+        guard case .children(let c1) = n else {
+            Issue.record("not children")
+            return
+        }
         #expect(c1.prioritizedChildren == 3)
         n.set(.empty, at: keys("b"))
         n.set(.leaf(.int(5)), at: keys("a"))
         n.set(.empty, at: keys("c/x"))
-        guard case .children(let c2) = n else { Issue.record("not children"); return }
+        guard case .children(let c2) = n else {
+            Issue.record("not children")
+            return
+        }
         #expect(c2.prioritizedChildren == 0)
         #expect(QueryIndex.priority.isKeyOrder(for: n))
     }

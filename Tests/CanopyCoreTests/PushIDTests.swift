@@ -104,7 +104,8 @@ struct PushIDTests {
             #expect(isWellFormed(id))
             #expect(id > previous)
             #expect(ChildKey(previous) < ChildKey(id))
-            let before = randomDigits(previous), after = randomDigits(id)
+            let before = randomDigits(previous)
+            let after = randomDigits(id)
             if before.allSatisfy({ $0 == 63 }) { continue }  // the unspecified wrap-around
             #expect(after == incremented(before), "\(previous) → \(id)")
             if before.last == 63 { carries += 1 }
@@ -127,7 +128,9 @@ struct PushIDTests {
         #expect(randomDigits(ids[4]) == incremented(randomDigits(ids[3])))
         #expect(ids[5].prefix(8) == PushIDGenerator.format(time: 1_002, random: [UInt8](repeating: 0, count: 12)).prefix(8))
         // Fresh random parts differ from one millisecond to the next (72 random bits).
-        let a = generator.next(now: 5_000), b = generator.next(now: 5_001), c = generator.next(now: 5_002)
+        let a = generator.next(now: 5_000)
+        let b = generator.next(now: 5_001)
+        let c = generator.next(now: 5_002)
         #expect(Set([a.suffix(12), b.suffix(12), c.suffix(12)]).count == 3)
     }
 

@@ -21,9 +21,20 @@ struct QueryWindowUpdateTests {
     static let queries: [(name: String, params: QueryParams)] = [
         ("limitToFirst(25)", QueryParams(index: .value, limit: .first(25))),
         ("limitToLast(30)", QueryParams(index: .value, limit: .last(30))),
-        ("startAt(100).limitToFirst(12)", QueryParams(index: .value, start: QueryBound(value: .int(100), key: .min, inclusive: true), limit: .first(12))),
-        ("endAt(300).limitToLast(9)", QueryParams(index: .value, end: QueryBound(value: .int(300), key: .max, inclusive: true), limit: .last(9))),
-        ("startAt(50).endAt(150)", QueryParams(index: .value, start: QueryBound(value: .int(50), key: .min, inclusive: true), end: QueryBound(value: .int(150), key: .max, inclusive: true))),
+        (
+            "startAt(100).limitToFirst(12)",
+            QueryParams(index: .value, start: QueryBound(value: .int(100), key: .min, inclusive: true), limit: .first(12))
+        ),
+        (
+            "endAt(300).limitToLast(9)",
+            QueryParams(index: .value, end: QueryBound(value: .int(300), key: .max, inclusive: true), limit: .last(9))
+        ),
+        (
+            "startAt(50).endAt(150)",
+            QueryParams(
+                index: .value, start: QueryBound(value: .int(50), key: .min, inclusive: true),
+                end: QueryBound(value: .int(150), key: .max, inclusive: true))
+        ),
         ("key order, limitToLast(8)", QueryParams(index: .key, limit: .last(8))),
     ]
 

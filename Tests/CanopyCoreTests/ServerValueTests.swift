@@ -21,7 +21,10 @@ struct ServerValueTests {
         #expect(ServerValuePlaceholder(["increment": 1]) == .increment(.int(1)))
         #expect(ServerValuePlaceholder(["increment": 1.5]) == .increment(.double(1.5)))
         #expect(ServerValuePlaceholder(["increment": -7]) == .increment(.int(-7)))
-        for invalid in ["TIMESTAMP", "increment", ["increment": "1"], ["increment": true], ["increment": .double(.nan)], ["increment": .double(.infinity)], ["increment": 1, "x": 1], [:], 1, .null] as [JSONValue] {
+        for invalid in [
+            "TIMESTAMP", "increment", ["increment": "1"], ["increment": true], ["increment": .double(.nan)],
+            ["increment": .double(.infinity)], ["increment": 1, "x": 1], [:], 1, .null,
+        ] as [JSONValue] {
             #expect(ServerValuePlaceholder(invalid) == nil, "\(invalid)")
         }
     }
@@ -63,7 +66,9 @@ struct ServerValueTests {
         #expect(isDouble(d) && d == .int(2))
     }
 
-    @Test("a missing, string or boolean current value is replaced by the delta", arguments: [nil, .string("hello"), .bool(true), .bool(false)] as [LeafValue?])
+    @Test(
+        "a missing, string or boolean current value is replaced by the delta",
+        arguments: [nil, .string("hello"), .bool(true), .bool(false)] as [LeafValue?])
     func nonNumericCurrent(current: LeafValue?) {
         let r = increment(.int(3)).resolve(current: current, now: 0)
         #expect(r == .int(3) && isInt(r))
@@ -81,7 +86,10 @@ struct ServerValueTests {
     @Test("resolving a written value: every placeholder against its own path, one time for all")
     func resolvedWrite() throws {
         let node = try resolve(
-            ["a": [".sv": "timestamp"], "b": [".sv": "timestamp"], "count": [".sv": ["increment": 2]], "deep": ["n": [".sv": ["increment": 1]]], "s": [".sv": ["increment": 1]], "o": [".sv": ["increment": 1]], "lit": 5],
+            [
+                "a": [".sv": "timestamp"], "b": [".sv": "timestamp"], "count": [".sv": ["increment": 2]],
+                "deep": ["n": [".sv": ["increment": 1]]], "s": [".sv": ["increment": 1]], "o": [".sv": ["increment": 1]], "lit": 5,
+            ],
             against: ["count": 40, "deep": ["n": 1.5], "s": "hello", "o": ["hello": "world"], "lit": 1],
             now: 99
         )
@@ -89,9 +97,11 @@ struct ServerValueTests {
         #expect(node.child("a") == node.child("b"))
     }
 
-    @Test("a placeholder at the written location resolves against its current value", arguments: [
-        (.null, 1), (5, 6), ("hello", 1), (["hello": "world"], 1), (true, 1), (1.5, 2.5),
-    ] as [(JSONValue, JSONValue)])
+    @Test(
+        "a placeholder at the written location resolves against its current value",
+        arguments: [
+            (.null, 1), (5, 6), ("hello", 1), (["hello": "world"], 1), (true, 1), (1.5, 2.5),
+        ] as [(JSONValue, JSONValue)])
     func placeholderResolvesAgainstCurrentValue(current: JSONValue, expected: JSONValue) throws {
         let node = try resolve([".sv": ["increment": 1]], against: current)
         #expect(node.plainJSON == expected)

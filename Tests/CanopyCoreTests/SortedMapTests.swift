@@ -1,13 +1,14 @@
 import CanopyCore
-import Testing
 import CanopyTestSupport
+import Testing
 
 /// A brute-force sorted map: an array kept sorted by key.
 private struct Oracle {
     var elements: [(key: ChildKey, value: Int)] = []
 
     func lowerBound(_ key: ChildKey) -> Int {
-        var low = 0, high = self.elements.count
+        var low = 0
+        var high = self.elements.count
         while low < high {
             let mid = (low + high) / 2
             if self.elements[mid].key < key { low = mid + 1 } else { high = mid }
@@ -41,7 +42,7 @@ private struct Oracle {
 private func same(_ a: (key: ChildKey, value: Int)?, _ b: (key: ChildKey, value: Int)?) -> Bool {
     switch (a, b) {
     case (nil, nil): return true
-    case let (x?, y?): return x.key == y.key && x.value == y.value
+    case (let x?, let y?): return x.key == y.key && x.value == y.value
     default: return false
     }
 }
@@ -50,7 +51,9 @@ private func same(_ a: (key: ChildKey, value: Int)?, _ b: (key: ChildKey, value:
 private struct Pairs: Equatable, CustomStringConvertible {
     var keys: [ChildKey] = []
     var values: [Int] = []
-    var description: String { zip(self.keys, self.values).prefix(20).map { "\($0.0)=\($0.1)" }.joined(separator: ", ") + (self.keys.count > 20 ? ", …" : "") }
+    var description: String {
+        zip(self.keys, self.values).prefix(20).map { "\($0.0)=\($0.1)" }.joined(separator: ", ") + (self.keys.count > 20 ? ", …" : "")
+    }
 }
 
 private func pairs<S: Sequence>(_ s: S) -> Pairs where S.Element == (key: ChildKey, value: Int) {
@@ -64,7 +67,10 @@ private func pairs<S: Sequence>(_ s: S) -> Pairs where S.Element == (key: ChildK
 
 /// Compares every query of `map` with the oracle. `probes` are extra (possibly absent) keys.
 /// With `full`, every rank is checked; otherwise about 200 evenly spread ones.
-private func verify(_ map: SortedMap<ChildKey, Int>, _ oracle: Oracle, probes: [ChildKey], full: Bool = true, sourceLocation: SourceLocation = #_sourceLocation) {
+private func verify(
+    _ map: SortedMap<ChildKey, Int>, _ oracle: Oracle, probes: [ChildKey], full: Bool = true,
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
     let expected = oracle.elements
     #expect(map.checkInvariants(), sourceLocation: sourceLocation)
     #expect(map.count == expected.count, sourceLocation: sourceLocation)
@@ -95,11 +101,15 @@ private func verify(_ map: SortedMap<ChildKey, Int>, _ oracle: Oracle, probes: [
         #expect(map.contains(probe) == present, sourceLocation: sourceLocation)
         #expect(same(map.predecessor(of: probe), lb > 0 ? expected[lb - 1] : nil), "predecessor(\(probe))", sourceLocation: sourceLocation)
         let after = lb + (present ? 1 : 0)
-        #expect(same(map.successor(of: probe), after < expected.count ? expected[after] : nil), "successor(\(probe))", sourceLocation: sourceLocation)
+        #expect(
+            same(map.successor(of: probe), after < expected.count ? expected[after] : nil), "successor(\(probe))",
+            sourceLocation: sourceLocation)
     }
-    let ranks = expected.isEmpty ? [0] : [0, 1, expected.count / 3, expected.count / 2, expected.count - 1, expected.count, expected.count + 5]
+    let ranks =
+        expected.isEmpty ? [0] : [0, 1, expected.count / 3, expected.count / 2, expected.count - 1, expected.count, expected.count + 5]
     for r in ranks {
-        #expect(pairs(map.elements(fromRank: r)) == pairs(expected.dropFirst(r)), "elements(fromRank: \(r))", sourceLocation: sourceLocation)
+        #expect(
+            pairs(map.elements(fromRank: r)) == pairs(expected.dropFirst(r)), "elements(fromRank: \(r))", sourceLocation: sourceLocation)
         let down = r < expected.count ? Array(expected[...r].reversed()) : []
         #expect(pairs(map.reversedElements(fromRank: r)) == pairs(down), "reversedElements(fromRank: \(r))", sourceLocation: sourceLocation)
     }

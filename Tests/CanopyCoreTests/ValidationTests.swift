@@ -46,7 +46,10 @@ struct ValidationTests {
 
     @Test(
         "every forbidden key is rejected, at the top and deeper",
-        arguments: [".test", "test.", "fo$o", "[what", "ever]", "ha#sh", "/thing", "th/ing", "thing/", "", ".foo", ".keys", ".length", ".info", "a\u{0}b", "\u{1}", "x\u{1F}", "\u{7F}", "tab\there", "new\nline"]
+        arguments: [
+            ".test", "test.", "fo$o", "[what", "ever]", "ha#sh", "/thing", "th/ing", "thing/", "", ".foo", ".keys", ".length", ".info",
+            "a\u{0}b", "\u{1}", "x\u{1F}", "\u{7F}", "tab\there", "new\nline",
+        ]
     )
     func forbiddenKeys(key: String) {
         let top = conversionError(.object([key: "test"]))
@@ -58,7 +61,9 @@ struct ValidationTests {
         #expect(!KeyValidation.isValidKey(key))
     }
 
-    @Test("unusual but valid keys are accepted", arguments: ["\"herp\"", "\"", "'", " ", "a b", "emoji\u{1F600}", "-", "_", "~", "UPPER", "é", "\u{80}", "1,5e3"])
+    @Test(
+        "unusual but valid keys are accepted",
+        arguments: ["\"herp\"", "\"", "'", " ", "a b", "emoji\u{1F600}", "-", "_", "~", "UPPER", "é", "\u{80}", "1,5e3"])
     func validKeys(key: String) throws {
         #expect(conversionError(.object([key: 1])) == nil)
         #expect(KeyValidation.isValidKey(key))
@@ -76,7 +81,10 @@ struct ValidationTests {
     func dotValueObject(inner: JSONValue) {
         let error = conversionError([".value": inner], at: ["u"])
         #expect(error?.code == .invalidValue)
-        #expect(error?.message == "set failed: value argument contains an invalid \".value\" in property 'u'. Only a string, number, boolean or null can be used with .value.")
+        #expect(
+            error?.message
+                == "set failed: value argument contains an invalid \".value\" in property 'u'. Only a string, number, boolean or null can be used with .value."
+        )
     }
 
     @Test(".value with a leaf or null is accepted")
@@ -108,7 +116,10 @@ struct ValidationTests {
         let error = conversionError(nested(depth: 33))
         #expect(error?.code == .invalidValue)
         let property = (0...32).map { "k\($0)" }.joined(separator: ".")
-        #expect(error?.message == "set failed: value argument path specified exceeds the maximum depth that can be written (32) or object contains a cycle in property '\(property)'")
+        #expect(
+            error?.message
+                == "set failed: value argument path specified exceeds the maximum depth that can be written (32) or object contains a cycle in property '\(property)'"
+        )
         let location = (0..<30).map { "l\($0)" }
         #expect(conversionError(nested(depth: 2), at: location) == nil)
         #expect(conversionError(nested(depth: 3), at: location)?.code == .invalidValue)
@@ -139,7 +150,9 @@ struct ValidationTests {
         #expect(conversionError(["s": .string(String(repeating: "x", count: limit))]) == nil)
         let error = conversionError(["s": .string(String(repeating: "x", count: limit + 1))])
         #expect(error?.code == .invalidValue)
-        #expect(error?.message.hasPrefix("set failed: value argument contains a string greater than 10485760 utf8 bytes in property 's' ('xxxx") == true)
+        #expect(
+            error?.message.hasPrefix("set failed: value argument contains a string greater than 10485760 utf8 bytes in property 's' ('xxxx")
+                == true)
         #expect(conversionError(["s": .string(String(repeating: "é", count: limit / 2))]) == nil)
         #expect(conversionError(["s": .string(String(repeating: "é", count: limit / 2) + "x")])?.code == .invalidValue)
     }
@@ -148,17 +161,25 @@ struct ValidationTests {
     func serverValueShapes() {
         let mixed = conversionError(["invalid": "data", ".sv": "timestamp"], at: ["u"])
         #expect(mixed?.code == .invalidValue)
-        #expect(mixed?.message == "set failed: value argument contains \".sv\" together with other keys in property 'u'. Server values cannot be stored with other keys.")
+        #expect(
+            mixed?.message
+                == "set failed: value argument contains \".sv\" together with other keys in property 'u'. Server values cannot be stored with other keys."
+        )
         for unknown in ["nope", ["increment": "1"], ["increment": 1, "x": 2], ["decrement": 1], true, 5] as [JSONValue] {
             let error = conversionError(["a": [".sv": unknown]], at: ["u"])
             #expect(error?.code == .invalidValue)
-            #expect(error?.message == "set failed: value argument contains an invalid server value in property 'u.a'. Use {\".sv\": \"timestamp\"} or {\".sv\": {\"increment\": number}}.")
+            #expect(
+                error?.message
+                    == "set failed: value argument contains an invalid server value in property 'u.a'. Use {\".sv\": \"timestamp\"} or {\".sv\": {\"increment\": number}}."
+            )
         }
         #expect(conversionError([".sv": "timestamp"]) == nil)
         #expect(conversionError(["a": [".sv": ["increment": 2.5]], "b": [".sv": ["increment": -3]]]) == nil)
     }
 
-    @Test("invalid .priority values inside data", arguments: [true, false, ["x": "y"], [1], .double(.nan), .double(.infinity), [".sv": "nope"]] as [JSONValue])
+    @Test(
+        "invalid .priority values inside data",
+        arguments: [true, false, ["x": "y"], [1], .double(.nan), .double(.infinity), [".sv": "nope"]] as [JSONValue])
     func invalidDataPriority(priority: JSONValue) {
         let error = conversionError(["a": 1, ".priority": priority], at: ["u"])
         #expect(error?.code == .invalidPriority)
@@ -167,7 +188,9 @@ struct ValidationTests {
         #expect(nestedError?.message == "set failed: value argument contains an invalid value for '/u/b/.priority', which \(priorityRules)")
     }
 
-    @Test("valid .priority values inside data", arguments: [.null, 0, -1.5, "", "p", [".sv": "timestamp"], [".sv": ["increment": 1]]] as [JSONValue])
+    @Test(
+        "valid .priority values inside data",
+        arguments: [.null, 0, -1.5, "", "p", [".sv": "timestamp"], [".sv": ["increment": 1]]] as [JSONValue])
     func validDataPriority(priority: JSONValue) throws {
         #expect(conversionError(["a": 1, ".priority": priority]) == nil)
     }
@@ -192,11 +215,16 @@ struct ValidationTests {
 
     // MARK: - Paths
 
-    @Test("DatabasePath rejects forbidden characters with the JS message", arguments: ["a.b", "a#b", "a$b", "a[b", "a]b", "a/b.c/d", "x\u{0}", "x\u{1F}", "x\u{7F}", ".foo", "foo/.info", "a/.info/b"])
+    @Test(
+        "DatabasePath rejects forbidden characters with the JS message",
+        arguments: ["a.b", "a#b", "a$b", "a[b", "a]b", "a/b.c/d", "x\u{0}", "x\u{1F}", "x\u{7F}", ".foo", "foo/.info", "a/.info/b"])
     func invalidPaths(path: String) {
         let error = pathError(path)
         #expect(error?.code == .invalidPath)
-        #expect(error?.message == "child failed: path argument was an invalid path = \"\(path)\". Paths must be non-empty strings and can't contain \".\", \"#\", \"$\", \"[\", or \"]\"")
+        #expect(
+            error?.message
+                == "child failed: path argument was an invalid path = \"\(path)\". Paths must be non-empty strings and can't contain \".\", \"#\", \"$\", \"[\", or \"]\""
+        )
     }
 
     @Test("DatabasePath accepts .info as the first segment only, and normalizes slashes")
@@ -216,7 +244,12 @@ struct ValidationTests {
 
     @Test("the path error names the function and argument")
     func pathErrorNaming() {
-        #expect(throws: DatabaseError(.invalidPath, "orderByChild failed: path argument was an invalid path = \"a$\". Paths must be non-empty strings and can't contain \".\", \"#\", \"$\", \"[\", or \"]\"")) {
+        #expect(
+            throws: DatabaseError(
+                .invalidPath,
+                "orderByChild failed: path argument was an invalid path = \"a$\". Paths must be non-empty strings and can't contain \".\", \"#\", \"$\", \"[\", or \"]\""
+            )
+        ) {
             try DatabasePath(validating: "a$", function: "orderByChild")
         }
         #expect(throws: DatabaseError.self) { try DatabasePath(validating: "a$", function: "x", argument: "key") }

@@ -1,6 +1,6 @@
 import CanopyCore
-import Testing
 import CanopyTestSupport
+import Testing
 
 /// Builds a node from JSON with the write validation rules.
 func makeNode(_ json: JSONValue, at location: [String] = []) throws -> Node {
@@ -28,7 +28,8 @@ private func forEachString(_ node: Node) -> String {
 
 /// Checks that `index` orders the children `ordered` (given as (key, node)) exactly as listed,
 /// pairwise and after shuffling, with antisymmetric comparisons.
-private func expectOrder(_ ordered: [(key: ChildKey, node: Node)], by index: QueryIndex, sourceLocation: SourceLocation = #_sourceLocation) {
+private func expectOrder(_ ordered: [(key: ChildKey, node: Node)], by index: QueryIndex, sourceLocation: SourceLocation = #_sourceLocation)
+{
     for i in ordered.indices {
         #expect(index.compare(ordered[i], ordered[i]) == 0, sourceLocation: sourceLocation)
         for j in ordered.indices where i < j {
@@ -81,7 +82,9 @@ struct ValueOrderingTests {
 
     @Test("numeric priorities, as numbers and as strings", arguments: [false, true])
     func numericPriorities(asStrings: Bool) throws {
-        let data: [(String, Int64, Int64)] = [("a", 1, 26), ("z", 26, 1), ("m", 13, 14), ("n", 14, 12), ("c", 3, 24), ("b", 2, 25), ("e", 5, 22)]
+        let data: [(String, Int64, Int64)] = [
+            ("a", 1, 26), ("z", 26, 1), ("m", 13, 14), ("n", 14, 12), ("c", 3, 24), ("b", 2, 25), ("e", 5, 22),
+        ]
         var object: [String: JSONValue] = [:]
         for (key, value, priority) in data {
             object[key] = [".value": .int(value), ".priority": asStrings ? .string(String(priority)) : .int(priority)]
@@ -93,13 +96,19 @@ struct ValueOrderingTests {
 
     @Test("alphabetic priorities")
     func alphabeticPriorities() throws {
-        let data: [(String, Int64, String)] = [("a", 1, "first"), ("z", 26, "second"), ("m", 13, "third"), ("n", 14, "fourth"), ("c", 3, "fifth"), ("b", 2, "sixth"), ("e", 5, "seventh")]
+        let data: [(String, Int64, String)] = [
+            ("a", 1, "first"), ("z", 26, "second"), ("m", 13, "third"), ("n", 14, "fourth"), ("c", 3, "fifth"), ("b", 2, "sixth"),
+            ("e", 5, "seventh"),
+        ]
         var object: [String: JSONValue] = [:]
         for (key, value, priority) in data { object[key] = [".value": .int(value), ".priority": .string(priority)] }
         let node = try makeNode(.object(object))
         #expect(forEachString(node) == "c:3:a:1:n:14:z:26:e:5:b:2:m:13:")
         var ordered = OrderedChildren(node: node, index: .priority)
-        #expect(ordered.all().compactMap { $0.node.priority?.jsonValue.stringValue } == ["fifth", "first", "fourth", "second", "seventh", "sixth", "third"])
+        #expect(
+            ordered.all().compactMap { $0.node.priority?.jsonValue.stringValue } == [
+                "fifth", "first", "fourth", "second", "seventh", "sixth", "third",
+            ])
         #expect(node.childCount == 7)
     }
 
@@ -164,7 +173,8 @@ struct ValueOrderingTests {
         let sorted = sortedChildren(node, by: index)
         #expect(sorted.map(\.key.string) == ["h", "e", "b", "g", "d", "i", "a", "f"])
         expectOrder(sorted, by: index)
-        let low = Node.leaf(.bool(false)), high = Node.leaf(.bool(true))
+        let low = Node.leaf(.bool(false))
+        let high = Node.leaf(.bool(true))
         let ranged = sorted.filter {
             let v = index.sortValue(of: $0.node)
             return index.compareSortValues(v, low) >= 0 && index.compareSortValues(v, high) <= 0
@@ -319,7 +329,8 @@ struct ValueOrderingTests {
         #expect(!child("v").isMove(from: a, to: aDouble))
         #expect(!child("v").isMove(from: a, to: aOther))
         #expect(child("w").isMove(from: a, to: aOther))
-        let objectA = try makeNode(["v": ["p": 1]]), objectB = try makeNode(["v": ["q": 2]])
+        let objectA = try makeNode(["v": ["p": 1]])
+        let objectB = try makeNode(["v": ["q": 2]])
         #expect(!child("v").isMove(from: objectA, to: objectB))
         #expect(child("v").isMove(from: objectA, to: try makeNode(["v": 2])))
     }

@@ -28,7 +28,9 @@ import Testing
         let server = CanopyServer(configuration: ServerConfiguration(), store: NamespaceStore(directory: nil))
         let response = try #require(await server.respond(method: "PUT", target: "/missing/.priority.json", body: Array("7".utf8)))
         #expect(response.status == 400)
-        #expect(String(decoding: response.body, as: UTF8.self) == #"{"error":"setPriority failed: there is no data at /missing to set a priority on."}"#)
+        #expect(
+            String(decoding: response.body, as: UTF8.self)
+                == #"{"error":"setPriority failed: there is no data at /missing to set a priority on."}"#)
         let get = try #require(await server.respond(method: "GET", target: "/.json"))
         #expect(String(decoding: get.body, as: UTF8.self) == "null")
         await server.store.close()
@@ -41,7 +43,9 @@ import Testing
         #expect(await server.respond(method: "GET", target: "/.json?ns=two")?.status == 200)
         let third = try #require(await server.respond(method: "GET", target: "/.json?ns=three"))
         #expect(third.status == 403)
-        #expect(String(decoding: third.body, as: UTF8.self) == #"{"error":"Namespace \"three\" would be one more than the 2 this server serves at once."}"#)
+        #expect(
+            String(decoding: third.body, as: UTF8.self)
+                == #"{"error":"Namespace \"three\" would be one more than the 2 this server serves at once."}"#)
         #expect(await server.respond(method: "GET", target: "/.json?ns=one")?.status == 200)
         await server.store.close()
     }

@@ -6,7 +6,8 @@ import Testing
 /// bounded number of seeded mutations. `CANOPY_FUZZ_ITERATIONS` runs more; libFuzzer runs them
 /// for hours (Tests/Fuzz/README.md).
 @Suite struct FuzzTargetTests {
-    static let fuzzDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fuzz").path
+    static let fuzzDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fuzz").path
     static let iterations = ProcessInfo.processInfo.environment["CANOPY_FUZZ_ITERATIONS"].flatMap(Int.init) ?? 2_000
 
     @Test(arguments: FuzzTarget.all.map(\.name))
@@ -29,7 +30,9 @@ import Testing
         let target = try #require(FuzzTarget.named(name))
         let corpus = CorpusFiles.read(Self.fuzzDirectory + "/Corpus/" + name)
         for seed in target.seeds {
-            #expect(corpus.contains(seed), "Tests/Fuzz/Corpus/\(name) lacks a seed of \(seed.count) bytes: run canopy-fuzz seeds Tests/Fuzz/Corpus")
+            #expect(
+                corpus.contains(seed),
+                "Tests/Fuzz/Corpus/\(name) lacks a seed of \(seed.count) bytes: run canopy-fuzz seeds Tests/Fuzz/Corpus")
         }
     }
 

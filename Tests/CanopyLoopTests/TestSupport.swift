@@ -16,15 +16,19 @@ final class TestThread: Sendable {
         }
         var thread = pthread_t()
         let finished = self.finished
-        let context = Unmanaged.passRetained(Body({
-            body()
-            finished.signal()
-        })).toOpaque()
-        let status = pthread_create(&thread, nil, { context in
-            guard let context else { return nil }
-            Unmanaged<Body>.fromOpaque(context).takeRetainedValue().run()
-            return nil
-        }, context)
+        let context = Unmanaged.passRetained(
+            Body({
+                body()
+                finished.signal()
+            })
+        ).toOpaque()
+        let status = pthread_create(
+            &thread, nil,
+            { context in
+                guard let context else { return nil }
+                Unmanaged<Body>.fromOpaque(context).takeRetainedValue().run()
+                return nil
+            }, context)
         precondition(status == 0, "pthread_create failed: \(status)")
         self.thread = thread
     }

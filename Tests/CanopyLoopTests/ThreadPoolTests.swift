@@ -15,13 +15,15 @@ struct ThreadPoolTests {
         do {
             let capture = Tracker()
             weakCapture = capture
-            loop.runInThreadPool({ () -> UInt in
-                _ = capture
-                return currentThreadID()
-            }, then: { workThread in
-                _ = capture
-                result.value = (workThread, loop.inLoop)
-            })
+            loop.runInThreadPool(
+                { () -> UInt in
+                    _ = capture
+                    return currentThreadID()
+                },
+                then: { workThread in
+                    _ = capture
+                    result.value = (workThread, loop.inLoop)
+                })
         }
         #expect(weakCapture != nil)  // the request keeps its closures alive while in flight
         loop.drain()
@@ -40,11 +42,12 @@ struct ThreadPoolTests {
         let started = DispatchSemaphore(value: 0)
         let completed = Locked(false)
         loop.execute {
-            loop.runInThreadPool({
-                started.signal()
-                _ = gate.wait(timeout: .now() + defaultWaitSeconds)
-                return 42
-            }, then: { value in completed.withLock { $0 = value == 42 } })
+            loop.runInThreadPool(
+                {
+                    started.signal()
+                    _ = gate.wait(timeout: .now() + defaultWaitSeconds)
+                    return 42
+                }, then: { value in completed.withLock { $0 = value == 42 } })
         }
         try started.wait(for: "started")
         let reports = Locked<LoopCloseReport?>(nil)

@@ -36,8 +36,14 @@ struct TimerTests {
             let second = Tracker()
             firedCapture = first
             cancelledCapture = second
-            loop.schedule(after: .zero) { _ = first; fired.value = true }
-            loop.schedule(after: .zero) { _ = second; Issue.record("cancelled timer fired") }.cancel()
+            loop.schedule(after: .zero) {
+                _ = first
+                fired.value = true
+            }
+            loop.schedule(after: .zero) {
+                _ = second
+                Issue.record("cancelled timer fired")
+            }.cancel()
         }
         #expect(cancelledCapture == nil)  // cancel on the loop thread drops the callback at once
         #expect(firedCapture != nil)
@@ -57,7 +63,10 @@ struct TimerTests {
         loop.execute {
             let timer = LoopBound<LoopTimer?>(nil, loop: loop)
             timer.value = loop.schedule(after: .milliseconds(1), repeating: .milliseconds(1)) {
-                if fires.withLock({ $0 += 1; return $0 }) == 3 {
+                if fires.withLock({
+                    $0 += 1
+                    return $0
+                }) == 3 {
                     timer.value?.cancel()  // on the loop thread: no further fire
                     done.signal()
                 }

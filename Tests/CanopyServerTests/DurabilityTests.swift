@@ -17,14 +17,19 @@ struct DurabilityTests {
         try await withLiveServer(server()) { (port: Int) async throws in
             #expect(try await StreamTests.request(port, "PUT", "/a.json?ns=one", #"{"b": 1}"#).status == 200)
             #expect(try await StreamTests.request(port, "PATCH", "/.json", #"{"x/y": true}"#).status == 200)
-            #expect(try await StreamTests.request(port, "PUT", "/.settings/rules.json?ns=one", #"{"rules": {"a": {".indexOn": "b"}}}"#).status == 200)
+            #expect(
+                try await StreamTests.request(port, "PUT", "/.settings/rules.json?ns=one", #"{"rules": {"a": {".indexOn": "b"}}}"#).status
+                    == 200)
         }
         #expect(FileManager.default.fileExists(atPath: directory + "/one"))
         #expect(FileManager.default.fileExists(atPath: directory + "/default"))
         try await withLiveServer(server()) { (port: Int) async throws in
             #expect(try json(try await StreamTests.request(port, "GET", "/.json?ns=one").body) == ["a": ["b": 1]])
             #expect(try json(try await StreamTests.request(port, "GET", "/.json").body) == ["x": ["y": true]])
-            #expect(try json(try await StreamTests.request(port, "GET", "/.settings/rules.json?ns=one").body) == ["rules": ["a": [".indexOn": "b"]]])
+            #expect(
+                try json(try await StreamTests.request(port, "GET", "/.settings/rules.json?ns=one").body) == [
+                    "rules": ["a": [".indexOn": "b"]]
+                ])
         }
     }
 }

@@ -14,7 +14,8 @@ struct InteropTests {
         // A short keep-alive: firebase-admin's ListenerRegistration.close() returns on the next one.
         let server = makeServer { $0.keepAliveInterval = .seconds(1) }
         try await withLiveServer(server) { port in
-            try await PythonClient.run("firebase_admin_interop", ["http://127.0.0.1:\(port)?ns=interop"], expecting: "interop: all checks passed")
+            try await PythonClient.run(
+                "firebase_admin_interop", ["http://127.0.0.1:\(port)?ns=interop"], expecting: "interop: all checks passed")
         }
     }
 }

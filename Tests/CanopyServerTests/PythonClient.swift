@@ -15,7 +15,8 @@ enum PythonClient {
     /// missing interpreter fails the test instead of skipping it).
     static var runnable: Bool { Self.python != nil || Self.required }
 
-    static let skipReason: Comment = "set CANOPY_INTEROP_PYTHON to a Python with firebase-admin and websockets (CANOPY_REQUIRE_INTEROP=1 makes its absence a failure)"
+    static let skipReason: Comment =
+        "set CANOPY_INTEROP_PYTHON to a Python with firebase-admin and websockets (CANOPY_REQUIRE_INTEROP=1 makes its absence a failure)"
 
     /// Runs `Interop/SCRIPT.py ARGUMENTS` and expects exit status 0 and `marker` in its output; a
     /// client that hangs is killed after `timeout` and the test fails.

@@ -1,7 +1,7 @@
 import Canopy
-import Foundation
 import CanopyCore
 import CanopyServer
+import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -18,7 +18,10 @@ extension HTTPField.Name {
 struct RESTTests {
     static let setups: [TestingSetup] = [.router, .live]
 
-    func run(_ setup: TestingSetup, _ configure: (inout ServerConfiguration) -> Void = { _ in }, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+    func run(
+        _ setup: TestingSetup, _ configure: (inout ServerConfiguration) -> Void = { _ in },
+        _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void
+    ) async throws {
         let server = makeServer(configure)
         try await server.makeApplication().test(setup) { client in try await body(client) }
         await server.store.close()
@@ -27,7 +30,8 @@ struct RESTTests {
     @Test("PUT, GET, PATCH, POST and DELETE on a location and on the root", arguments: setups)
     func crud(_ setup: TestingSetup) async throws {
         try await self.run(setup) { client in
-            try await client.execute(uri: "/users/ada.json", method: .put, body: body(#"{"name": "Ada", "born": 1815}"#)) { (r: TestResponse) throws in
+            try await client.execute(uri: "/users/ada.json", method: .put, body: body(#"{"name": "Ada", "born": 1815}"#)) {
+                (r: TestResponse) throws in
                 #expect(r.status == .ok)
                 #expect(r.headers[.contentType] == "application/json; charset=utf-8")
                 #expect(try json(r.body) == ["name": "Ada", "born": 1815])
@@ -39,27 +43,35 @@ struct RESTTests {
             try await client.execute(uri: "/users/ada/.json", method: .get) { (r: TestResponse) throws in
                 #expect(try json(r.body) == ["name": "Ada", "born": 1815])
             }
-            try await client.execute(uri: "/users/ada.json", method: .patch, body: body(#"{"born": null, "langs/first": "Analytical"}"#)) { (r: TestResponse) throws in
+            try await client.execute(uri: "/users/ada.json", method: .patch, body: body(#"{"born": null, "langs/first": "Analytical"}"#)) {
+                (r: TestResponse) throws in
                 #expect(r.status == .ok)
                 #expect(try json(r.body) == ["born": .null, "langs/first": "Analytical"])
             }
             try await client.execute(uri: "/.json", method: .get) { (r: TestResponse) throws in
                 #expect(try json(r.body) == ["users": ["ada": ["name": "Ada", "langs": ["first": "Analytical"]]]])
             }
-            let name = try await client.execute(uri: "/posts.json", method: .post, body: body(#"{"title": "Hi"}"#)) { (r: TestResponse) throws in
+            let name = try await client.execute(uri: "/posts.json", method: .post, body: body(#"{"title": "Hi"}"#)) {
+                (r: TestResponse) throws in
                 #expect(r.status == .ok)
                 guard case .object(let o) = try json(r.body), case .string(let name)? = o["name"] else { throw TestFailure("no name") }
                 return name
             }
             #expect(name.utf8.count == 20)
-            try await client.execute(uri: "/posts/\(name)/title.json", method: .get) { (r: TestResponse) throws in #expect(try json(r.body) == "Hi") }
+            try await client.execute(uri: "/posts/\(name)/title.json", method: .get) { (r: TestResponse) throws in
+                #expect(try json(r.body) == "Hi")
+            }
             try await client.execute(uri: "/users/ada.json", method: .delete) { (r: TestResponse) throws in
                 #expect(r.status == .ok)
                 #expect(String(buffer: r.body) == "null")
             }
-            try await client.execute(uri: "/users.json", method: .get) { (r: TestResponse) throws in #expect(String(buffer: r.body) == "null") }
+            try await client.execute(uri: "/users.json", method: .get) { (r: TestResponse) throws in
+                #expect(String(buffer: r.body) == "null")
+            }
             // A PATCH with a null body removes the location (firebase-tools deletes that way).
-            try await client.execute(uri: "/posts.json", method: .patch, body: body("null")) { (r: TestResponse) throws in #expect(r.status == .ok) }
+            try await client.execute(uri: "/posts.json", method: .patch, body: body("null")) { (r: TestResponse) throws in
+                #expect(r.status == .ok)
+            }
             try await client.execute(uri: "/.json", method: .get) { (r: TestResponse) throws in #expect(String(buffer: r.body) == "null") }
         }
     }
@@ -69,14 +81,17 @@ struct RESTTests {
         try await self.run(setup) { client in
             var names: [String] = []
             for i in 0..<20 {
-                try await client.execute(uri: "/list.json?ns=p", method: .post, body: body(i == 0 ? #""""# : "\(i)")) { (r: TestResponse) throws in
+                try await client.execute(uri: "/list.json?ns=p", method: .post, body: body(i == 0 ? #""""# : "\(i)")) {
+                    (r: TestResponse) throws in
                     guard case .object(let o) = try json(r.body), case .string(let name)? = o["name"] else { throw TestFailure("no name") }
                     names.append(name)
                 }
             }
             #expect(names == names.sorted())
             #expect(Set(names).count == 20)
-            try await client.execute(uri: "/list/\(names[0]).json?ns=p", method: .get) { (r: TestResponse) throws in #expect(try json(r.body) == "") }
+            try await client.execute(uri: "/list/\(names[0]).json?ns=p", method: .get) { (r: TestResponse) throws in
+                #expect(try json(r.body) == "")
+            }
         }
     }
 
@@ -84,13 +99,18 @@ struct RESTTests {
     func printModes(_ setup: TestingSetup) async throws {
         try await self.run(setup) { client in
             for method in [HTTPRequest.Method.put, .patch, .post] {
-                try await client.execute(uri: "/a.json?print=silent", method: method, body: body(#"{"b": 1}"#)) { (r: TestResponse) throws in
+                try await client.execute(uri: "/a.json?print=silent", method: method, body: body(#"{"b": 1}"#)) {
+                    (r: TestResponse) throws in
                     #expect(r.status == .noContent)
                     #expect(r.body.readableBytes == 0)
                 }
             }
-            try await client.execute(uri: "/x.json?print=silent", method: .delete) { (r: TestResponse) throws in #expect(r.status == .noContent) }
-            try await client.execute(uri: "/a.json?print=silent", method: .get) { (r: TestResponse) throws in #expect(r.status == .noContent) }
+            try await client.execute(uri: "/x.json?print=silent", method: .delete) { (r: TestResponse) throws in
+                #expect(r.status == .noContent)
+            }
+            try await client.execute(uri: "/a.json?print=silent", method: .get) { (r: TestResponse) throws in
+                #expect(r.status == .noContent)
+            }
             try await client.execute(uri: "/c.json", method: .put, body: body(#"{"k": {"v": 1}}"#)) { _ in }
             try await client.execute(uri: "/c.json?print=pretty", method: .get) { (r: TestResponse) throws in
                 #expect(String(buffer: r.body) == "{\n  \"k\": {\n    \"v\": 1\n  }\n}")
@@ -105,32 +125,49 @@ struct RESTTests {
     @Test("shallow=true truncates children to true; format=export shows priorities", arguments: setups)
     func shallowAndExport(_ setup: TestingSetup) async throws {
         try await self.run(setup) { client in
-            try await client.execute(uri: "/u.json", method: .put, body: body(#"{"a": {"x": 1}, "b": 2, ".priority": 5, "c": {".value": "v", ".priority": "p"}}"#)) { (r: TestResponse) throws in
+            try await client.execute(
+                uri: "/u.json", method: .put,
+                body: body(#"{"a": {"x": 1}, "b": 2, ".priority": 5, "c": {".value": "v", ".priority": "p"}}"#)
+            ) { (r: TestResponse) throws in
                 #expect(r.status == .ok)
             }
-            try await client.execute(uri: "/u.json?shallow=true", method: .get) { (r: TestResponse) throws in #expect(try json(r.body) == ["a": true, "b": true, "c": true]) }
-            try await client.execute(uri: "/u/b.json?shallow=true", method: .get) { (r: TestResponse) throws in #expect(try json(r.body) == 2) }
-            try await client.execute(uri: "/u.json?shallow=true&limitToFirst=1&startAfter=%22a%22", method: .get) { (r: TestResponse) throws in
+            try await client.execute(uri: "/u.json?shallow=true", method: .get) { (r: TestResponse) throws in
+                #expect(try json(r.body) == ["a": true, "b": true, "c": true])
+            }
+            try await client.execute(uri: "/u/b.json?shallow=true", method: .get) { (r: TestResponse) throws in
+                #expect(try json(r.body) == 2)
+            }
+            try await client.execute(uri: "/u.json?shallow=true&limitToFirst=1&startAfter=%22a%22", method: .get) {
+                (r: TestResponse) throws in
                 #expect(try json(r.body) == ["b": true])
             }
             try await client.execute(uri: "/u.json?format=export", method: .get) { (r: TestResponse) throws in
                 #expect(try json(r.body) == ["a": ["x": 1], "b": 2, ".priority": 5, "c": [".value": "v", ".priority": "p"]])
             }
-            try await client.execute(uri: "/u.json", method: .get) { (r: TestResponse) throws in #expect(try json(r.body) == ["a": ["x": 1], "b": 2, "c": "v"]) }
+            try await client.execute(uri: "/u.json", method: .get) { (r: TestResponse) throws in
+                #expect(try json(r.body) == ["a": ["x": 1], "b": 2, "c": "v"])
+            }
             try await client.execute(uri: "/u/.priority.json", method: .get) { (r: TestResponse) throws in #expect(try json(r.body) == 5) }
-            try await client.execute(uri: "/u/a/.priority.json", method: .put, body: body("3")) { (r: TestResponse) throws in #expect(try json(r.body) == 3) }
-            try await client.execute(uri: "/u/a.json?format=export", method: .get) { (r: TestResponse) throws in #expect(try json(r.body) == ["x": 1, ".priority": 3]) }
+            try await client.execute(uri: "/u/a/.priority.json", method: .put, body: body("3")) { (r: TestResponse) throws in
+                #expect(try json(r.body) == 3)
+            }
+            try await client.execute(uri: "/u/a.json?format=export", method: .get) { (r: TestResponse) throws in
+                #expect(try json(r.body) == ["x": 1, ".priority": 3])
+            }
             try await client.execute(uri: "/u.json?shallow=true&orderBy=%22$value%22", method: .get) { (r: TestResponse) throws in
                 #expect(r.status == .badRequest)
             }
-            try await client.execute(uri: "/u.json?shallow=maybe", method: .get) { (r: TestResponse) throws in #expect(r.status == .badRequest) }
+            try await client.execute(uri: "/u.json?shallow=maybe", method: .get) { (r: TestResponse) throws in
+                #expect(r.status == .badRequest)
+            }
         }
     }
 
     @Test("orderBy with limits and bounds selects the right children", arguments: setups)
     func queries(_ setup: TestingSetup) async throws {
         try await self.run(setup) { client in
-            let scores = #"{"a": {"s": 3, "m": {"r": 9}}, "b": {"s": 1, "m": {"r": 2}}, "c": {"s": 2}, "d": {"s": "x"}, "e": {"t": 1}, "f": {"s": 3}}"#
+            let scores =
+                #"{"a": {"s": 3, "m": {"r": 9}}, "b": {"s": 1, "m": {"r": 2}}, "c": {"s": 2}, "d": {"s": "x"}, "e": {"t": 1}, "f": {"s": 3}}"#
             try await client.execute(uri: "/p.json", method: .put, body: body(scores)) { _ in }
             func keys(_ query: String) async throws -> [String] {
                 try await client.execute(uri: "/p.json?\(query)", method: .get) { (r: TestResponse) throws in
@@ -187,7 +224,9 @@ struct RESTTests {
                     #expect(error.contains(message), "\(query): \(error)")
                 }
             }
-            try await client.execute(uri: "/p.json?orderBy=%22s%22", method: .put, body: body("1")) { (r: TestResponse) throws in #expect(r.status == .badRequest) }
+            try await client.execute(uri: "/p.json?orderBy=%22s%22", method: .put, body: body("1")) { (r: TestResponse) throws in
+                #expect(r.status == .badRequest)
+            }
         }
     }
 
@@ -195,12 +234,19 @@ struct RESTTests {
     func serverValues(_ setup: TestingSetup) async throws {
         try await self.run(setup) { client in
             let before = Int64(Date().timeIntervalSince1970 * 1000)
-            try await client.execute(uri: "/t.json", method: .put, body: body(#"{"at": {".sv": "timestamp"}, "n": 5}"#)) { (r: TestResponse) throws in
-                guard case .object(let o) = try json(r.body), case .int(let at)? = o["at"] else { throw TestFailure("no time: \(String(buffer: r.body))") }
+            try await client.execute(uri: "/t.json", method: .put, body: body(#"{"at": {".sv": "timestamp"}, "n": 5}"#)) {
+                (r: TestResponse) throws in
+                guard case .object(let o) = try json(r.body), case .int(let at)? = o["at"] else {
+                    throw TestFailure("no time: \(String(buffer: r.body))")
+                }
                 #expect(at >= before && at < before + 60_000)
             }
-            try await client.execute(uri: "/t/n.json", method: .put, body: body(#"{".sv": {"increment": 2}}"#)) { (r: TestResponse) throws in #expect(try json(r.body) == 7) }
-            try await client.execute(uri: "/t.json", method: .patch, body: body(#"{"n": {".sv": {"increment": 0.5}}, "m": {".sv": {"increment": 3}}}"#)) { (r: TestResponse) throws in
+            try await client.execute(uri: "/t/n.json", method: .put, body: body(#"{".sv": {"increment": 2}}"#)) {
+                (r: TestResponse) throws in #expect(try json(r.body) == 7)
+            }
+            try await client.execute(
+                uri: "/t.json", method: .patch, body: body(#"{"n": {".sv": {"increment": 0.5}}, "m": {".sv": {"increment": 3}}}"#)
+            ) { (r: TestResponse) throws in
                 #expect(try json(r.body) == ["n": 7.5, "m": 3])
             }
             try await client.execute(uri: "/t/n.json", method: .put, body: body(#"{".sv": "tomorrow"}"#)) { (r: TestResponse) throws in
@@ -220,26 +266,35 @@ struct RESTTests {
                 #expect(String(buffer: r.body) == "null")
             }
             // Create-if-absent with null_etag.
-            try await client.execute(uri: "/c.json", method: .put, headers: [.ifMatch: "null_etag"], body: body("1")) { (r: TestResponse) throws in
+            try await client.execute(uri: "/c.json", method: .put, headers: [.ifMatch: "null_etag"], body: body("1")) {
+                (r: TestResponse) throws in
                 #expect(r.status == .ok)
                 #expect(try json(r.body) == 1)
             }
-            try await client.execute(uri: "/c.json", method: .put, headers: [.ifMatch: "null_etag"], body: body("5")) { (r: TestResponse) throws in
+            try await client.execute(uri: "/c.json", method: .put, headers: [.ifMatch: "null_etag"], body: body("5")) {
+                (r: TestResponse) throws in
                 #expect(r.status == .preconditionFailed)
                 #expect(try json(r.body) == 1)
                 #expect(r.headers[.eTag] != nil)
                 #expect(r.headers[.eTag] != "null_etag")
             }
-            let etag1 = try await client.execute(uri: "/c.json", method: .get, headers: wantETag) { (r: TestResponse) throws in r.headers[.eTag] ?? "" }
+            let etag1 = try await client.execute(uri: "/c.json", method: .get, headers: wantETag) { (r: TestResponse) throws in
+                r.headers[.eTag] ?? ""
+            }
             #expect(!etag1.isEmpty && !etag1.contains("\""))
-            try await client.execute(uri: "/c.json", method: .get, headers: wantETag) { (r: TestResponse) throws in #expect(r.headers[.eTag] == etag1) }
+            try await client.execute(uri: "/c.json", method: .get, headers: wantETag) { (r: TestResponse) throws in
+                #expect(r.headers[.eTag] == etag1)
+            }
             try await client.execute(uri: "/c.json", method: .get, headers: [.ifNoneMatch: etag1]) { (r: TestResponse) throws in
                 #expect(r.status == .notModified)
                 #expect(r.body.readableBytes == 0)
             }
-            try await client.execute(uri: "/c.json", method: .put, headers: [.ifMatch: etag1], body: body("2")) { (r: TestResponse) throws in #expect(r.status == .ok) }
+            try await client.execute(uri: "/c.json", method: .put, headers: [.ifMatch: etag1], body: body("2")) {
+                (r: TestResponse) throws in #expect(r.status == .ok)
+            }
             // The old ETag no longer matches: 412 carries the current value and its ETag.
-            let (etag2, current) = try await client.execute(uri: "/c.json", method: .put, headers: [.ifMatch: etag1], body: body("3")) { (r: TestResponse) throws in
+            let (etag2, current) = try await client.execute(uri: "/c.json", method: .put, headers: [.ifMatch: etag1], body: body("3")) {
+                (r: TestResponse) throws in
                 #expect(r.status == .preconditionFailed)
                 return (r.headers[.eTag] ?? "", try json(r.body))
             }
@@ -249,12 +304,15 @@ struct RESTTests {
                 #expect(r.headers[.eTag] == etag2)
                 #expect(try json(r.body) == 2)
             }
-            try await client.execute(uri: "/c.json", method: .put, headers: [.ifMatch: etag2, .firebaseETag: "true"], body: body("3")) { (r: TestResponse) throws in
+            try await client.execute(uri: "/c.json", method: .put, headers: [.ifMatch: etag2, .firebaseETag: "true"], body: body("3")) {
+                (r: TestResponse) throws in
                 #expect(r.status == .ok)
                 #expect(r.headers[.eTag] != nil && r.headers[.eTag] != etag2)
             }
             // DELETE with if-match; a write above the location changes its ETag.
-            let etag3 = try await client.execute(uri: "/c.json", method: .get, headers: wantETag) { (r: TestResponse) throws in r.headers[.eTag] ?? "" }
+            let etag3 = try await client.execute(uri: "/c.json", method: .get, headers: wantETag) { (r: TestResponse) throws in
+                r.headers[.eTag] ?? ""
+            }
             try await client.execute(uri: "/.json", method: .patch, body: body(#"{"c": 4}"#)) { _ in }
             try await client.execute(uri: "/c.json", method: .delete, headers: [.ifMatch: etag3]) { (r: TestResponse) throws in
                 #expect(r.status == .preconditionFailed)
@@ -262,8 +320,12 @@ struct RESTTests {
             }
             try await client.execute(uri: "/c.json", method: .get) { (r: TestResponse) throws in #expect(try json(r.body) == 4) }
             // if-match is not for GET, PATCH or POST.
-            try await client.execute(uri: "/c.json", method: .get, headers: [.ifMatch: etag3]) { (r: TestResponse) throws in #expect(r.status == .badRequest) }
-            try await client.execute(uri: "/c.json", method: .patch, headers: [.ifMatch: etag3], body: body("{}")) { (r: TestResponse) throws in #expect(r.status == .badRequest) }
+            try await client.execute(uri: "/c.json", method: .get, headers: [.ifMatch: etag3]) { (r: TestResponse) throws in
+                #expect(r.status == .badRequest)
+            }
+            try await client.execute(uri: "/c.json", method: .patch, headers: [.ifMatch: etag3], body: body("{}")) {
+                (r: TestResponse) throws in #expect(r.status == .badRequest)
+            }
             // POST with X-Firebase-ETag gets the ETag of the posted data.
             try await client.execute(uri: "/d.json", method: .post, headers: wantETag, body: body("7")) { (r: TestResponse) throws in
                 #expect(r.headers[.eTag] != nil)
@@ -274,14 +336,19 @@ struct RESTTests {
     @Test("X-HTTP-Method-Override and x-http-method-override turn a POST into another method", arguments: setups)
     func methodOverride(_ setup: TestingSetup) async throws {
         try await self.run(setup) { client in
-            try await client.execute(uri: "/m.json", method: .post, headers: [.methodOverride: "PUT"], body: body(#"{"a": 1}"#)) { (r: TestResponse) throws in
+            try await client.execute(uri: "/m.json", method: .post, headers: [.methodOverride: "PUT"], body: body(#"{"a": 1}"#)) {
+                (r: TestResponse) throws in
                 #expect(try json(r.body) == ["a": 1])
             }
             try await client.execute(uri: "/m.json?x-http-method-override=PATCH", method: .post, body: body(#"{"b": 2}"#)) { _ in }
-            try await client.execute(uri: "/m.json", method: .get) { (r: TestResponse) throws in #expect(try json(r.body) == ["a": 1, "b": 2]) }
+            try await client.execute(uri: "/m.json", method: .get) { (r: TestResponse) throws in
+                #expect(try json(r.body) == ["a": 1, "b": 2])
+            }
             try await client.execute(uri: "/m.json", method: .post, headers: [.methodOverride: "DELETE"]) { _ in }
             try await client.execute(uri: "/m.json", method: .get) { (r: TestResponse) throws in #expect(String(buffer: r.body) == "null") }
-            try await client.execute(uri: "/m.json", method: .post, headers: [.methodOverride: "TRACE"]) { (r: TestResponse) throws in #expect(r.status == .badRequest) }
+            try await client.execute(uri: "/m.json", method: .post, headers: [.methodOverride: "TRACE"]) { (r: TestResponse) throws in
+                #expect(r.status == .badRequest)
+            }
         }
     }
 
@@ -293,13 +360,21 @@ struct RESTTests {
                 #expect(try json(r.body) == ["rules": [".read": true, ".write": true]])
             }
             let rules = "{\n  // comment\n  \"rules\": {\"posts\": {\".indexOn\": [\"score\"]}} /* more */\n}"
-            try await client.execute(uri: "/.settings/rules.json?ns=r", method: .put, body: body(rules)) { (r: TestResponse) throws in #expect(r.status == .ok) }
+            try await client.execute(uri: "/.settings/rules.json?ns=r", method: .put, body: body(rules)) { (r: TestResponse) throws in
+                #expect(r.status == .ok)
+            }
             try await client.execute(uri: "/.settings/rules.json?ns=r", method: .get) { (r: TestResponse) throws in
                 #expect(try json(r.body) == ["rules": ["posts": [".indexOn": ["score"]]]])
             }
-            try await client.execute(uri: "/.settings/rules.json?ns=r", method: .put, body: body(#"{"rulez": {}}"#)) { (r: TestResponse) throws in #expect(r.status == .badRequest) }
-            try await client.execute(uri: "/.settings/rules.json?ns=r", method: .put, body: body(#"{"rules": "#)) { (r: TestResponse) throws in #expect(r.status == .badRequest) }
-            try await client.execute(uri: "/.settings/rules.json?ns=r", method: .delete) { (r: TestResponse) throws in #expect(r.status == .methodNotAllowed) }
+            try await client.execute(uri: "/.settings/rules.json?ns=r", method: .put, body: body(#"{"rulez": {}}"#)) {
+                (r: TestResponse) throws in #expect(r.status == .badRequest)
+            }
+            try await client.execute(uri: "/.settings/rules.json?ns=r", method: .put, body: body(#"{"rules": "#)) {
+                (r: TestResponse) throws in #expect(r.status == .badRequest)
+            }
+            try await client.execute(uri: "/.settings/rules.json?ns=r", method: .delete) { (r: TestResponse) throws in
+                #expect(r.status == .methodNotAllowed)
+            }
         }
     }
 
@@ -356,7 +431,9 @@ struct RESTTests {
                     }
                 }
             }
-            try await client.execute(uri: "/.json", method: .get) { (r: TestResponse) throws in #expect(try json(r.body) == ["keep": ["v": 1]]) }
+            try await client.execute(uri: "/.json", method: .get) { (r: TestResponse) throws in
+                #expect(try json(r.body) == ["keep": ["v": 1]])
+            }
         }
     }
 
@@ -369,13 +446,20 @@ struct RESTTests {
                     #expect(try json(r.body) == ["error": "Unauthorized request."])
                 }
             }
-            try await client.execute(uri: "/a.json", method: .put, headers: [.authorization: "Bearer s3cret"], body: body("1")) { (r: TestResponse) throws in #expect(r.status == .ok) }
-            try await client.execute(uri: "/a.json?auth=s3cret", method: .get) { (r: TestResponse) throws in #expect(try json(r.body) == 1) }
-            try await client.execute(uri: "/a.json?auth=nope", method: .get) { (r: TestResponse) throws in #expect(r.status == .unauthorized) }
+            try await client.execute(uri: "/a.json", method: .put, headers: [.authorization: "Bearer s3cret"], body: body("1")) {
+                (r: TestResponse) throws in #expect(r.status == .ok)
+            }
+            try await client.execute(uri: "/a.json?auth=s3cret", method: .get) { (r: TestResponse) throws in #expect(try json(r.body) == 1)
+            }
+            try await client.execute(uri: "/a.json?auth=nope", method: .get) { (r: TestResponse) throws in
+                #expect(r.status == .unauthorized)
+            }
         }
         // Without a token, firebase-admin's `Bearer owner` is an admin.
         try await self.run(setup) { client in
-            try await client.execute(uri: "/a.json", method: .put, headers: [.authorization: "Bearer owner"], body: body("1")) { (r: TestResponse) throws in #expect(r.status == .ok) }
+            try await client.execute(uri: "/a.json", method: .put, headers: [.authorization: "Bearer owner"], body: body("1")) {
+                (r: TestResponse) throws in #expect(r.status == .ok)
+            }
         }
     }
 }

@@ -12,7 +12,9 @@ import Testing
 struct StreamTests {
     /// Sends one request on its own connection and returns the status and body.
     @discardableResult
-    static func request(_ port: Int, _ method: String, _ target: String, _ body: String? = nil, headers: [(String, String)] = []) async throws -> (status: Int, body: String) {
+    static func request(_ port: Int, _ method: String, _ target: String, _ body: String? = nil, headers: [(String, String)] = [])
+        async throws -> (status: Int, body: String)
+    {
         let connection = try await RawConnection.connect(port: port)
         defer { Task { await connection.close() } }
         try await connection.send(method, target, headers: headers, body: body)
@@ -20,7 +22,9 @@ struct StreamTests {
         return (response.head.status, response.body)
     }
 
-    static func expectEvent(_ stream: EventStreamClient, _ name: String, _ path: String, _ data: JSONValue, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    static func expectEvent(
+        _ stream: EventStreamClient, _ name: String, _ path: String, _ data: JSONValue, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
         guard let event = try await within(10, "\(name) \(path)", { try await stream.nextData() }) else {
             Issue.record("stream ended; expected \(name) \(path)", sourceLocation: sourceLocation)
             return

@@ -231,7 +231,9 @@ final class EventStreamClient: Sendable {
         self.head = head
     }
 
-    static func open(port: Int, _ target: String, headers: [(String, String)] = [], autoRead: Bool = true, receiveBuffer: Int? = nil) async throws -> EventStreamClient {
+    static func open(port: Int, _ target: String, headers: [(String, String)] = [], autoRead: Bool = true, receiveBuffer: Int? = nil)
+        async throws -> EventStreamClient
+    {
         let connection = try await RawConnection.connect(port: port, autoRead: autoRead, receiveBuffer: receiveBuffer)
         try await connection.send("GET", target, headers: [("Accept", "text/event-stream")] + headers)
         let head = try await connection.readHead()
@@ -255,7 +257,11 @@ final class EventStreamClient: Sendable {
                 var name = ""
                 var data = ""
                 for line in lines {
-                    if line.hasPrefix("event: ") { name = String(line.dropFirst(7)) } else if line.hasPrefix("data: ") { data = String(line.dropFirst(6)) } else {
+                    if line.hasPrefix("event: ") {
+                        name = String(line.dropFirst(7))
+                    } else if line.hasPrefix("data: ") {
+                        data = String(line.dropFirst(6))
+                    } else {
                         throw TestFailure("unexpected line in an event: \(line.debugDescription)")
                     }
                 }

@@ -28,7 +28,8 @@ struct WireProtocolTests {
     func adminToken() async throws {
         let server = makeServer { $0.authToken = "s3cret" }
         try await withLiveServer(server) { port in
-            try await PythonClient.run("wire_protocol_client", ["ws://127.0.0.1:\(port)", "admin_token"], expecting: "wire: admin_token ok")
+            try await PythonClient.run(
+                "wire_protocol_client", ["ws://127.0.0.1:\(port)", "admin_token"], expecting: "wire: admin_token ok")
         }
     }
 }

@@ -3,7 +3,9 @@ import CanopyStorage
 import Testing
 
 /// A checkpoint file built by hand from the documented layout (StorageFormat.md), around any payload.
-private func handMadeCheckpoint(payload: [UInt8], sequence: UInt64, blockSize: Int = 1 << 20, version: UInt32 = 1, magic: String = "CNPYCKPT") -> [UInt8] {
+private func handMadeCheckpoint(
+    payload: [UInt8], sequence: UInt64, blockSize: Int = 1 << 20, version: UInt32 = 1, magic: String = "CNPYCKPT"
+) -> [UInt8] {
     let blocks = (payload.count + blockSize - 1) / blockSize
     var w = ByteWriter()
     w.append(contentsOf: Array(magic.utf8))
@@ -28,7 +30,10 @@ private func handMadeCheckpoint(payload: [UInt8], sequence: UInt64, blockSize: I
     return w.bytes
 }
 
-private func expectCorrupted(_ bytes: [UInt8], fileName: String = "checkpoint-7.canopy", offset: Int? = nil, reason: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) {
+private func expectCorrupted(
+    _ bytes: [UInt8], fileName: String = "checkpoint-7.canopy", offset: Int? = nil, reason: String? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
     do {
         let decoded = try decodeCheckpoint(bytes, fileName: fileName)
         Issue.record("decoded a damaged checkpoint: \(decoded.root)", sourceLocation: sourceLocation)
@@ -67,7 +72,9 @@ struct CheckpointFormatTests {
     @Test("multi-block payloads verify each block")
     func blocks() throws {
         var items = SortedMap<ChildKey, Node>()
-        for i in 0..<20_000 { _ = items.updateValue(.leaf(.string("value number \(i) with some padding text")), forKey: ChildKey("key\(i)")) }
+        for i in 0..<20_000 {
+            _ = items.updateValue(.leaf(.string("value number \(i) with some padding text")), forKey: ChildKey("key\(i)"))
+        }
         let root = Node.from(children: items)
         let payload = encoded(root)
         let file = handMadeCheckpoint(payload: payload, sequence: 3, blockSize: 4096)
@@ -115,12 +122,14 @@ struct CheckpointFormatTests {
         #expect(throws: Never.self) { try decodeCheckpoint(handMadeCheckpoint(payload: payload, sequence: 1)) }
     }
 
-    @Test("payloads breaking node invariants are rejected even with valid checksums", arguments: [
-        [0x81, 0x01, 0x01, 0x62, 0xC1, 0x01, 0x01, 0x61, 0xC2],  // keys out of order
-        [0x80, 0x01, 0x01, 0x61, 0x00],  // empty child
-        [0xC1, 0xC1],  // bytes after the tree
-        [0x81, 0x01, 0x01, 0x61, 0xC1],  // truncated children
-    ] as [[UInt8]])
+    @Test(
+        "payloads breaking node invariants are rejected even with valid checksums",
+        arguments: [
+            [0x81, 0x01, 0x01, 0x62, 0xC1, 0x01, 0x01, 0x61, 0xC2],  // keys out of order
+            [0x80, 0x01, 0x01, 0x61, 0x00],  // empty child
+            [0xC1, 0xC1],  // bytes after the tree
+            [0x81, 0x01, 0x01, 0x61, 0xC1],  // truncated children
+        ] as [[UInt8]])
     func invalidPayloads(payload: [UInt8]) {
         expectCorrupted(handMadeCheckpoint(payload: payload, sequence: 5))
     }

@@ -8,9 +8,16 @@ struct RandomTrees {
 
     init(seed: UInt64) { self.rng = SeededGenerator(seed: seed) }
 
-    static let specialKeys = ["5", "-3", "007", "0", "-0", "00", "2147483647", "2147483648", "-2147483648", "a", "b", "name", "value", "é", "日本", "😀", "x y", "\u{E000}", "-", "a-b"]
-    static let specialStrings = ["", "\0", "a\0b", "😀🎉", "日本語", "\u{10FFFF}", String(repeating: "z", count: 70), String(repeating: "ü", count: 40), "\"quoted\"\n\t"]
-    static let specialDoubles: [Double] = [-0.0, 0.0, 1.5, -2.25, .leastNonzeroMagnitude, -.leastNonzeroMagnitude, .leastNormalMagnitude, .greatestFiniteMagnitude, 1e300, 3.0]
+    static let specialKeys = [
+        "5", "-3", "007", "0", "-0", "00", "2147483647", "2147483648", "-2147483648", "a", "b", "name", "value", "é", "日本", "😀", "x y",
+        "\u{E000}", "-", "a-b",
+    ]
+    static let specialStrings = [
+        "", "\0", "a\0b", "😀🎉", "日本語", "\u{10FFFF}", String(repeating: "z", count: 70), String(repeating: "ü", count: 40), "\"quoted\"\n\t",
+    ]
+    static let specialDoubles: [Double] = [
+        -0.0, 0.0, 1.5, -2.25, .leastNonzeroMagnitude, -.leastNonzeroMagnitude, .leastNormalMagnitude, .greatestFiniteMagnitude, 1e300, 3.0,
+    ]
     static let specialInts: [Int64] = [.min, .max, 0, 63, 64, -1, -64, 127, 128, 1 << 35]
 
     mutating func int(_ n: Int) -> Int { Int(self.rng.next() % UInt64(n)) }
@@ -93,13 +100,13 @@ struct RandomTrees {
 func identical(_ a: Node, _ b: Node) -> Bool {
     switch (a, b) {
     case (.empty, .empty): return true
-    case let (.leaf(x), .leaf(y)): return identical(x, y)
-    case let (.prioritizedLeaf(x), .prioritizedLeaf(y)): return identical(x.value, y.value) && identical(x.priority, y.priority)
-    case let (.children(x), .children(y)):
+    case (.leaf(let x), .leaf(let y)): return identical(x, y)
+    case (.prioritizedLeaf(let x), .prioritizedLeaf(let y)): return identical(x.value, y.value) && identical(x.priority, y.priority)
+    case (.children(let x), .children(let y)):
         guard x.map.count == y.map.count, x.prioritizedChildren == y.prioritizedChildren else { return false }
         switch (x.priority, y.priority) {
         case (nil, nil): break
-        case let (p?, q?): guard identical(p, q) else { return false }
+        case (let p?, let q?): guard identical(p, q) else { return false }
         default: return false
         }
         guard x.map.checkInvariants(), y.map.checkInvariants() else { return false }
@@ -115,23 +122,27 @@ func identical(_ a: Node, _ b: Node) -> Bool {
 
 func identical(_ a: LeafValue, _ b: LeafValue) -> Bool {
     switch (a, b) {
-    case let (.bool(x), .bool(y)): return x == y
-    case let (.int(x), .int(y)): return x == y
-    case let (.double(x), .double(y)): return x.bitPattern == y.bitPattern
-    case let (.string(x), .string(y)): return Array(x.utf8) == Array(y.utf8)
+    case (.bool(let x), .bool(let y)): return x == y
+    case (.int(let x), .int(let y)): return x == y
+    case (.double(let x), .double(let y)): return x.bitPattern == y.bitPattern
+    case (.string(let x), .string(let y)): return Array(x.utf8) == Array(y.utf8)
     default: return false
     }
 }
 
 func identical(_ a: WriteOperation, _ b: WriteOperation) -> Bool {
-    guard a.path.keys.map(\.string) == b.path.keys.map(\.string), a.requiresExistingNode == b.requiresExistingNode, a.entries.count == b.entries.count else { return false }
+    guard a.path.keys.map(\.string) == b.path.keys.map(\.string), a.requiresExistingNode == b.requiresExistingNode,
+        a.entries.count == b.entries.count
+    else { return false }
     for (x, y) in zip(a.entries, b.entries) {
-        guard x.path.map(\.string) == y.path.map(\.string), identical(x.value.node, y.value.node), x.value.placeholders.count == y.value.placeholders.count else { return false }
+        guard x.path.map(\.string) == y.path.map(\.string), identical(x.value.node, y.value.node),
+            x.value.placeholders.count == y.value.placeholders.count
+        else { return false }
         for (p, q) in zip(x.value.placeholders, y.value.placeholders) {
             guard p.path.map(\.string) == q.path.map(\.string), p.isPriority == q.isPriority else { return false }
             switch (p.value, q.value) {
             case (.timestamp, .timestamp): break
-            case let (.increment(d), .increment(e)): guard identical(d, e) else { return false }
+            case (.increment(let d), .increment(let e)): guard identical(d, e) else { return false }
             default: return false
             }
         }
@@ -163,6 +174,7 @@ func decodeNode(_ bytes: [UInt8]) throws(CodecError) -> Node {
 }
 
 func decodeCheckpoint(_ bytes: [UInt8], fileName: String = "checkpoint-7.canopy") throws(DatabaseError) -> (root: Node, sequence: UInt64) {
-    let result = bytes.withUnsafeBytes { raw in Result { () throws(DatabaseError) in try CheckpointFormat.decode(raw, fileName: fileName) } }
+    let result = bytes.withUnsafeBytes { raw in Result { () throws(DatabaseError) in try CheckpointFormat.decode(raw, fileName: fileName) }
+    }
     return try result.get()
 }

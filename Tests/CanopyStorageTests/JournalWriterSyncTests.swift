@@ -25,7 +25,9 @@ final class SyncCountingIO: FileIO {
 @Suite("The journal's periodic sync, on a clock the test drives", .timeLimit(.minutes(1)))
 struct JournalWriterSyncTests {
     /// A writer with the `periodic` policy on `clock`, appending to a fresh journal in `dir`.
-    static func writer(_ dir: TemporaryDirectory, io: SyncCountingIO, clock: ManualJournalClock, durable: Locked<UInt64>) throws -> JournalWriter {
+    static func writer(_ dir: TemporaryDirectory, io: SyncCountingIO, clock: ManualJournalClock, durable: Locked<UInt64>) throws
+        -> JournalWriter
+    {
         let files = StorageFiles(io: io)
         let opened = try StorageRecovery(directory: dir.path, files: files).open()
         return JournalWriter(

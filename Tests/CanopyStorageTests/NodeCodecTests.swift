@@ -12,7 +12,10 @@ struct NodeCodecTests {
         values += RandomTrees.specialDoubles.map { .double($0) }
         values += RandomTrees.specialStrings.map { .string($0) }
         for value in values {
-            for node in [Node.leaf(value), Node.leaf(value).withPriority(.int(-5)), Node.leaf(value).withPriority(.string("p😀")), Node.leaf(value).withPriority(.double(-0.0))] {
+            for node in [
+                Node.leaf(value), Node.leaf(value).withPriority(.int(-5)), Node.leaf(value).withPriority(.string("p😀")),
+                Node.leaf(value).withPriority(.double(-0.0)),
+            ] {
                 let decoded = try decodeNode(encoded(node))
                 #expect(decoded == node)
                 #expect(identical(decoded, node), "\(value)")
@@ -22,7 +25,8 @@ struct NodeCodecTests {
         #expect(encoded(.leaf(.int(5))) == [0xC5])
         #expect(encoded(.leaf(.string("ab"))) == [0x42, 0x61, 0x62])
         // The example of StorageFormat.md.
-        let example = Node.from(children: SortedMap(sortedKeys: [ChildKey("a"), ChildKey("ab")], values: [.leaf(.int(1)), .leaf(.bool(true))]))
+        let example = Node.from(
+            children: SortedMap(sortedKeys: [ChildKey("a"), ChildKey("ab")], values: [.leaf(.int(1)), .leaf(.bool(true))]))
         #expect(encoded(example) == [0x81, 0x01, 0x01, 0x61, 0xC1, 0x05, 0x01, 0x62, 0x02])
     }
 
@@ -53,7 +57,9 @@ struct NodeCodecTests {
     func keyTable() throws {
         var items = SortedMap<ChildKey, Node>()
         for i in 0..<500 {
-            let item = Node.from(children: SortedMap(sortedKeys: [ChildKey("name"), ChildKey("value")], values: [.leaf(.string("n\(i)")), .leaf(.int(Int64(i)))]))
+            let item = Node.from(
+                children: SortedMap(
+                    sortedKeys: [ChildKey("name"), ChildKey("value")], values: [.leaf(.string("n\(i)")), .leaf(.int(Int64(i)))]))
             _ = items.updateValue(item, forKey: ChildKey("item-\(1000 + i)"))
         }
         let node = Node.from(children: items)
@@ -62,7 +68,8 @@ struct NodeCodecTests {
         #expect(bytes.count < 500 * 14)
         let decoded = try decodeNode(bytes)
         #expect(identical(decoded, node))
-        let first = decoded.child("item-1000").childMap.keys, last = decoded.child("item-1499").childMap.keys
+        let first = decoded.child("item-1000").childMap.keys
+        let last = decoded.child("item-1499").childMap.keys
         #expect(first.map(\.string) == ["name", "value"] && last.map(\.string) == ["name", "value"])
     }
 
@@ -72,7 +79,8 @@ struct NodeCodecTests {
         var objects = SortedMap<ChildKey, Node>()
         for i in 0..<50 {
             let values = ContiguousArray(fields.indices.map { Node.leaf(.int(Int64($0 + i))) })
-            _ = objects.updateValue(Node.from(children: SortedMap(sortedKeys: ContiguousArray(fields), values: values)), forKey: ChildKey("o\(i)"))
+            _ = objects.updateValue(
+                Node.from(children: SortedMap(sortedKeys: ContiguousArray(fields), values: values)), forKey: ChildKey("o\(i)"))
         }
         let node = Node.from(children: objects)
         let bytes = encoded(node)
@@ -84,7 +92,10 @@ struct NodeCodecTests {
     @Test("deep nesting round-trips; nesting beyond the limit is an error, not a crash")
     func depth() throws {
         var node = Node.leaf(.bool(true))
-        for i in 0..<40 { node = Node.from(children: SortedMap(sortedKeys: [ChildKey("k\(i % 3)")], values: [node]), priority: i % 5 == 0 ? .int(Int64(i)) : nil) }
+        for i in 0..<40 {
+            node = Node.from(
+                children: SortedMap(sortedKeys: [ChildKey("k\(i % 3)")], values: [node]), priority: i % 5 == 0 ? .int(Int64(i)) : nil)
+        }
         #expect(identical(try decodeNode(encoded(node)), node))
 
         var w = ByteWriter()
@@ -113,23 +124,25 @@ struct NodeCodecTests {
         }
     }
 
-    @Test("hand-made payloads breaking node invariants are rejected", arguments: [
-        ([0x81, 0x01, 0x01, 0x62, 0xC1, 0x01, 0x01, 0x61, 0xC2], 5, "order"),  // "b" then "a"
-        ([0x81, 0x01, 0x01, 0x61, 0xC1, 0x01, 0x01, 0x61, 0xC2], 5, "order"),  // "a" twice
-        ([0x81, 0x01, 0x01, 0x61, 0xC1, 0x01, 0x02, 0x30, 0x30, 0xC2], 5, "order"),  // "a" then "00"
-        ([0x80, 0x01, 0x01, 0x61, 0x00], 4, "empty child"),
-        ([0x06, 0x00], 0, "no children"),
-        ([0x80, 0x01, 0x00, 0xC1], 1, "empty key"),
-        ([0x81, 0x01, 0x01, 0x61, 0xC1, 0x05, 0x00, 0xC1], 5, "order"),  // "a" then "a" (prefix 1, no suffix)
-        ([0x80, 0x05, 0x01, 0x61, 0xC1], 1, "no previous key"),
-        ([0x80, 0x00, 0xC1], 1, "index"),
-        ([0x80, 0x03, 0xC1], 1, "key reference"),
-        ([0x80, 0x01, 0x02, 0xC3, 0x28, 0xC1], 1, "UTF-8"),
-        ([0x42, 0xFF, 0xFE], 1, "UTF-8"),
-        ([0x07, 0xC1, 0x80, 0x01, 0x01, 0x61, 0xC1], 2, "leaf"),
-        ([0x09], 0, "leaf"),
-        ([0x06, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F, 0x01, 0x01, 0x61, 0xC1], 0, "cannot fit"),
-    ] as [([UInt8], Int, String)])
+    @Test(
+        "hand-made payloads breaking node invariants are rejected",
+        arguments: [
+            ([0x81, 0x01, 0x01, 0x62, 0xC1, 0x01, 0x01, 0x61, 0xC2], 5, "order"),  // "b" then "a"
+            ([0x81, 0x01, 0x01, 0x61, 0xC1, 0x01, 0x01, 0x61, 0xC2], 5, "order"),  // "a" twice
+            ([0x81, 0x01, 0x01, 0x61, 0xC1, 0x01, 0x02, 0x30, 0x30, 0xC2], 5, "order"),  // "a" then "00"
+            ([0x80, 0x01, 0x01, 0x61, 0x00], 4, "empty child"),
+            ([0x06, 0x00], 0, "no children"),
+            ([0x80, 0x01, 0x00, 0xC1], 1, "empty key"),
+            ([0x81, 0x01, 0x01, 0x61, 0xC1, 0x05, 0x00, 0xC1], 5, "order"),  // "a" then "a" (prefix 1, no suffix)
+            ([0x80, 0x05, 0x01, 0x61, 0xC1], 1, "no previous key"),
+            ([0x80, 0x00, 0xC1], 1, "index"),
+            ([0x80, 0x03, 0xC1], 1, "key reference"),
+            ([0x80, 0x01, 0x02, 0xC3, 0x28, 0xC1], 1, "UTF-8"),
+            ([0x42, 0xFF, 0xFE], 1, "UTF-8"),
+            ([0x07, 0xC1, 0x80, 0x01, 0x01, 0x61, 0xC1], 2, "leaf"),
+            ([0x09], 0, "leaf"),
+            ([0x06, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F, 0x01, 0x01, 0x61, 0xC1], 0, "cannot fit"),
+        ] as [([UInt8], Int, String)])
     func invariants(bytes: [UInt8], offset: Int, reason: String) {
         do {
             let node = try decodeNode(bytes)

@@ -25,7 +25,10 @@ struct WriteCodecTests {
 
     @Test("set, setPriority with a server value, and a multi-path update round-trip")
     func shapes() throws {
-        let post = Node.from(children: SortedMap(sortedKeys: [ChildKey("author"), ChildKey("starCount"), ChildKey("title")], values: [.leaf(.string("alice")), .leaf(.int(42)), .leaf(.string("#00012345678"))]))
+        let post = Node.from(
+            children: SortedMap(
+                sortedKeys: [ChildKey("author"), ChildKey("starCount"), ChildKey("title")],
+                values: [.leaf(.string("alice")), .leaf(.int(42)), .leaf(.string("#00012345678"))]))
         let set = WriteOperation.set(DatabasePath([ChildKey("posts"), ChildKey("-NkZ3x0aBcDeFgHiJkLm")]), WriteValue(node: post))
         let setBytes = encodedWrite(set)
         #expect(setBytes.count < 90)
@@ -36,11 +39,20 @@ struct WriteCodecTests {
         #expect(identical(decodedPriority, priority))
         #expect(decodedPriority.requiresExistingNode && decodedPriority.entries[0].isPriority)
 
-        let update = WriteOperation(path: DatabasePath([ChildKey("users")]), entries: [
-            .init(path: [ChildKey("u1"), ChildKey("name")], value: WriteValue(node: .leaf(.string("Ann")))),
-            .init(path: [ChildKey("u2")], value: WriteValue(node: .empty)),
-            .init(path: [ChildKey("u3")], value: WriteValue(node: post, placeholders: [.init(path: [ChildKey("starCount")], value: .increment(.int(1)), isPriority: false), .init(path: [], value: .timestamp, isPriority: true)])),
-        ])
+        let update = WriteOperation(
+            path: DatabasePath([ChildKey("users")]),
+            entries: [
+                .init(path: [ChildKey("u1"), ChildKey("name")], value: WriteValue(node: .leaf(.string("Ann")))),
+                .init(path: [ChildKey("u2")], value: WriteValue(node: .empty)),
+                .init(
+                    path: [ChildKey("u3")],
+                    value: WriteValue(
+                        node: post,
+                        placeholders: [
+                            .init(path: [ChildKey("starCount")], value: .increment(.int(1)), isPriority: false),
+                            .init(path: [], value: .timestamp, isPriority: true),
+                        ])),
+            ])
         #expect(identical(try decodeWrite(encodedWrite(update)), update))
     }
 
@@ -60,12 +72,14 @@ struct WriteCodecTests {
         }
     }
 
-    @Test("bad flags, kinds and empty path keys are rejected", arguments: [
-        ([0x02, 0x00, 0x00], 0, "flags"),
-        ([0x00, 0x01, 0x00, 0x00], 2, "empty key"),
-        ([0x00, 0x00, 0x01, 0x00, 0xC1, 0x01, 0x04, 0x00], 6, "server value kind"),
-        ([0x00, 0x00, 0x01, 0x00, 0xC1, 0x01, 0x02, 0x00, 0x81], 8, "leaf"),
-    ] as [([UInt8], Int, String)])
+    @Test(
+        "bad flags, kinds and empty path keys are rejected",
+        arguments: [
+            ([0x02, 0x00, 0x00], 0, "flags"),
+            ([0x00, 0x01, 0x00, 0x00], 2, "empty key"),
+            ([0x00, 0x00, 0x01, 0x00, 0xC1, 0x01, 0x04, 0x00], 6, "server value kind"),
+            ([0x00, 0x00, 0x01, 0x00, 0xC1, 0x01, 0x02, 0x00, 0x81], 8, "leaf"),
+        ] as [([UInt8], Int, String)])
     func rejected(bytes: [UInt8], offset: Int, reason: String) {
         do {
             _ = try decodeWrite(bytes)

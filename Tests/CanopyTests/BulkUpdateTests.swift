@@ -1,7 +1,7 @@
 import Canopy
+import CanopyTestSupport
 import Foundation
 import Testing
-import CanopyTestSupport
 
 @Suite("Large multi-path updates")
 struct BulkUpdateTests {
@@ -11,7 +11,9 @@ struct BulkUpdateTests {
         return try Database.inMemory(configuration)
     }
 
-    @Test("an update with hundreds of sibling entries gives the same data and events as separate writes", arguments: [(1, true), (2, false), (3, false), (4, false)] as [(UInt64, Bool)])
+    @Test(
+        "an update with hundreds of sibling entries gives the same data and events as separate writes",
+        arguments: [(1, true), (2, false), (3, false), (4, false)] as [(UInt64, Bool)])
     func bulkEqualsSequential(seed: UInt64, nested: Bool) throws {
         var rng = SeededGenerator(seed: seed)
         func int(_ n: Int) -> Int { Int(rng.next() % UInt64(n)) }
@@ -37,9 +39,11 @@ struct BulkUpdateTests {
             db.drain()
             var events: [String] = []
             for type in [DataEventType.childAdded, .childRemoved, .childChanged] {
-                list.observe(type, andPreviousSiblingKeyWith: { snapshot, previous in
-                    events.append("\(type) \(snapshot.key ?? "") \(previous ?? "-") \(snapshot.json.jsonString())")
-                })
+                list.observe(
+                    type,
+                    andPreviousSiblingKeyWith: { snapshot, previous in
+                        events.append("\(type) \(snapshot.key ?? "") \(previous ?? "-") \(snapshot.json.jsonString())")
+                    })
             }
             list.observe(.value) { snapshot in events.append("value \(snapshot.exportJSON.jsonString())") }
             db.drain()
@@ -63,8 +67,10 @@ struct BulkUpdateTests {
         #expect(bulk.data[".priority"] == 7)
         // One update raises one consolidated set of child events and one value event.
         #expect(bulk.events.filter { $0.hasPrefix("value") }.count == 1)
-        let bulkChildEvents = Set(bulk.events.filter { !$0.hasPrefix("value") }.map { $0.split(separator: " ").prefix(2).joined(separator: " ") })
-        let sequentialChildEvents = Set(sequential.events.filter { !$0.hasPrefix("value") }.map { $0.split(separator: " ").prefix(2).joined(separator: " ") })
+        let bulkChildEvents = Set(
+            bulk.events.filter { !$0.hasPrefix("value") }.map { $0.split(separator: " ").prefix(2).joined(separator: " ") })
+        let sequentialChildEvents = Set(
+            sequential.events.filter { !$0.hasPrefix("value") }.map { $0.split(separator: " ").prefix(2).joined(separator: " ") })
         #expect(bulkChildEvents.isSubset(of: sequentialChildEvents))
         #expect(!bulkChildEvents.isEmpty)
     }

@@ -3,7 +3,6 @@ import CanopyTestSupport
 import Foundation
 import Testing
 
-
 /// Collects callbacks; used only on the draining thread.
 final class EventLog: @unchecked Sendable {  // touched only by the thread that drains the loop
     var events: [RecordedEvent] = []
@@ -80,21 +79,28 @@ struct EventModelTests {
             let id = nextID
             nextID += 1
             let ref = path.isEmpty ? db.reference() : db.reference(withPath: path.joined(separator: "/"))
-            let handle = ref.observe(type, andPreviousSiblingKeyWith: { snapshot, previous in
-                log.events.append(RecordedEvent(listener: id, type: type, key: snapshot.key, previous: previous, value: snapshot.exportJSON))
-            })
+            let handle = ref.observe(
+                type,
+                andPreviousSiblingKeyWith: { snapshot, previous in
+                    log.events.append(
+                        RecordedEvent(listener: id, type: type, key: snapshot.key, previous: previous, value: snapshot.exportJSON))
+                })
             handles[id] = (ref, handle)
             let listener = EventOracle.Listener(id: id, path: path, type: type)
             oracle.add(listener)
             db.drain()
-            #expect(log.take() == oracle.initialEvents(listener, tree: model), "initial events of L\(id) \(type) at /\(path.joined(separator: "/"))")
+            #expect(
+                log.take() == oracle.initialEvents(listener, tree: model),
+                "initial events of L\(id) \(type) at /\(path.joined(separator: "/"))")
         }
 
         for _ in 0..<25 { addListener() }
         for step in 0..<1500 {
             if step % 100 == 99 {
                 // Churn: drop a listener and add another.
-                if let id = handles.keys.sorted().first(where: { _ in random.chance(50) }), let (ref, handle) = handles.removeValue(forKey: id) {
+                if let id = handles.keys.sorted().first(where: { _ in random.chance(50) }),
+                    let (ref, handle) = handles.removeValue(forKey: id)
+                {
                     ref.removeObserver(withHandle: handle)
                     oracle.remove(id: id)
                 }
@@ -130,13 +136,17 @@ struct EventModelTests {
                 }
                 try ref.updateChildValues(entries.mapValues { $0 as Any })
                 // Values, then removals: a node keeps its priority iff it is not empty afterwards.
-                for (relative, value) in modelEntries where ModelNode.from(value) != nil { model.set(ModelNode.from(value), at: path + relative) }
+                for (relative, value) in modelEntries where ModelNode.from(value) != nil {
+                    model.set(ModelNode.from(value), at: path + relative)
+                }
                 for (relative, value) in modelEntries where ModelNode.from(value) == nil { model.set(nil, at: path + relative) }
                 description = "update /\(path.joined(separator: "/")) \(JSONValue.object(entries).jsonString())"
             default:
                 let priority = random.priority()
                 ref.setPriority(priority.anyValue) { _, _ in }
-                if let node = model.node(at: path) { model.set(node.withPriority(priority == JSONValue.null ? Optional<JSONValue>.none : priority), at: path) }
+                if let node = model.node(at: path) {
+                    model.set(node.withPriority(priority == JSONValue.null ? Optional<JSONValue>.none : priority), at: path)
+                }
                 description = "setPriority /\(path.joined(separator: "/")) \(priority.jsonString())"
             }
             db.drain()

@@ -65,7 +65,8 @@ func oracleKeyLess(_ a: String, _ b: String) -> Bool {
         return v >= Int64(Int32.min) && v <= Int64(Int32.max) ? v : nil
     }
     switch (int(a), int(b)) {
-    case let (x?, y?): return x != y ? x < y : (a.count != b.count ? a.count < b.count : Array(a.utf16).lexicographicallyPrecedes(b.utf16))
+    case (let x?, let y?):
+        return x != y ? x < y : (a.count != b.count ? a.count < b.count : Array(a.utf16).lexicographicallyPrecedes(b.utf16))
     case (_?, nil): return true
     case (nil, _?): return false
     default: return Array(a.utf16).lexicographicallyPrecedes(b.utf16)
@@ -81,10 +82,11 @@ func oracleChildLess(_ a: (String, ModelNode), _ b: (String, ModelNode)) -> Bool
         default: return 2
         }
     }
-    let pa = a.1.priority, pb = b.1.priority
+    let pa = a.1.priority
+    let pb = b.1.priority
     if rank(pa) != rank(pb) { return rank(pa) < rank(pb) }
     switch (pa, pb) {
-    case let (x?, y?) where x != y:
+    case (let x?, let y?) where x != y:
         if let dx = x.doubleValue, let dy = y.doubleValue { return dx < dy }
         if let sx = x.stringValue, let sy = y.stringValue { return Array(sx.utf16).lexicographicallyPrecedes(sy.utf16) }
     default: break
@@ -169,11 +171,17 @@ struct EventOracle {
         let node = tree.node(at: listener.path)
         switch listener.type {
         case .value:
-            return [RecordedEvent(listener: listener.id, type: .value, key: listener.path.last, previous: nil, value: listener.query.viewNode(node)?.export ?? .null)]
+            return [
+                RecordedEvent(
+                    listener: listener.id, type: .value, key: listener.path.last, previous: nil,
+                    value: listener.query.viewNode(node)?.export ?? .null)
+            ]
         case .childAdded:
             let sorted = listener.query.window(node)
             return sorted.enumerated().map { i, child in
-                RecordedEvent(listener: listener.id, type: .childAdded, key: child.key, previous: i == 0 ? nil : sorted[i - 1].key, value: child.value.export)
+                RecordedEvent(
+                    listener: listener.id, type: .childAdded, key: child.key, previous: i == 0 ? nil : sorted[i - 1].key,
+                    value: child.value.export)
             }
         default:
             return []
@@ -217,13 +225,17 @@ struct EventOracle {
         }
         let removed = oldChildren.filter { newChildren[$0.key] == nil }.map { (key: $0.key, value: $0.value) }.sorted(by: query.less)
         let added = newChildren.filter { oldChildren[$0.key] == nil }.map { (key: $0.key, value: $0.value) }.sorted(by: query.less)
-        let changed = newChildren.filter { k, v in oldChildren[k].map { $0 != v } ?? false }.map { (key: $0.key, value: $0.value) }.sorted(by: query.less)
+        let changed = newChildren.filter { k, v in oldChildren[k].map { $0 != v } ?? false }.map { (key: $0.key, value: $0.value) }.sorted(
+            by: query.less)
         let moved = changed.filter { query.isMove(oldChildren[$0.key]!, $0.value) }
         var result: [RecordedEvent] = []
         func emit(_ type: DataEventType, _ list: [(key: String, value: ModelNode)], withPrevious: Bool) {
             for child in list {
                 for l in here where l.type == type {
-                    result.append(RecordedEvent(listener: l.id, type: type, key: child.key, previous: withPrevious ? previous(child.key) : nil, value: child.value.export))
+                    result.append(
+                        RecordedEvent(
+                            listener: l.id, type: type, key: child.key, previous: withPrevious ? previous(child.key) : nil,
+                            value: child.value.export))
                 }
             }
         }

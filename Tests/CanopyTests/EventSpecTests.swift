@@ -210,7 +210,9 @@ private final class EventSpecRunner {
     var callbackProblems: [String] = []
 
     static let allTypes: [DataEventType] = [.childAdded, .childRemoved, .childChanged, .childMoved, .value]
-    static let stepKinds = ["listen", "once", "unlisten", "unlistenAll", "set", "setWithPriority", "setPriority", "update", "remove", "get"]
+    static let stepKinds = [
+        "listen", "once", "unlisten", "unlistenAll", "set", "setWithPriority", "setPriority", "update", "remove", "get",
+    ]
     static let writeKinds: Set<String> = ["set", "setWithPriority", "setPriority", "update", "remove"]
     static let allowedFields: [String: Set<String>] = [
         "listen": ["events", "id", "query", "reactions"],
@@ -358,10 +360,11 @@ private final class EventSpecRunner {
                 guard let name = value.stringValue else { throw EventSpecError("\"type\" must be a string") }
                 return try Self.eventType(name)
             }
-            let target = try step["on"].map { value -> DatabaseQuery in
-                guard let path = value.stringValue else { throw EventSpecError("\"on\" must be a path") }
-                return self.reference(path)
-            } ?? listener.query
+            let target =
+                try step["on"].map { value -> DatabaseQuery in
+                    guard let path = value.stringValue else { throw EventSpecError("\"on\" must be a path") }
+                    return self.reference(path)
+                } ?? listener.query
             let matching = listener.handles.filter { only == nil || $0.type == only }
             if matching.isEmpty { throw EventSpecError("listener \"\(id)\" has no \(only.map(\.description) ?? "") registration") }
             for entry in matching { target.removeObserver(withHandle: entry.handle) }
@@ -392,7 +395,8 @@ private final class EventSpecRunner {
 
     private func record(_ listener: EventSpecListener, _ type: DataEventType, _ snapshot: DataSnapshot, _ previous: String?) {
         self.observed.append(
-            EventSpecObserved(at: listener.id, type: type, key: snapshot.key, prev: previous, json: snapshot.json, exportJSON: snapshot.exportJSON)
+            EventSpecObserved(
+                at: listener.id, type: type, key: snapshot.key, prev: previous, json: snapshot.json, exportJSON: snapshot.exportJSON)
         )
         for i in listener.reactions.indices where !listener.reactions[i].done {
             let on = listener.reactions[i].on

@@ -1,9 +1,9 @@
 import CanopyCore
+import CanopyTestSupport
 import Foundation
 import Testing
 
 @testable import Canopy
-import CanopyTestSupport
 
 /// The one-pass conversion of Foundation values and the multi-threaded conversion of large updates
 /// must build the same data, and report the same errors, as the exact two-pass path.
@@ -70,8 +70,8 @@ struct FastWritePathTests {
             // Through the builder (fast or exact), the outcome is the exact path's.
             let built = Result { () throws(DatabaseError) in try WriteBuilder.value(v, at: location, function: "set", argument: "value") }
             switch (built, expected) {
-            case let (.success(a), .success(b)): #expect(a.node == b.node && a.placeholders.count == b.placeholders.count)
-            case let (.failure(a), .failure(b)): #expect(a.code == b.code && a.message == b.message, "\(a.message) vs \(b.message)")
+            case (.success(let a), .success(let b)): #expect(a.node == b.node && a.placeholders.count == b.placeholders.count)
+            case (.failure(let a), .failure(let b)): #expect(a.code == b.code && a.message == b.message, "\(a.message) vs \(b.message)")
             default: Issue.record("WriteBuilder.value and the exact path disagree on \(String(describing: v))")
             }
         }

@@ -23,16 +23,20 @@ final class PostDetailController {
 
     func viewWillAppear() {
         // Listen for new comments in the Firebase database
-        commentsRef.observe(.childAdded, with: { (snapshot) -> Void in
-            self.comments.append(snapshot)
-            self.insertedRows.append(self.comments.count - 1)  // UI: tableView.insertRows(at:with:)
-        })
+        commentsRef.observe(
+            .childAdded,
+            with: { (snapshot) -> Void in
+                self.comments.append(snapshot)
+                self.insertedRows.append(self.comments.count - 1)  // UI: tableView.insertRows(at:with:)
+            })
         // Listen for deleted comments in the Firebase database
-        commentsRef.observe(.childRemoved, with: { (snapshot) -> Void in
-            let index = self.indexOfMessage(snapshot)
-            self.comments.remove(at: index)
-            self.deletedRows.append(index)  // UI: tableView.deleteRows(at:with:)
-        })
+        commentsRef.observe(
+            .childRemoved,
+            with: { (snapshot) -> Void in
+                let index = self.indexOfMessage(snapshot)
+                self.comments.remove(at: index)
+                self.deletedRows.append(index)  // UI: tableView.deleteRows(at:with:)
+            })
     }
 }
 
@@ -104,11 +108,14 @@ struct FirebaseGuideTests {
         let userID: String? = "uid42"
         try ref.child("users").child(userID!).setValue(["username": "ada"])
         var username = ""
-        ref.child("users").child(userID!).observeSingleEvent(of: .value, with: { snapshot in
-            // Get user value
-            let value = snapshot.value as? NSDictionary
-            username = value?["username"] as? String ?? ""
-        }) { error in
+        ref.child("users").child(userID!).observeSingleEvent(
+            of: .value,
+            with: { snapshot in
+                // Get user value
+                let value = snapshot.value as? NSDictionary
+                username = value?["username"] as? String ?? ""
+            }
+        ) { error in
             print(error.localizedDescription)
         }
         var fromGet = ""
@@ -129,7 +136,10 @@ struct FirebaseGuideTests {
         let db = try self.manualDatabase()
         defer { db.close() }
         let ref = db.reference()
-        let userID = "u1", username = "ada", title = "Hello", body = "World"
+        let userID = "u1"
+        let username = "ada"
+        let title = "Hello"
+        let body = "World"
         guard let key = ref.child("posts").childByAutoId().key else { return }
         let post = ["uid": userID, "author": username, "title": title, "body": body]
         let childUpdates = ["/posts/\(key)": post, "/user-posts/\(userID)/\(key)/": post]

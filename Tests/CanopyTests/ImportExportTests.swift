@@ -42,12 +42,14 @@ struct ImportExportTests {
         #expect(self.read(db, "users/grace/langs", export: false) == ["COBOL", "FLOW-MATIC"])
     }
 
-    @Test("duplicate keys: the last one wins, as JSON.parse does", arguments: [
-        (#"{"a":1,"a":2}"#, ["a": 2] as JSONValue),
-        (#"{"a":1,"a":null,"b":1}"#, ["b": 1] as JSONValue),
-        (#"{"a":null,"a":1}"#, ["a": 1] as JSONValue),
-        (#"{"b":{"x":1},"a":0,"b":{"y":2}}"#, ["a": 0, "b": ["y": 2]] as JSONValue),
-    ])
+    @Test(
+        "duplicate keys: the last one wins, as JSON.parse does",
+        arguments: [
+            (#"{"a":1,"a":2}"#, ["a": 2] as JSONValue),
+            (#"{"a":1,"a":null,"b":1}"#, ["b": 1] as JSONValue),
+            (#"{"a":null,"a":1}"#, ["a": 1] as JSONValue),
+            (#"{"b":{"x":1},"a":0,"b":{"y":2}}"#, ["a": 0, "b": ["y": 2]] as JSONValue),
+        ])
     func duplicateKeys(text: String, expected: JSONValue) throws {
         let db = try self.manual()
         defer { db.close() }
@@ -65,14 +67,16 @@ struct ImportExportTests {
         #expect(self.read(db, "s") == ["at": 1_700_000_000_000, "n": [".value": 1, ".priority": 1_700_000_000_000]])
     }
 
-    @Test("bad input gets a clear error and writes nothing", arguments: [
-        ("{\"a\":1,}", "invalid_json", "line 1, column 8"),
-        ("{\"a\": [1, 2", "invalid_json", "end of input"),
-        (#"{"a.b":1}"#, "invalid_key", "(a.b)"),
-        (#"{"a":{"$x":1}}"#, "invalid_key", "in property 'i.a'"),
-        (#"{"x":{".value":{"y":1}}}"#, "invalid_value", ".value"),
-        (#"{"p":{".sv":"nonsense"}}"#, "invalid_value", "server value"),
-    ])
+    @Test(
+        "bad input gets a clear error and writes nothing",
+        arguments: [
+            ("{\"a\":1,}", "invalid_json", "line 1, column 8"),
+            ("{\"a\": [1, 2", "invalid_json", "end of input"),
+            (#"{"a.b":1}"#, "invalid_key", "(a.b)"),
+            (#"{"a":{"$x":1}}"#, "invalid_key", "in property 'i.a'"),
+            (#"{"x":{".value":{"y":1}}}"#, "invalid_value", ".value"),
+            (#"{"p":{".sv":"nonsense"}}"#, "invalid_value", "server value"),
+        ])
     func badInput(text: String, code: String, fragment: String) throws {
         let db = try self.manual()
         defer { db.close() }

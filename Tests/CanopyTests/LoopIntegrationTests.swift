@@ -55,9 +55,11 @@ struct LoopIntegrationTests {
     func cleanShutdown() throws {
         let db = try Database.inMemory()
         let cancelled = Locked<[DatabaseError]>([])
-        db.reference(withPath: "a").observe(.value, with: { _ in }, withCancel: { error in
-            cancelled.withLock { $0.append(error as! DatabaseError) }
-        })
+        db.reference(withPath: "a").observe(
+            .value, with: { _ in },
+            withCancel: { error in
+                cancelled.withLock { $0.append(error as! DatabaseError) }
+            })
         try db.reference(withPath: "a").setValue(1)
         db.close()
         let report = try #require(db.core.loop.closeReport)

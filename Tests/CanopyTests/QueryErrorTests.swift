@@ -41,18 +41,26 @@ private let limitZero = "Limit can't be zero"
 private let limitTooLarge = "Limit must be less than 2,147,483,648"
 private let startTwiceTail = " after queryStartingAtValue, queryStartingAfterValue, or queryEqualToValue was previously called"
 private let startAtTwice = "Can't call queryStartingAtValue:" + startTwiceTail
-private let startAfterTwice = ["Can't call queryStartingAfterValue:" + startTwiceTail, "Can't call queryStartingAfterValue:childKey:" + startTwiceTail]
+private let startAfterTwice = [
+    "Can't call queryStartingAfterValue:" + startTwiceTail, "Can't call queryStartingAfterValue:childKey:" + startTwiceTail,
+]
 private let endTwiceTail = " after queryEndingAtValue or queryEqualToValue was previously called"
 private let endAtTwice = "Can't call queryEndingAtValue:" + endTwiceTail
-private let endBeforeTwice = ["Can't call queryEndingBeforeValue:" + endTwiceTail, "Can't call queryEndingBeforeValue:childKey:" + endTwiceTail]
+private let endBeforeTwice = [
+    "Can't call queryEndingBeforeValue:" + endTwiceTail, "Can't call queryEndingBeforeValue:childKey:" + endTwiceTail,
+]
 private let equalAfterRange =
     "Can't call queryEqualToValue: after queryStartingAtValue, queryStartingAfterValue, queryEndingAtValue, queryEndingBeforeValue or queryEqualToValue was previously called"
 private let priorityValues =
     "When using queryOrderedByPriority, values provided to queryStartingAtValue:, queryStartingAfterValue:, queryEndingAtValue:, queryEndingBeforeValue:, or queryEqualToValue: must be valid priorities."
-private let keyStartNonString = "Can't use queryStartingAtValue: or queryStartingAfterValue: with non-string types when used with queryOrderedByKey"
-private let keyEndNonString = "Can't use queryEndingAtValue: or queryEndingBeforeValue: with other types than string in combination with queryOrderedByKey"
-private let keyStartChildKey = "Can't use queryStartingAtValue:childKey:, queryStartingAfterValue:childKey:, or queryEqualTo:andChildKey: in combination with queryOrderedByKey"
-private let keyEndChildKey = "Can't use queryEndingAtValue:childKey: or queryEndingBeforeValue:childKey: queryEqualToValue:childKey: in combination with queryOrderedByKey"
+private let keyStartNonString =
+    "Can't use queryStartingAtValue: or queryStartingAfterValue: with non-string types when used with queryOrderedByKey"
+private let keyEndNonString =
+    "Can't use queryEndingAtValue: or queryEndingBeforeValue: with other types than string in combination with queryOrderedByKey"
+private let keyStartChildKey =
+    "Can't use queryStartingAtValue:childKey:, queryStartingAfterValue:childKey:, or queryEqualTo:andChildKey: in combination with queryOrderedByKey"
+private let keyEndChildKey =
+    "Can't use queryEndingAtValue:childKey: or queryEndingBeforeValue:childKey: queryEqualToValue:childKey: in combination with queryOrderedByKey"
 private let childInvalidPath = "(queryOrderedByChild:) Must be a non-empty string and not contain '.' '#' '$' '[' or ']'"
 private let childEmptyPath = "(queryOrderedByChild:) with an empty path is invalid.  Use queryOrderedByValue: instead."
 
@@ -74,7 +82,10 @@ private let orders: [(String, @Sendable (DatabaseQuery) -> DatabaseQuery)] = [
 
 /// An endpoint argument that closures can capture (`Any?` is not `Sendable`).
 private enum Argument: Sendable {
-    case null, bool(Bool), int(Int), string(String)
+    case null
+    case bool(Bool)
+    case int(Int)
+    case string(String)
 
     var any: Any? {
         switch self {
@@ -140,7 +151,9 @@ private let invalidQueries: [QueryErrorCase] = {
         QueryErrorCase("limitToFirst(100).limitToLast(100)", limitLastTwice) { $0.queryLimited(toFirst: 100).queryLimited(toLast: 100) },
         QueryErrorCase("limitToFirst(1).limitToFirst(1)", limitFirstTwice) { $0.queryLimited(toFirst: 1).queryLimited(toFirst: 1) },
         QueryErrorCase("limitToLast(1).limitToLast(1)", limitLastTwice) { $0.queryLimited(toLast: 1).queryLimited(toLast: 1) },
-        QueryErrorCase("orderByKey.limitToLast(3).startAt(a).limitToFirst(3)", limitFirstTwice) { $0.queryOrderedByKey().queryLimited(toLast: 3).queryStarting(atValue: "a").queryLimited(toFirst: 3) },
+        QueryErrorCase("orderByKey.limitToLast(3).startAt(a).limitToFirst(3)", limitFirstTwice) {
+            $0.queryOrderedByKey().queryLimited(toLast: 3).queryStarting(atValue: "a").queryLimited(toFirst: 3)
+        },
     ]
     // Limits 0 and ≥ 2^31.
     cases += [
@@ -160,11 +173,17 @@ private let invalidQueries: [QueryErrorCase] = {
         (.equalTo, .startAt), (.equalTo, .startAfter), (.equalTo, .endAt), (.equalTo, .endBefore), (.equalTo, .equalTo),
     ]
     for (first, second) in ranges {
-        cases.append(QueryErrorCase("\(first.rawValue)(foo).\(second.rawValue)(foo)", second.twiceMessages) { second.apply(first.apply($0, "foo"), "foo") })
+        cases.append(
+            QueryErrorCase("\(first.rawValue)(foo).\(second.rawValue)(foo)", second.twiceMessages) {
+                second.apply(first.apply($0, "foo"), "foo")
+            })
     }
     // The priority index (explicit or default) with a boolean.
     for endpoint in Endpoint.allCases {
-        cases.append(QueryErrorCase("orderByPriority.\(endpoint.rawValue)(true)", priorityValues) { endpoint.apply($0.queryOrderedByPriority(), true) })
+        cases.append(
+            QueryErrorCase("orderByPriority.\(endpoint.rawValue)(true)", priorityValues) {
+                endpoint.apply($0.queryOrderedByPriority(), true)
+            })
         cases.append(QueryErrorCase("\(endpoint.rawValue)(false) on the default index", priorityValues) { endpoint.apply($0, false) })
     }
     // Checked when the endpoint is added: the default index is the priority index then.
@@ -174,27 +193,48 @@ private let invalidQueries: [QueryErrorCase] = {
     // Objects and arrays (and other types) as endpoint values.
     for endpoint in Endpoint.allCases {
         let messages = onlyNilStringOrNumber(endpoint.iosName)
-        cases.append(QueryErrorCase("orderByChild(foo).\(endpoint.rawValue)({a:1})", messages) { endpoint.apply($0.queryOrdered(byChild: "foo"), ["a": 1]) })
+        cases.append(
+            QueryErrorCase("orderByChild(foo).\(endpoint.rawValue)({a:1})", messages) {
+                endpoint.apply($0.queryOrdered(byChild: "foo"), ["a": 1])
+            })
         cases.append(QueryErrorCase("orderByValue.\(endpoint.rawValue)([1])", messages) { endpoint.apply($0.queryOrderedByValue(), [1]) })
         cases.append(QueryErrorCase("\(endpoint.rawValue)([]) on the default index", messages) { endpoint.apply($0, [Any]()) })
         cases.append(QueryErrorCase("\(endpoint.rawValue)([:]) on the default index", messages) { endpoint.apply($0, [String: Any]()) })
-        cases.append(QueryErrorCase("orderByKey.\(endpoint.rawValue)(Date)", messages) { endpoint.apply($0.queryOrderedByKey(), Date(timeIntervalSince1970: 0)) })
+        cases.append(
+            QueryErrorCase("orderByKey.\(endpoint.rawValue)(Date)", messages) {
+                endpoint.apply($0.queryOrderedByKey(), Date(timeIntervalSince1970: 0))
+            })
     }
     // The key index with a key argument.
     cases += [
-        QueryErrorCase("orderByKey.startAt(foo, foo)", "You must use queryStartingAtValue: instead of queryStartingAtValue:childKey: when using queryOrderedByKey:") {
+        QueryErrorCase(
+            "orderByKey.startAt(foo, foo)",
+            "You must use queryStartingAtValue: instead of queryStartingAtValue:childKey: when using queryOrderedByKey:"
+        ) {
             $0.queryOrderedByKey().queryStarting(atValue: "foo", childKey: "foo")
         },
-        QueryErrorCase("orderByKey.startAfter(foo, foo)", "You must use queryStartingAfterValue: instead of queryStartingAfterValue:childKey: when using queryOrderedByKey:") {
+        QueryErrorCase(
+            "orderByKey.startAfter(foo, foo)",
+            "You must use queryStartingAfterValue: instead of queryStartingAfterValue:childKey: when using queryOrderedByKey:"
+        ) {
             $0.queryOrderedByKey().queryStarting(afterValue: "foo", childKey: "foo")
         },
-        QueryErrorCase("orderByKey.endAt(foo, foo)", "You must use queryEndingAtValue: instead of queryEndingAtValue:childKey: when using queryOrderedByKey:") {
+        QueryErrorCase(
+            "orderByKey.endAt(foo, foo)",
+            "You must use queryEndingAtValue: instead of queryEndingAtValue:childKey: when using queryOrderedByKey:"
+        ) {
             $0.queryOrderedByKey().queryEnding(atValue: "foo", childKey: "foo")
         },
-        QueryErrorCase("orderByKey.endBefore(foo, foo)", "You must use queryEndingBeforeValue: instead of queryEndingBeforeValue:childKey: when using queryOrderedByKey:") {
+        QueryErrorCase(
+            "orderByKey.endBefore(foo, foo)",
+            "You must use queryEndingBeforeValue: instead of queryEndingBeforeValue:childKey: when using queryOrderedByKey:"
+        ) {
             $0.queryOrderedByKey().queryEnding(beforeValue: "foo", childKey: "foo")
         },
-        QueryErrorCase("orderByKey.equalTo(foo, foo)", "You must use queryEqualToValue: instead of queryEqualTo:childKey: when using queryOrderedByKey:") {
+        QueryErrorCase(
+            "orderByKey.equalTo(foo, foo)",
+            "You must use queryEqualToValue: instead of queryEqualTo:childKey: when using queryOrderedByKey:"
+        ) {
             $0.queryOrderedByKey().queryEqual(toValue: "foo", childKey: "foo")
         },
     ]
@@ -202,16 +242,21 @@ private let invalidQueries: [QueryErrorCase] = {
     for endpoint in Endpoint.allCases {
         let message = endpoint.isStart ? keyStartNonString : keyEndNonString
         for (label, value) in [("1", Argument.int(1)), ("true", .bool(true)), ("nil", .null)] {
-            cases.append(QueryErrorCase("orderByKey.\(endpoint.rawValue)(\(label))", message) { endpoint.apply($0.queryOrderedByKey(), value.any) })
+            cases.append(
+                QueryErrorCase("orderByKey.\(endpoint.rawValue)(\(label))", message) { endpoint.apply($0.queryOrderedByKey(), value.any) })
         }
     }
     // A key argument, or a non-string value, before queryOrderedByKey.
     for endpoint in Endpoint.allCases {
         let childKeyMessage = endpoint.isStart ? keyStartChildKey : keyEndChildKey
         let nonStringMessage = endpoint.isStart ? keyStartNonString : keyEndNonString
-        cases.append(QueryErrorCase("\(endpoint.rawValue)(foo, foo).orderByKey", childKeyMessage) { endpoint.apply($0, "foo", key: "foo").queryOrderedByKey() })
+        cases.append(
+            QueryErrorCase("\(endpoint.rawValue)(foo, foo).orderByKey", childKeyMessage) {
+                endpoint.apply($0, "foo", key: "foo").queryOrderedByKey()
+            })
         cases.append(QueryErrorCase("\(endpoint.rawValue)(1).orderByKey", nonStringMessage) { endpoint.apply($0, 1).queryOrderedByKey() })
-        cases.append(QueryErrorCase("\(endpoint.rawValue)(nil).orderByKey", nonStringMessage) { endpoint.apply($0, nil).queryOrderedByKey() })
+        cases.append(
+            QueryErrorCase("\(endpoint.rawValue)(nil).orderByKey", nonStringMessage) { endpoint.apply($0, nil).queryOrderedByKey() })
     }
     // Invalid paths for queryOrdered(byChild:).
     let childPaths: [(String, String)] = [
@@ -229,7 +274,10 @@ private let invalidQueries: [QueryErrorCase] = {
         cases.append(QueryErrorCase("orderByChild(\"\(path)\")", message) { $0.queryOrdered(byChild: path) })
     }
     // The $key check comes before the multiple-orderBy check (iOS order).
-    cases.append(QueryErrorCase("orderByKey.orderByChild($key)", "(queryOrderedByChild:) $key is invalid.  Use queryOrderedByKey: instead.") { $0.queryOrderedByKey().queryOrdered(byChild: "$key") })
+    cases.append(
+        QueryErrorCase("orderByKey.orderByChild($key)", "(queryOrderedByChild:) $key is invalid.  Use queryOrderedByKey: instead.") {
+            $0.queryOrderedByKey().queryOrdered(byChild: "$key")
+        })
     return cases
 }()
 
@@ -242,9 +290,13 @@ private let validQueries: [QueryValidCase] = {
     var cases: [QueryValidCase] = [
         QueryValidCase("limitToLast(10)") { $0.queryLimited(toLast: 10) },
         QueryValidCase("startAt(199).limitToFirst(10)") { $0.queryStarting(atValue: "199").queryLimited(toFirst: 10) },
-        QueryValidCase("startAt(199, test).limitToFirst(10)") { $0.queryStarting(atValue: "199", childKey: "test").queryLimited(toFirst: 10) },
+        QueryValidCase("startAt(199, test).limitToFirst(10)") {
+            $0.queryStarting(atValue: "199", childKey: "test").queryLimited(toFirst: 10)
+        },
         QueryValidCase("endAt(199).limitToLast(1)") { $0.queryEnding(atValue: "199").queryLimited(toLast: 1) },
-        QueryValidCase("startAt(50, test).endAt(100, tree)") { $0.queryStarting(atValue: "50", childKey: "test").queryEnding(atValue: "100", childKey: "tree") },
+        QueryValidCase("startAt(50, test).endAt(100, tree)") {
+            $0.queryStarting(atValue: "50", childKey: "test").queryEnding(atValue: "100", childKey: "tree")
+        },
         QueryValidCase("startAt(4).endAt(10)") { $0.queryStarting(atValue: "4").queryEnding(atValue: "10") },
         QueryValidCase("startAt().limitToFirst(10)") { $0.queryStarting(atValue: nil).queryLimited(toFirst: 10) },
         QueryValidCase("endAt().limitToLast(10)") { $0.queryEnding(atValue: nil).queryLimited(toLast: 10) },
@@ -257,9 +309,13 @@ private let validQueries: [QueryValidCase] = {
         QueryValidCase("limitToFirst(2^31-1)") { $0.queryLimited(toFirst: (1 << 31) - 1) },
         QueryValidCase("limitToLast(2^31-1)") { $0.queryLimited(toLast: (1 << 31) - 1) },
         QueryValidCase("limitToFirst(1)") { $0.queryLimited(toFirst: 1) },
-        QueryValidCase("startAt(1).endAt(2).limitToFirst(3)") { $0.queryStarting(atValue: 1).queryEnding(atValue: 2).queryLimited(toFirst: 3) },
+        QueryValidCase("startAt(1).endAt(2).limitToFirst(3)") {
+            $0.queryStarting(atValue: 1).queryEnding(atValue: 2).queryLimited(toFirst: 3)
+        },
         QueryValidCase("limitToLast(3).startAt(nil, b)") { $0.queryLimited(toLast: 3).queryStarting(atValue: nil, childKey: "b") },
-        QueryValidCase("startAt(nil, b).endBefore(1.5, z)") { $0.queryStarting(atValue: nil, childKey: "b").queryEnding(beforeValue: 1.5, childKey: "z") },
+        QueryValidCase("startAt(nil, b).endBefore(1.5, z)") {
+            $0.queryStarting(atValue: nil, childKey: "b").queryEnding(beforeValue: 1.5, childKey: "z")
+        },
         QueryValidCase("equalTo(nil, b)") { $0.queryEqual(toValue: nil, childKey: "b") },
         QueryValidCase("equalTo(NSNull())") { $0.queryEqual(toValue: NSNull()) },
         QueryValidCase("startAt(NSNumber 3)") { $0.queryStarting(atValue: NSNumber(value: 3)) },
@@ -268,15 +324,24 @@ private let validQueries: [QueryValidCase] = {
         QueryValidCase("startAt(foo).orderByKey") { $0.queryStarting(atValue: "foo").queryOrderedByKey() },
         QueryValidCase("startAt(1).orderByValue") { $0.queryStarting(atValue: 1).queryOrderedByValue() },
         QueryValidCase("orderByValue.startAt(true)") { $0.queryOrderedByValue().queryStarting(atValue: true) },
-        QueryValidCase("orderByKey.startAfter(foo).endBefore(zoo).limitToLast(2)") { $0.queryOrderedByKey().queryStarting(afterValue: "foo").queryEnding(beforeValue: "zoo").queryLimited(toLast: 2) },
+        QueryValidCase("orderByKey.startAfter(foo).endBefore(zoo).limitToLast(2)") {
+            $0.queryOrderedByKey().queryStarting(afterValue: "foo").queryEnding(beforeValue: "zoo").queryLimited(toLast: 2)
+        },
     ]
     for endpoint in Endpoint.allCases {
         for (label, value) in [("true", Argument.bool(true)), ("1", .int(1)), ("foo", .string("foo")), ("nil", .null)] {
-            cases.append(QueryValidCase("orderByChild(index).\(endpoint.rawValue)(\(label))") { endpoint.apply($0.queryOrdered(byChild: "index"), value.any) })
-            cases.append(QueryValidCase("orderByValue.\(endpoint.rawValue)(\(label), key)") { endpoint.apply($0.queryOrderedByValue(), value.any, key: "key") })
+            cases.append(
+                QueryValidCase("orderByChild(index).\(endpoint.rawValue)(\(label))") {
+                    endpoint.apply($0.queryOrdered(byChild: "index"), value.any)
+                })
+            cases.append(
+                QueryValidCase("orderByValue.\(endpoint.rawValue)(\(label), key)") {
+                    endpoint.apply($0.queryOrderedByValue(), value.any, key: "key")
+                })
         }
         for (label, value) in [("1", Argument.int(1)), ("foo", .string("foo")), ("nil", .null)] {
-            cases.append(QueryValidCase("orderByPriority.\(endpoint.rawValue)(\(label))") { endpoint.apply($0.queryOrderedByPriority(), value.any) })
+            cases.append(
+                QueryValidCase("orderByPriority.\(endpoint.rawValue)(\(label))") { endpoint.apply($0.queryOrderedByPriority(), value.any) })
         }
         cases.append(QueryValidCase("orderByKey.\(endpoint.rawValue)(foo)") { endpoint.apply($0.queryOrderedByKey(), "foo") })
     }
@@ -296,11 +361,16 @@ struct QueryErrorTests {
             return
         }
         #expect(databaseError.code == .invalidQuery, "\(what)", sourceLocation: sourceLocation)
-        #expect(messages.contains(databaseError.message), "\(what): got \"\(databaseError.message)\", expected \(messages.map { "\"\($0)\"" }.joined(separator: " or "))", sourceLocation: sourceLocation)
+        #expect(
+            messages.contains(databaseError.message),
+            "\(what): got \"\(databaseError.message)\", expected \(messages.map { "\"\($0)\"" }.joined(separator: " or "))",
+            sourceLocation: sourceLocation)
     }
 
     /// Reports the error of `query` through every channel and checks each.
-    private func expectInvalid(_ query: DatabaseQuery, _ messages: [String], in db: Database, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    private func expectInvalid(
+        _ query: DatabaseQuery, _ messages: [String], in db: Database, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
         let ref = query.ref
         // (a) observe(_:with:withCancel:), for a value and a child observer, and a single-event
         // observer: the cancel block gets the error once, the observer never an event.
@@ -383,7 +453,8 @@ struct QueryErrorTests {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "q")
-        let chained = c.build(ref).queryOrderedByKey().queryOrderedByValue().queryLimited(toFirst: 0).queryStarting(atValue: ["x": 1]).queryLimited(toLast: 5)
+        let chained = c.build(ref).queryOrderedByKey().queryOrderedByValue().queryLimited(toFirst: 0).queryStarting(atValue: ["x": 1])
+            .queryLimited(toLast: 5)
         var error: (any Error)?
         chained.getData { e, _ in error = e }
         db.drain()
@@ -399,7 +470,8 @@ struct QueryErrorTests {
         defer { db.close() }
         let ref = db.reference(withPath: "q")
         try await self.expectInvalid(endpoint.apply(ref, "value", key: key), [invalidChildKey(endpoint.iosName)], in: db)
-        try await self.expectInvalid(endpoint.apply(ref.queryOrdered(byChild: "x"), 1, key: key), [invalidChildKey(endpoint.iosName)], in: db)
+        try await self.expectInvalid(
+            endpoint.apply(ref.queryOrdered(byChild: "x"), 1, key: key), [invalidChildKey(endpoint.iosName)], in: db)
     }
 
     @Test("valid queries (JS 'can create basic queries', iOS testCanCreateBasicQueries) never error", arguments: validQueries)
@@ -418,7 +490,10 @@ struct QueryErrorTests {
         #expect(values == 1, "the initial value event")
         var error: (any Error)?
         var snapshot: DataSnapshot?
-        query.getData { error = $0; snapshot = $1 }
+        query.getData {
+            error = $0
+            snapshot = $1
+        }
         db.drain()
         #expect(error == nil)
         #expect(snapshot != nil)
@@ -446,14 +521,20 @@ struct QueryErrorTests {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "q")
-        let values: [Any?] = [nil, NSNull(), true, false, 0, -1, 1.5, Double.nan, Double.infinity, "", "x", "$key", [1, 2], ["a": 1], Date(), NSNumber(value: 7), [Any?](), Data([1, 2])]
+        let values: [Any?] = [
+            nil, NSNull(), true, false, 0, -1, 1.5, Double.nan, Double.infinity, "", "x", "$key", [1, 2], ["a": 1], Date(),
+            NSNumber(value: 7), [Any?](), Data([1, 2]),
+        ]
         let keys: [String?] = [nil, "", "a", ".", "a/b", "$", "[", "-2147483648", "2147483647"]
         let limits: [UInt] = [0, 1, 2, (1 << 31) - 1, 1 << 31, UInt.max]
         var queries: [DatabaseQuery] = []
         for value in values {
             for key in keys {
                 for endpoint in Endpoint.allCases {
-                    for base in [ref as DatabaseQuery, ref.queryOrderedByKey(), ref.queryOrderedByValue(), ref.queryOrdered(byChild: "c"), ref.queryOrderedByPriority()] {
+                    for base in [
+                        ref as DatabaseQuery, ref.queryOrderedByKey(), ref.queryOrderedByValue(), ref.queryOrdered(byChild: "c"),
+                        ref.queryOrderedByPriority(),
+                    ] {
                         queries.append(endpoint.apply(base, value, key: key))
                     }
                 }
@@ -473,7 +554,9 @@ struct QueryErrorTests {
                 db.drain()
                 let databaseError = error as? DatabaseError
                 #expect(databaseError?.code == .invalidQuery, "\(endpoint.rawValue)(\(value))")
-                #expect(databaseError?.message.contains(endpoint.iosName + ":") == true, "\(endpoint.rawValue)(\(value)): \(String(describing: databaseError))")
+                #expect(
+                    databaseError?.message.contains(endpoint.iosName + ":") == true,
+                    "\(endpoint.rawValue)(\(value)): \(String(describing: databaseError))")
             }
         }
         // Every one of them can be read without trapping.

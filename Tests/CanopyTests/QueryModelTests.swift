@@ -1,7 +1,7 @@
 import Canopy
+import CanopyTestSupport
 import Foundation
 import Testing
-import CanopyTestSupport
 
 @Suite("Queries against a brute-force oracle")
 struct QueryModelTests {
@@ -100,12 +100,16 @@ struct QueryModelTests {
             let id = nextID
             nextID += 1
             let q = query.apply(to: list)
-            let handle = q.observe(type, andPreviousSiblingKeyWith: { snapshot, previous in
-                log.events.append(RecordedEvent(listener: id, type: type, key: snapshot.key, previous: previous, value: snapshot.exportJSON))
-            }, withCancel: { error in
-                // Closing the database at the end cancels every observer; nothing else may.
-                if (error as? DatabaseError)?.code != .closed { Issue.record("query \(query) was cancelled: \(error)") }
-            })
+            let handle = q.observe(
+                type,
+                andPreviousSiblingKeyWith: { snapshot, previous in
+                    log.events.append(
+                        RecordedEvent(listener: id, type: type, key: snapshot.key, previous: previous, value: snapshot.exportJSON))
+                },
+                withCancel: { error in
+                    // Closing the database at the end cancels every observer; nothing else may.
+                    if (error as? DatabaseError)?.code != .closed { Issue.record("query \(query) was cancelled: \(error)") }
+                })
             handles[id] = (q, handle)
             let listener = EventOracle.Listener(id: id, path: ["list"], type: type, query: query)
             oracle.add(listener)
@@ -163,13 +167,18 @@ struct QueryModelTests {
                 var entries: [String: JSONValue] = [:]
                 for _ in 0..<(1 + random.int(3)) {
                     let key = random.key()
-                    entries[random.chance(50) ? key : key + "/v"] = random.chance(25) ? .null : (random.chance(50) ? random.child() : random.scalar())
+                    entries[random.chance(50) ? key : key + "/v"] =
+                        random.chance(25) ? .null : (random.chance(50) ? random.child() : random.scalar())
                 }
                 // Drop overlapping entries (an update may not contain a path and its ancestor).
                 for k in entries.keys where k.hasSuffix("/v") && entries[String(k.dropLast(2))] != nil { entries[k] = nil }
                 try list.updateChildValues(entries.mapValues { $0 as Any })
-                for (k, v) in entries where ModelNode.from(v) != nil { model.set(ModelNode.from(v), at: ["list"] + k.split(separator: "/").map(String.init)) }
-                for (k, v) in entries where ModelNode.from(v) == nil { model.set(nil, at: ["list"] + k.split(separator: "/").map(String.init)) }
+                for (k, v) in entries where ModelNode.from(v) != nil {
+                    model.set(ModelNode.from(v), at: ["list"] + k.split(separator: "/").map(String.init))
+                }
+                for (k, v) in entries where ModelNode.from(v) == nil {
+                    model.set(nil, at: ["list"] + k.split(separator: "/").map(String.init))
+                }
                 description = "update \(JSONValue.object(entries).jsonString())"
             case 17:
                 var value: [String: JSONValue] = [:]
@@ -195,7 +204,9 @@ struct QueryModelTests {
             let actual = log.take()
             if actual != expected {
                 let queries = oracle.listeners.map { "L\($0.id) \($0.type) \($0.query)" }.joined(separator: "\n")
-                Issue.record("step \(step): \(description)\nbefore: \(old.node(at: ["list"])?.export.jsonString() ?? "null")\nactual:   \(actual)\nexpected: \(expected)\nlisteners:\n\(queries)")
+                Issue.record(
+                    "step \(step): \(description)\nbefore: \(old.node(at: ["list"])?.export.jsonString() ?? "null")\nactual:   \(actual)\nexpected: \(expected)\nlisteners:\n\(queries)"
+                )
                 return
             }
         }

@@ -50,10 +50,15 @@ struct OracleQuery: Equatable, CustomStringConvertible {
         case .child(let p): q = q.queryOrdered(byChild: p.joined(separator: "/"))
         }
         if let s = self.start {
-            q = s.exclusive ? q.queryStarting(afterValue: s.value.anyValue, childKey: s.key) : q.queryStarting(atValue: s.value.anyValue, childKey: s.key)
+            q =
+                s.exclusive
+                ? q.queryStarting(afterValue: s.value.anyValue, childKey: s.key)
+                : q.queryStarting(atValue: s.value.anyValue, childKey: s.key)
         }
         if let e = self.end {
-            q = e.exclusive ? q.queryEnding(beforeValue: e.value.anyValue, childKey: e.key) : q.queryEnding(atValue: e.value.anyValue, childKey: e.key)
+            q =
+                e.exclusive
+                ? q.queryEnding(beforeValue: e.value.anyValue, childKey: e.key) : q.queryEnding(atValue: e.value.anyValue, childKey: e.key)
         }
         if let l = self.limit { q = l.first ? q.queryLimited(toFirst: UInt(l.n)) : q.queryLimited(toLast: UInt(l.n)) }
         return q
@@ -86,10 +91,15 @@ struct OracleQuery: Equatable, CustomStringConvertible {
             default: return 5
             }
         }
-        let ra = rank(a), rb = rank(b)
+        let ra = rank(a)
+        let rb = rank(b)
         if ra != rb { return ra < rb ? -1 : 1 }
-        func unwrap(_ v: JSONValue?) -> JSONValue? { if case .object(let o)? = v, let inner = o[".value"] { return inner }; return v }
-        let x = unwrap(a), y = unwrap(b)
+        func unwrap(_ v: JSONValue?) -> JSONValue? {
+            if case .object(let o)? = v, let inner = o[".value"] { return inner }
+            return v
+        }
+        let x = unwrap(a)
+        let y = unwrap(b)
         if let dx = x?.doubleValue, let dy = y?.doubleValue { return dx < dy ? -1 : (dx > dy ? 1 : 0) }
         if let sx = x?.stringValue, let sy = y?.stringValue {
             return sx == sy ? 0 : (Array(sx.utf16).lexicographicallyPrecedes(sy.utf16) ? -1 : 1)

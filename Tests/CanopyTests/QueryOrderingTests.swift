@@ -7,7 +7,10 @@ struct QueryOrderingTests {
     /// Checks the order of `query` on `data` through a `.value` observer's snapshot iteration
     /// (`childSnapshots` and the `children` enumerator), `getData`, and `child_added` previous keys,
     /// both for initial events and for children added by one write after registration.
-    private func expectOrder(_ data: JSONValue, _ build: (DatabaseReference) -> DatabaseQuery, _ keys: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {
+    private func expectOrder(
+        _ data: JSONValue, _ build: (DatabaseReference) -> DatabaseQuery, _ keys: [String],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
@@ -22,7 +25,9 @@ struct QueryOrderingTests {
         let previous: [String?] = keys.indices.map { $0 == 0 ? nil : keys[$0 - 1] }
         let written = early.take()
         #expect(written.filter { $0.type == .childAdded }.map(\.key) == keys, "child_added after one write", sourceLocation: sourceLocation)
-        #expect(written.filter { $0.type == .childAdded }.map(\.prev) == previous, "previous keys after one write", sourceLocation: sourceLocation)
+        #expect(
+            written.filter { $0.type == .childAdded }.map(\.prev) == previous, "previous keys after one write",
+            sourceLocation: sourceLocation)
         #expect(written.last?.children == keys, "value after one write", sourceLocation: sourceLocation)
 
         // Registered on existing data: the initial events.
@@ -62,19 +67,28 @@ struct QueryOrderingTests {
         let priorities: [(String, JSONValue)] = [
             ("alpha42", "zed"), ("noPriorityC", .null), ("num41", 500), ("noPriorityB", .null), ("num80", 4000.1), ("num50", 4000),
             ("num10", 24), ("alpha41", "zed"), ("alpha20", "horse"), ("num20", 123), ("num70", 4000.01), ("noPriorityA", .null),
-            ("alpha30", "tree"), ("num30", 300), ("num60", 4000.001), ("alpha10", "0horse"), ("num42", 500), ("alpha40", "zed"), ("num40", 500),
+            ("alpha30", "tree"), ("num30", 300), ("num60", 4000.001), ("alpha10", "0horse"), ("num42", 500), ("alpha40", "zed"),
+            ("num40", 500),
         ]
         var object: [String: JSONValue] = [:]
-        for (key, priority) in priorities { object[key] = priority == .null ? .string(key) : [".value": .string(key), ".priority": priority] }
-        try self.expectOrder(.object(object), { $0 }, [
-            "noPriorityA", "noPriorityB", "noPriorityC", "num10", "num20", "num30", "num40", "num41", "num42", "num50", "num60", "num70", "num80",
-            "alpha10", "alpha20", "alpha30", "alpha40", "alpha41", "alpha42",
-        ])
+        for (key, priority) in priorities {
+            object[key] = priority == .null ? .string(key) : [".value": .string(key), ".priority": priority]
+        }
+        try self.expectOrder(
+            .object(object), { $0 },
+            [
+                "noPriorityA", "noPriorityB", "noPriorityC", "num10", "num20", "num30", "num40", "num41", "num42", "num50", "num60",
+                "num70", "num80",
+                "alpha10", "alpha20", "alpha30", "alpha40", "alpha41", "alpha42",
+            ])
     }
 
     @Test("key order: integer keys numerically (shorter first on ties), then strings by UTF-16 code units; priorities ignored")
     func keyOrder() throws {
-        let keys = ["foo", "bar", "03", "0", "100", "20", "5", "3", "003", "9", "-1", "-2147483648", "2147483647", "2147483648", "A", "Z", "_", "a", "aa", "-", "1a", " 1", "~", "\u{1F600}", "\u{FF61}"]
+        let keys = [
+            "foo", "bar", "03", "0", "100", "20", "5", "3", "003", "9", "-1", "-2147483648", "2147483647", "2147483648", "A", "Z", "_", "a",
+            "aa", "-", "1a", " 1", "~", "\u{1F600}", "\u{FF61}",
+        ]
         var object: [String: JSONValue] = [:]
         for (i, key) in keys.enumerated() { object[key] = [".value": .int(Int64(i)), ".priority": .int(Int64(keys.count - i))] }
         let expected = [
@@ -87,13 +101,16 @@ struct QueryOrderingTests {
     @Test("integer keys in the default order (order.test.ts)")
     func integerKeysInDefaultOrder() throws {
         let keys = ["foo", "bar", "03", "0", "100", "20", "5", "3", "003", "9"]
-        try self.expectOrder(.object(Dictionary(uniqueKeysWithValues: keys.map { ($0, JSONValue.bool(true)) })), { $0 }, ["0", "3", "03", "003", "5", "9", "20", "100", "bar", "foo"])
+        try self.expectOrder(
+            .object(Dictionary(uniqueKeysWithValues: keys.map { ($0, JSONValue.bool(true)) })), { $0 },
+            ["0", "3", "03", "003", "5", "9", "20", "100", "bar", "foo"])
     }
 
     @Test("value order: false, true, numbers (ints and doubles mixed), strings, objects; ties by key incl. integer keys")
     func valueOrder() throws {
         let data: JSONValue = [
-            "f": false, "t": true, "im1": -1, "dm15": -1.5, "d1": 1.0, "i1": 1, "d15": 1.5, "i10": 10, "big": 9_007_199_254_740_993, "huge": 1e300,
+            "f": false, "t": true, "im1": -1, "dm15": -1.5, "d1": 1.0, "i1": 1, "d15": 1.5, "i10": 10, "big": 9_007_199_254_740_993,
+            "huge": 1e300,
             "s3": "", "s2": "B", "s": "a", "sZ": "Z", "sa2": "a", "o": ["x": 1], "o2": ["a": 0], "10": ["z": true], "2": ["y": false],
             "7b": 7, "7a": 7.0, "70": 7, "007": 7,
         ]
@@ -106,7 +123,9 @@ struct QueryOrderingTests {
 
     @Test("orderByValue with equal numbers (order_by.test.ts)")
     func orderByValueWithEqualNumbers() throws {
-        try self.expectOrder(["alex": 60, "rob": 56, "vassili": 55.5, "tony": 52, "greg": 52], { $0.queryOrderedByValue() }, ["greg", "tony", "vassili", "rob", "alex"])
+        try self.expectOrder(
+            ["alex": 60, "rob": 56, "vassili": 55.5, "tony": 52, "greg": 52], { $0.queryOrderedByValue() },
+            ["greg", "tony", "vassili", "rob", "alex"])
     }
 
     @Test("child order: missing/leaf (null) first, false, true, numbers, strings, objects; ties by key incl. integer keys")
@@ -123,10 +142,16 @@ struct QueryOrderingTests {
     @Test("orderByChild on a flat and on a nested path")
     func orderByChildOnFlatAndNestedPath() throws {
         try self.expectOrder(
-            ["alex": ["nuggets": 60], "rob": ["nuggets": 56], "vassili": ["nuggets": 55.5], "tony": ["nuggets": 52], "greg": ["nuggets": 52]],
+            [
+                "alex": ["nuggets": 60], "rob": ["nuggets": 56], "vassili": ["nuggets": 55.5], "tony": ["nuggets": 52],
+                "greg": ["nuggets": 52],
+            ],
             { $0.queryOrdered(byChild: "nuggets") }, ["greg", "tony", "vassili", "rob", "alex"])
         try self.expectOrder(
-            ["u1": ["name": "Andrew", "deep": ["nuggets": 35]], "u2": ["name": "Rob", "deep": ["nuggets": 40]], "u3": ["name": "Greg", "deep": ["nuggets": 38]]],
+            [
+                "u1": ["name": "Andrew", "deep": ["nuggets": 35]], "u2": ["name": "Rob", "deep": ["nuggets": 40]],
+                "u3": ["name": "Greg", "deep": ["nuggets": 38]],
+            ],
             { $0.queryOrdered(byChild: "deep/nuggets") }, ["u1", "u3", "u2"])
     }
 
@@ -135,11 +160,21 @@ struct QueryOrderingTests {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
-        try ref.setValue([
-            "a": ["thisvaluefirst": [".value": true, ".priority": 1], "name": [".value": "Michael", ".priority": 2], "thisvaluelast": [".value": true, ".priority": 3]],
-            "b": ["thisvaluefirst": [".value": true, ".priority": .null], "name": [".value": "Rob", ".priority": 2], "thisvaluelast": [".value": true, ".priority": 3]],
-            "c": ["thisvaluefirst": [".value": true, ".priority": 1], "name": [".value": "Jonny", ".priority": 2], "thisvaluelast": [".value": true, ".priority": "somestring"]],
-        ] as JSONValue)
+        try ref.setValue(
+            [
+                "a": [
+                    "thisvaluefirst": [".value": true, ".priority": 1], "name": [".value": "Michael", ".priority": 2],
+                    "thisvaluelast": [".value": true, ".priority": 3],
+                ],
+                "b": [
+                    "thisvaluefirst": [".value": true, ".priority": .null], "name": [".value": "Rob", ".priority": 2],
+                    "thisvaluelast": [".value": true, ".priority": 3],
+                ],
+                "c": [
+                    "thisvaluefirst": [".value": true, ".priority": 1], "name": [".value": "Jonny", ".priority": 2],
+                    "thisvaluelast": [".value": true, ".priority": "somestring"],
+                ],
+            ] as JSONValue)
         var top: [String] = []
         var inner: [String] = []
         var childOfB: [String] = []
@@ -163,7 +198,8 @@ struct QueryOrderingTests {
             let post = posts.childByAutoId()
             keys.append(post.key!)
             let value: JSONValue = [
-                "uid": .string("u\(i % 3)"), "title": .string("post \(i)"), "starCount": .int(Int64(stars(i))), "metrics": ["views": .int(Int64((i * 37) % 11))],
+                "uid": .string("u\(i % 3)"), "title": .string("post \(i)"), "starCount": .int(Int64(stars(i))),
+                "metrics": ["views": .int(Int64((i * 37) % 11))],
             ]
             try post.setValue(value)
         }
@@ -185,7 +221,9 @@ struct QueryOrderingTests {
         expectWindow(posts.queryOrdered(byChild: "metrics/views"), db, byViews)
         // The guide's "most starred" query: the last N by starCount.
         expectWindow(posts.queryOrdered(byChild: "starCount").queryLimited(toLast: 5), db, Array(byStars.suffix(5)))
-        expectWindow(posts.queryOrdered(byChild: "metrics/views").queryStarting(atValue: 5).queryLimited(toFirst: 3), db, Array(byViews.filter { views(keys.firstIndex(of: $0)!) >= 5 }.prefix(3)))
+        expectWindow(
+            posts.queryOrdered(byChild: "metrics/views").queryStarting(atValue: 5).queryLimited(toFirst: 3), db,
+            Array(byViews.filter { views(keys.firstIndex(of: $0)!) >= 5 }.prefix(3)))
     }
 
     @Test("queryLimited(toFirst: 100) on pushed posts: the first 100, in creation order")
@@ -208,24 +246,38 @@ struct QueryOrderingTests {
         defer { db.close() }
         let posts = db.reference(withPath: "posts")
         // Keys p0…p5 so that ties by key are readable; stars 10, 20, 30, 40, 50, 60.
-        for i in 0..<6 { try posts.child("p\(i)").setValue(["title": JSONValue.string("t\(i)"), "starCount": .int(Int64((i + 1) * 10))] as JSONValue) }
+        for i in 0..<6 {
+            try posts.child("p\(i)").setValue(["title": JSONValue.string("t\(i)"), "starCount": .int(Int64((i + 1) * 10))] as JSONValue)
+        }
         db.drain()
         let query = posts.queryOrdered(byChild: "starCount").queryLimited(toLast: 3)
         let log = QueryEventLog()
         log.observe(query)
         db.drain()
         func post(_ i: Int, _ stars: Int) -> JSONValue { ["title": .string("t\(i)"), "starCount": .int(Int64(stars))] }
-        #expect(log.take() == [.added("p3", nil, post(3, 40)), .added("p4", "p3", post(4, 50)), .added("p5", "p4", post(5, 60)), .value(["p3": post(3, 40), "p4": post(4, 50), "p5": post(5, 60)])])
+        #expect(
+            log.take() == [
+                .added("p3", nil, post(3, 40)), .added("p4", "p3", post(4, 50)), .added("p5", "p4", post(5, 60)),
+                .value(["p3": post(3, 40), "p4": post(4, 50), "p5": post(5, 60)]),
+            ])
 
         // A star inside the window that reorders it: moved + changed, same previous key.
         try posts.child("p3/starCount").setValue(55)
         db.drain()
-        #expect(log.take() == [.moved("p3", "p4", post(3, 55)), .changed("p3", "p4", post(3, 55)), .value(["p4": post(4, 50), "p3": post(3, 55), "p5": post(5, 60)])])
+        #expect(
+            log.take() == [
+                .moved("p3", "p4", post(3, 55)), .changed("p3", "p4", post(3, 55)),
+                .value(["p4": post(4, 50), "p3": post(3, 55), "p5": post(5, 60)]),
+            ])
 
         // A change of the indexed value that keeps the position still moves (see *Events*).
         try posts.child("p5/starCount").setValue(61)
         db.drain()
-        #expect(log.take() == [.moved("p5", "p3", post(5, 61)), .changed("p5", "p3", post(5, 61)), .value(["p4": post(4, 50), "p3": post(3, 55), "p5": post(5, 61)])])
+        #expect(
+            log.take() == [
+                .moved("p5", "p3", post(5, 61)), .changed("p5", "p3", post(5, 61)),
+                .value(["p4": post(4, 50), "p3": post(3, 55), "p5": post(5, 61)]),
+            ])
 
         // A change outside the indexed child: changed only.
         try posts.child("p4/title").setValue("new")
@@ -236,12 +288,19 @@ struct QueryOrderingTests {
         // A post outside the window gets stars and enters: the lowest one leaves.
         try posts.child("p0/starCount").setValue(100)
         db.drain()
-        #expect(log.take() == [.removed("p4", p4new), .added("p0", "p5", post(0, 100)), .value(["p3": post(3, 55), "p5": post(5, 61), "p0": post(0, 100)])])
+        #expect(
+            log.take() == [
+                .removed("p4", p4new), .added("p0", "p5", post(0, 100)),
+                .value(["p3": post(3, 55), "p5": post(5, 61), "p0": post(0, 100)]),
+            ])
 
         // A post inside the window drops below the window: the best one outside comes in.
         try posts.child("p5/starCount").setValue(1)
         db.drain()
-        #expect(log.take() == [.removed("p5", post(5, 61)), .added("p4", nil, p4new), .value(["p4": p4new, "p3": post(3, 55), "p0": post(0, 100)])])
+        #expect(
+            log.take() == [
+                .removed("p5", post(5, 61)), .added("p4", nil, p4new), .value(["p4": p4new, "p3": post(3, 55), "p0": post(0, 100)]),
+            ])
 
         // Changes outside the window raise nothing.
         try posts.child("p1/starCount").setValue(21)
@@ -256,7 +315,10 @@ struct QueryOrderingTests {
         // Ties the other way (p9 > p4): enters.
         try posts.child("p9").setValue(["title": "t9", "starCount": 50] as JSONValue)
         db.drain()
-        #expect(log.take() == [.removed("p4", p4new), .added("p9", nil, post(9, 50)), .value(["p9": post(9, 50), "p3": post(3, 55), "p0": post(0, 100)])])
+        #expect(
+            log.take() == [
+                .removed("p4", p4new), .added("p9", nil, post(9, 50)), .value(["p9": post(9, 50), "p3": post(3, 55), "p0": post(0, 100)]),
+            ])
         #expect(log.cancellations.isEmpty)
 
         // And a one-shot read agrees with the live window.
@@ -268,7 +330,10 @@ struct QueryOrderingTests {
         let db = try Database.inMemory()
         defer { db.close() }
         let posts = db.reference(withPath: "posts")
-        for i in 0..<10 { try await posts.child("p\(i)").setValue(["starCount": JSONValue.int(Int64((i * 3) % 7)), "title": .string("t\(i)")] as JSONValue) }
+        for i in 0..<10 {
+            try await posts.child("p\(i)").setValue(
+                ["starCount": JSONValue.int(Int64((i * 3) % 7)), "title": .string("t\(i)")] as JSONValue)
+        }
         let query = posts.queryOrdered(byChild: "starCount").queryLimited(toLast: 3)
         query.keepSynced(true)
         func expected(_ stars: [String: Int]) -> [String] {
@@ -277,7 +342,8 @@ struct QueryOrderingTests {
         var stars = Dictionary(uniqueKeysWithValues: (0..<10).map { ("p\($0)", ($0 * 3) % 7) })
         var snapshot = try await query.getData()
         #expect(snapshot.childSnapshots.map(\.key) == expected(stars))
-        #expect(snapshot.childSnapshots.map { $0.childSnapshot(forPath: "starCount").json } == expected(stars).map { .int(Int64(stars[$0]!)) })
+        #expect(
+            snapshot.childSnapshots.map { $0.childSnapshot(forPath: "starCount").json } == expected(stars).map { .int(Int64(stars[$0]!)) })
 
         for (key, value) in [("p0", 9), ("p5", 8), ("p2", -1), ("p7", 9)] {
             try await posts.child(key).child("starCount").setValue(value)
@@ -300,13 +366,17 @@ struct QueryOrderingTests {
         #expect(first.childSnapshots.map(\.key) == stars.keys.sorted { (stars[$0]!, $0) < (stars[$1]!, $1) }.prefix(2).map { $0 })
     }
 
-    @Test("the guide's star updates (fan-out with ServerValue.increment, then a toggling transaction) keep a starCount toLast(2) window right")
+    @Test(
+        "the guide's star updates (fan-out with ServerValue.increment, then a toggling transaction) keep a starCount toLast(2) window right"
+    )
     func starUpdatesKeepTopPostsRight() throws {
         let db = try queryTestDatabase()
         defer { db.close() }
         let root = db.reference()
         let posts = root.child("posts")
-        for i in 0..<5 { try posts.child("p\(i)").setValue(["title": JSONValue.string("t\(i)"), "starCount": .int(Int64(i))] as JSONValue) }
+        for i in 0..<5 {
+            try posts.child("p\(i)").setValue(["title": JSONValue.string("t\(i)"), "starCount": .int(Int64(i))] as JSONValue)
+        }
         db.drain()
         let log = QueryEventLog()
         log.observe(posts.queryOrdered(byChild: "starCount").queryLimited(toLast: 2))
@@ -314,43 +384,50 @@ struct QueryOrderingTests {
         #expect(log.take().map(\.key) == ["p3", "p4", "posts"])
 
         // The guide's fan-out star: p1 goes from 1 to 4 stars, tying with p4; ties by key put p1 first.
-        let postID = "p1", userID = "u"
+        let postID = "p1"
+        let userID = "u"
         for _ in 0..<3 {
-            let updates = [
-                "posts/\(postID)/stars/\(userID)": true,
-                "posts/\(postID)/starCount": ServerValue.increment(1),
-                "user-posts/\(postID)/stars/\(userID)": true,
-                "user-posts/\(postID)/starCount": ServerValue.increment(1),
-            ] as [String: Any]
+            let updates =
+                [
+                    "posts/\(postID)/stars/\(userID)": true,
+                    "posts/\(postID)/starCount": ServerValue.increment(1),
+                    "user-posts/\(postID)/stars/\(userID)": true,
+                    "user-posts/\(postID)/starCount": ServerValue.increment(1),
+                ] as [String: Any]
             try root.updateChildValues(updates)
         }
         db.drain()
         let starred: JSONValue = ["title": "t1", "starCount": 4, "stars": ["u": true]]
         let p4: JSONValue = ["title": "t4", "starCount": 4]
-        #expect(log.take() == [.removed("p3", ["title": "t3", "starCount": 3]), .added("p1", nil, starred), .value(["p1": starred, "p4": p4])])
+        #expect(
+            log.take() == [
+                .removed("p3", ["title": "t3", "starCount": 3]), .added("p1", nil, starred), .value(["p1": starred, "p4": p4]),
+            ])
 
         // The guide's toggling transaction removes the star: p1 drops to 3, tying with p3, before it.
-        posts.child(postID).runTransactionBlock({ currentData in
-            if var post = currentData.value as? [String: Any] {
-                var stars = post["stars"] as? [String: Bool] ?? [:]
-                var starCount = post["starCount"] as? Int ?? 0
-                if stars[userID] != nil {
-                    starCount -= 1
-                    stars.removeValue(forKey: userID)
-                } else {
-                    starCount += 1
-                    stars[userID] = true
+        posts.child(postID).runTransactionBlock(
+            { currentData in
+                if var post = currentData.value as? [String: Any] {
+                    var stars = post["stars"] as? [String: Bool] ?? [:]
+                    var starCount = post["starCount"] as? Int ?? 0
+                    if stars[userID] != nil {
+                        starCount -= 1
+                        stars.removeValue(forKey: userID)
+                    } else {
+                        starCount += 1
+                        stars[userID] = true
+                    }
+                    post["starCount"] = starCount
+                    post["stars"] = stars
+                    currentData.value = post
+                    return TransactionResult.success(withValue: currentData)
                 }
-                post["starCount"] = starCount
-                post["stars"] = stars
-                currentData.value = post
                 return TransactionResult.success(withValue: currentData)
-            }
-            return TransactionResult.success(withValue: currentData)
-        }, andCompletionBlock: { error, committed, _ in
-            #expect(error == nil)
-            #expect(committed)
-        })
+            },
+            andCompletionBlock: { error, committed, _ in
+                #expect(error == nil)
+                #expect(committed)
+            })
         db.drain()
         let p3: JSONValue = ["title": "t3", "starCount": 3]
         #expect(log.take() == [.removed("p1", starred), .added("p3", nil, p3), .value(["p3": p3, "p4": p4])])

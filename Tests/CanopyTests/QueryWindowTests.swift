@@ -44,7 +44,8 @@ struct QueryEvent: Equatable, CustomStringConvertible {
     }
     /// A value event whose snapshot iterates exactly these children, in this order.
     static func value(_ children: KeyValuePairs<String, JSONValue>, tag: String = "") -> QueryEvent {
-        QueryEvent(tag: tag, type: .value, key: nil, prev: nil, data: .null, children: children.map(\.key), childValues: children.map(\.value))
+        QueryEvent(
+            tag: tag, type: .value, key: nil, prev: nil, data: .null, children: children.map(\.key), childValues: children.map(\.value))
     }
     /// A value event of a leaf value (or `null`).
     static func leaf(_ data: JSONValue, tag: String = "") -> QueryEvent {
@@ -92,7 +93,9 @@ final class QueryEventLog: @unchecked Sendable {
         if type == .value {
             if snapshot.hasChildren() {
                 let children = snapshot.childSnapshots
-                return QueryEvent(tag: tag, type: .value, key: snapshot.key, prev: prev, data: .null, children: children.map { $0.key ?? "" }, childValues: children.map(\.json))
+                return QueryEvent(
+                    tag: tag, type: .value, key: snapshot.key, prev: prev, data: .null, children: children.map { $0.key ?? "" },
+                    childValues: children.map(\.json))
             }
             return QueryEvent(tag: tag, type: .value, key: snapshot.key, prev: prev, data: snapshot.json)
         }
@@ -102,11 +105,14 @@ final class QueryEventLog: @unchecked Sendable {
     @discardableResult
     func observe(_ query: DatabaseQuery, _ types: [DataEventType] = QueryEventLog.allTypes, tag: String = "") -> [DatabaseHandle] {
         types.map { type in
-            query.observe(type, andPreviousSiblingKeyWith: { [self] snapshot, prev in
-                self.events.append(Self.record(snapshot, type: type, prev: prev, tag: tag))
-            }, withCancel: { [self] error in
-                self.cancellations.append("\(tag) \(type): \(error)")
-            })
+            query.observe(
+                type,
+                andPreviousSiblingKeyWith: { [self] snapshot, prev in
+                    self.events.append(Self.record(snapshot, type: type, prev: prev, tag: tag))
+                },
+                withCancel: { [self] error in
+                    self.cancellations.append("\(tag) \(type): \(error)")
+                })
         }
     }
 }
@@ -123,7 +129,9 @@ func queryRead(_ query: DatabaseQuery, _ db: Database, sourceLocation: SourceLoc
     query.observeSingleEvent(of: .value) { fromObserver = $0 }
     db.drain()
     #expect(getError == nil, "getData failed: \(String(describing: getError))", sourceLocation: sourceLocation)
-    #expect(fromGet?.childSnapshots.map(\.key) == fromObserver?.childSnapshots.map(\.key), "getData and observeSingleEvent order", sourceLocation: sourceLocation)
+    #expect(
+        fromGet?.childSnapshots.map(\.key) == fromObserver?.childSnapshots.map(\.key), "getData and observeSingleEvent order",
+        sourceLocation: sourceLocation)
     #expect(fromGet?.exportJSON == fromObserver?.exportJSON, "getData and observeSingleEvent data", sourceLocation: sourceLocation)
     return fromGet
 }
@@ -131,7 +139,9 @@ func queryRead(_ query: DatabaseQuery, _ db: Database, sourceLocation: SourceLoc
 /// Checks that `query` shows exactly `keys` (in order) three ways: `getData`, the initial
 /// `child_added` events of a new observer (with their previous keys), and its initial `value`.
 @discardableResult
-func expectWindow(_ query: DatabaseQuery, _ db: Database, _ keys: [String], sourceLocation: SourceLocation = #_sourceLocation) -> DataSnapshot? {
+func expectWindow(_ query: DatabaseQuery, _ db: Database, _ keys: [String], sourceLocation: SourceLocation = #_sourceLocation)
+    -> DataSnapshot?
+{
     let snapshot = queryRead(query, db, sourceLocation: sourceLocation)
     #expect(snapshot?.childSnapshots.map(\.key) == keys, "getData children", sourceLocation: sourceLocation)
     #expect(snapshot?.exists() == !keys.isEmpty, sourceLocation: sourceLocation)
@@ -342,10 +352,11 @@ struct QueryWindowTests {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
-        try ref.setValue([
-            "a": [".value": "a", ".priority": 10], "b": [".value": "b", ".priority": 20],
-            "c": [".value": "c", ".priority": 30], "d": [".value": "d", ".priority": 40],
-        ] as JSONValue)
+        try ref.setValue(
+            [
+                "a": [".value": "a", ".priority": 10], "b": [".value": "b", ".priority": 20],
+                "c": [".value": "c", ".priority": 30], "d": [".value": "d", ".priority": 40],
+            ] as JSONValue)
         db.drain()
         let log = QueryEventLog()
         log.observe(ref.queryLimited(toLast: 2))
@@ -370,10 +381,11 @@ struct QueryWindowTests {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
-        try ref.setValue([
-            "a": [".value": "a", ".priority": 1], "b": [".value": "b", ".priority": 2],
-            "c": [".value": "c", ".priority": 3], "d": [".value": "d", ".priority": 4],
-        ] as JSONValue)
+        try ref.setValue(
+            [
+                "a": [".value": "a", ".priority": 1], "b": [".value": "b", ".priority": 2],
+                "c": [".value": "c", ".priority": 3], "d": [".value": "d", ".priority": 4],
+            ] as JSONValue)
         db.drain()
         let log = QueryEventLog()
         log.observe(ref.queryLimited(toLast: 2), [.childMoved, .childChanged, .value])
@@ -446,17 +458,39 @@ struct QueryWindowTests {
         "limits with a startAt key; constraint order is irrelevant",
         arguments: [
             QueryWindowCase("startAt().limitToFirst(1)", abc, ["a"]) { $0.queryStarting(atValue: nil).queryLimited(toFirst: 1) },
-            QueryWindowCase("startAt(nil,c).limitToFirst(1)", abc, ["c"]) { $0.queryStarting(atValue: nil, childKey: "c").queryLimited(toFirst: 1) },
-            QueryWindowCase("startAt(nil,b).limitToFirst(1)", abc, ["b"]) { $0.queryStarting(atValue: nil, childKey: "b").queryLimited(toFirst: 1) },
-            QueryWindowCase("startAt(nil,b).limitToFirst(2)", abc, ["b", "c"]) { $0.queryStarting(atValue: nil, childKey: "b").queryLimited(toFirst: 2) },
-            QueryWindowCase("startAt(nil,b).limitToFirst(3)", abc, ["b", "c"]) { $0.queryStarting(atValue: nil, childKey: "b").queryLimited(toFirst: 3) },
-            QueryWindowCase("startAt(nil,b).limitToLast(1)", abc, ["c"]) { $0.queryStarting(atValue: nil, childKey: "b").queryLimited(toLast: 1) },
-            QueryWindowCase("startAt(nil,b).limitToLast(2)", abc, ["b", "c"]) { $0.queryStarting(atValue: nil, childKey: "b").queryLimited(toLast: 2) },
-            QueryWindowCase("startAt(nil,b).limitToLast(3)", abc, ["b", "c"]) { $0.queryStarting(atValue: nil, childKey: "b").queryLimited(toLast: 3) },
-            QueryWindowCase("limitToFirst(1).startAt(nil,c)", abc, ["c"]) { $0.queryLimited(toFirst: 1).queryStarting(atValue: nil, childKey: "c") },
-            QueryWindowCase("limitToFirst(1).startAt(nil,b)", abc, ["b"]) { $0.queryLimited(toFirst: 1).queryStarting(atValue: nil, childKey: "b") },
-            QueryWindowCase("limitToLast(1).startAt(nil,b)", abc, ["c"]) { $0.queryLimited(toLast: 1).queryStarting(atValue: nil, childKey: "b") },
-            QueryWindowCase("limitToLast(3).startAt(nil,b)", abc, ["b", "c"]) { $0.queryLimited(toLast: 3).queryStarting(atValue: nil, childKey: "b") },
+            QueryWindowCase("startAt(nil,c).limitToFirst(1)", abc, ["c"]) {
+                $0.queryStarting(atValue: nil, childKey: "c").queryLimited(toFirst: 1)
+            },
+            QueryWindowCase("startAt(nil,b).limitToFirst(1)", abc, ["b"]) {
+                $0.queryStarting(atValue: nil, childKey: "b").queryLimited(toFirst: 1)
+            },
+            QueryWindowCase("startAt(nil,b).limitToFirst(2)", abc, ["b", "c"]) {
+                $0.queryStarting(atValue: nil, childKey: "b").queryLimited(toFirst: 2)
+            },
+            QueryWindowCase("startAt(nil,b).limitToFirst(3)", abc, ["b", "c"]) {
+                $0.queryStarting(atValue: nil, childKey: "b").queryLimited(toFirst: 3)
+            },
+            QueryWindowCase("startAt(nil,b).limitToLast(1)", abc, ["c"]) {
+                $0.queryStarting(atValue: nil, childKey: "b").queryLimited(toLast: 1)
+            },
+            QueryWindowCase("startAt(nil,b).limitToLast(2)", abc, ["b", "c"]) {
+                $0.queryStarting(atValue: nil, childKey: "b").queryLimited(toLast: 2)
+            },
+            QueryWindowCase("startAt(nil,b).limitToLast(3)", abc, ["b", "c"]) {
+                $0.queryStarting(atValue: nil, childKey: "b").queryLimited(toLast: 3)
+            },
+            QueryWindowCase("limitToFirst(1).startAt(nil,c)", abc, ["c"]) {
+                $0.queryLimited(toFirst: 1).queryStarting(atValue: nil, childKey: "c")
+            },
+            QueryWindowCase("limitToFirst(1).startAt(nil,b)", abc, ["b"]) {
+                $0.queryLimited(toFirst: 1).queryStarting(atValue: nil, childKey: "b")
+            },
+            QueryWindowCase("limitToLast(1).startAt(nil,b)", abc, ["c"]) {
+                $0.queryLimited(toLast: 1).queryStarting(atValue: nil, childKey: "b")
+            },
+            QueryWindowCase("limitToLast(3).startAt(nil,b)", abc, ["b", "c"]) {
+                $0.queryLimited(toLast: 3).queryStarting(atValue: nil, childKey: "b")
+            },
         ])
     func limitsWithStartAtKey(_ c: QueryWindowCase) throws { try c.run() }
 
@@ -464,13 +498,27 @@ struct QueryWindowTests {
         "limits with a startAfter key",
         arguments: [
             QueryWindowCase("startAfter().limitToFirst(1)", abcd, []) { $0.queryStarting(afterValue: nil).queryLimited(toFirst: 1) },
-            QueryWindowCase("startAfter(nil,c).limitToFirst(1)", abcd, ["d"]) { $0.queryStarting(afterValue: nil, childKey: "c").queryLimited(toFirst: 1) },
-            QueryWindowCase("startAfter(nil,b).limitToFirst(1)", abcd, ["c"]) { $0.queryStarting(afterValue: nil, childKey: "b").queryLimited(toFirst: 1) },
-            QueryWindowCase("startAfter(nil,b).limitToFirst(2)", abcd, ["c", "d"]) { $0.queryStarting(afterValue: nil, childKey: "b").queryLimited(toFirst: 2) },
-            QueryWindowCase("startAfter(nil,b).limitToFirst(3)", abcd, ["c", "d"]) { $0.queryStarting(afterValue: nil, childKey: "b").queryLimited(toFirst: 3) },
-            QueryWindowCase("startAfter(nil,b).limitToLast(1)", abcd, ["d"]) { $0.queryStarting(afterValue: nil, childKey: "b").queryLimited(toLast: 1) },
-            QueryWindowCase("startAfter(nil,b).limitToLast(2)", abcd, ["c", "d"]) { $0.queryStarting(afterValue: nil, childKey: "b").queryLimited(toLast: 2) },
-            QueryWindowCase("startAfter(nil,b).limitToLast(3)", abcd, ["c", "d"]) { $0.queryStarting(afterValue: nil, childKey: "b").queryLimited(toLast: 3) },
+            QueryWindowCase("startAfter(nil,c).limitToFirst(1)", abcd, ["d"]) {
+                $0.queryStarting(afterValue: nil, childKey: "c").queryLimited(toFirst: 1)
+            },
+            QueryWindowCase("startAfter(nil,b).limitToFirst(1)", abcd, ["c"]) {
+                $0.queryStarting(afterValue: nil, childKey: "b").queryLimited(toFirst: 1)
+            },
+            QueryWindowCase("startAfter(nil,b).limitToFirst(2)", abcd, ["c", "d"]) {
+                $0.queryStarting(afterValue: nil, childKey: "b").queryLimited(toFirst: 2)
+            },
+            QueryWindowCase("startAfter(nil,b).limitToFirst(3)", abcd, ["c", "d"]) {
+                $0.queryStarting(afterValue: nil, childKey: "b").queryLimited(toFirst: 3)
+            },
+            QueryWindowCase("startAfter(nil,b).limitToLast(1)", abcd, ["d"]) {
+                $0.queryStarting(afterValue: nil, childKey: "b").queryLimited(toLast: 1)
+            },
+            QueryWindowCase("startAfter(nil,b).limitToLast(2)", abcd, ["c", "d"]) {
+                $0.queryStarting(afterValue: nil, childKey: "b").queryLimited(toLast: 2)
+            },
+            QueryWindowCase("startAfter(nil,b).limitToLast(3)", abcd, ["c", "d"]) {
+                $0.queryStarting(afterValue: nil, childKey: "b").queryLimited(toLast: 3)
+            },
         ])
     func limitsWithStartAfterKey(_ c: QueryWindowCase) throws { try c.run() }
 
@@ -478,11 +526,21 @@ struct QueryWindowTests {
         "limits with an endAt key",
         arguments: [
             QueryWindowCase("endAt().limitToFirst(1)", abc, ["a"]) { $0.queryEnding(atValue: nil).queryLimited(toFirst: 1) },
-            QueryWindowCase("endAt(nil,c).limitToFirst(1)", abc, ["a"]) { $0.queryEnding(atValue: nil, childKey: "c").queryLimited(toFirst: 1) },
-            QueryWindowCase("endAt(nil,b).limitToFirst(2)", abc, ["a", "b"]) { $0.queryEnding(atValue: nil, childKey: "b").queryLimited(toFirst: 2) },
-            QueryWindowCase("endAt(nil,c).limitToLast(1)", abc, ["c"]) { $0.queryEnding(atValue: nil, childKey: "c").queryLimited(toLast: 1) },
-            QueryWindowCase("endAt(nil,b).limitToLast(1)", abc, ["b"]) { $0.queryEnding(atValue: nil, childKey: "b").queryLimited(toLast: 1) },
-            QueryWindowCase("endAt(nil,b).limitToLast(3)", abc, ["a", "b"]) { $0.queryEnding(atValue: nil, childKey: "b").queryLimited(toLast: 3) },
+            QueryWindowCase("endAt(nil,c).limitToFirst(1)", abc, ["a"]) {
+                $0.queryEnding(atValue: nil, childKey: "c").queryLimited(toFirst: 1)
+            },
+            QueryWindowCase("endAt(nil,b).limitToFirst(2)", abc, ["a", "b"]) {
+                $0.queryEnding(atValue: nil, childKey: "b").queryLimited(toFirst: 2)
+            },
+            QueryWindowCase("endAt(nil,c).limitToLast(1)", abc, ["c"]) {
+                $0.queryEnding(atValue: nil, childKey: "c").queryLimited(toLast: 1)
+            },
+            QueryWindowCase("endAt(nil,b).limitToLast(1)", abc, ["b"]) {
+                $0.queryEnding(atValue: nil, childKey: "b").queryLimited(toLast: 1)
+            },
+            QueryWindowCase("endAt(nil,b).limitToLast(3)", abc, ["a", "b"]) {
+                $0.queryEnding(atValue: nil, childKey: "b").queryLimited(toLast: 3)
+            },
         ])
     func limitsWithEndAtKey(_ c: QueryWindowCase) throws { try c.run() }
 
@@ -491,8 +549,12 @@ struct QueryWindowTests {
     @Test(
         "endAt / endBefore a key with limitToLast(5)",
         arguments: [
-            QueryWindowCase("endAt(nil,f).limitToLast(5)", aToH, ["b", "c", "d", "e", "f"]) { $0.queryEnding(atValue: nil, childKey: "f").queryLimited(toLast: 5) },
-            QueryWindowCase("endBefore(nil,f).limitToLast(5)", aToH, ["a", "b", "c", "d", "e"]) { $0.queryEnding(beforeValue: nil, childKey: "f").queryLimited(toLast: 5) },
+            QueryWindowCase("endAt(nil,f).limitToLast(5)", aToH, ["b", "c", "d", "e", "f"]) {
+                $0.queryEnding(atValue: nil, childKey: "f").queryLimited(toLast: 5)
+            },
+            QueryWindowCase("endBefore(nil,f).limitToLast(5)", aToH, ["a", "b", "c", "d", "e"]) {
+                $0.queryEnding(beforeValue: nil, childKey: "f").queryLimited(toLast: 5)
+            },
         ])
     func endAtAndEndBeforeKeyWithLimit(_ c: QueryWindowCase) throws { try c.run() }
 
@@ -504,16 +566,32 @@ struct QueryWindowTests {
     @Test(
         "ranges over string priorities",
         arguments: [
-            QueryWindowCase("startAt(w).endAt(y)", stringPriorities, ["d", "c", "b"]) { $0.queryStarting(atValue: "w").queryEnding(atValue: "y") },
+            QueryWindowCase("startAt(w).endAt(y)", stringPriorities, ["d", "c", "b"]) {
+                $0.queryStarting(atValue: "w").queryEnding(atValue: "y")
+            },
             QueryWindowCase("startAt(w).endAt(w)", stringPriorities, ["d"]) { $0.queryStarting(atValue: "w").queryEnding(atValue: "w") },
             QueryWindowCase("startAt(a).endAt(c)", stringPriorities, []) { $0.queryStarting(atValue: "a").queryEnding(atValue: "c") },
-            QueryWindowCase("startAfter(w).endAt(y)", stringPriorities, ["c", "b"]) { $0.queryStarting(afterValue: "w").queryEnding(atValue: "y") },
-            QueryWindowCase("startAfter(w).endAt(x)", stringPriorities, ["c"]) { $0.queryStarting(afterValue: "w").queryEnding(atValue: "x") },
-            QueryWindowCase("startAt(w).endBefore(y)", stringPriorities, ["d", "c"]) { $0.queryStarting(atValue: "w").queryEnding(beforeValue: "y") },
-            QueryWindowCase("startAt(w).endBefore(x)", stringPriorities, ["d"]) { $0.queryStarting(atValue: "w").queryEnding(beforeValue: "x") },
-            QueryWindowCase("startAfter(w).endBefore(z)", stringPriorities, ["c", "b"]) { $0.queryStarting(afterValue: "w").queryEnding(beforeValue: "z") },
-            QueryWindowCase("startAfter(w).endBefore(y)", stringPriorities, ["c"]) { $0.queryStarting(afterValue: "w").queryEnding(beforeValue: "y") },
-            QueryWindowCase("startAfter(w).endBefore(w)", stringPriorities, []) { $0.queryStarting(afterValue: "w").queryEnding(beforeValue: "w") },
+            QueryWindowCase("startAfter(w).endAt(y)", stringPriorities, ["c", "b"]) {
+                $0.queryStarting(afterValue: "w").queryEnding(atValue: "y")
+            },
+            QueryWindowCase("startAfter(w).endAt(x)", stringPriorities, ["c"]) {
+                $0.queryStarting(afterValue: "w").queryEnding(atValue: "x")
+            },
+            QueryWindowCase("startAt(w).endBefore(y)", stringPriorities, ["d", "c"]) {
+                $0.queryStarting(atValue: "w").queryEnding(beforeValue: "y")
+            },
+            QueryWindowCase("startAt(w).endBefore(x)", stringPriorities, ["d"]) {
+                $0.queryStarting(atValue: "w").queryEnding(beforeValue: "x")
+            },
+            QueryWindowCase("startAfter(w).endBefore(z)", stringPriorities, ["c", "b"]) {
+                $0.queryStarting(afterValue: "w").queryEnding(beforeValue: "z")
+            },
+            QueryWindowCase("startAfter(w).endBefore(y)", stringPriorities, ["c"]) {
+                $0.queryStarting(afterValue: "w").queryEnding(beforeValue: "y")
+            },
+            QueryWindowCase("startAfter(w).endBefore(w)", stringPriorities, []) {
+                $0.queryStarting(afterValue: "w").queryEnding(beforeValue: "w")
+            },
         ])
     func rangesOverStringPriorities(_ c: QueryWindowCase) throws { try c.run() }
 
@@ -525,16 +603,36 @@ struct QueryWindowTests {
     @Test(
         "ranges over priorities and keys",
         arguments: [
-            QueryWindowCase("startAt(1,a).endAt(2,d)", numberPriorities, ["a", "b", "c", "d"]) { $0.queryStarting(atValue: 1, childKey: "a").queryEnding(atValue: 2, childKey: "d") },
-            QueryWindowCase("startAt(1,b).endAt(2,c)", numberPriorities, ["b", "c"]) { $0.queryStarting(atValue: 1, childKey: "b").queryEnding(atValue: 2, childKey: "c") },
-            QueryWindowCase("startAt(1,c).endAt(2)", numberPriorities, ["c", "d"]) { $0.queryStarting(atValue: 1, childKey: "c").queryEnding(atValue: 2) },
-            QueryWindowCase("startAfter(1,a).endAt(2,d)", numberPriorities, ["b", "c", "d"]) { $0.queryStarting(afterValue: 1, childKey: "a").queryEnding(atValue: 2, childKey: "d") },
-            QueryWindowCase("startAfter(1,b).endAt(2,c)", numberPriorities, ["c"]) { $0.queryStarting(afterValue: 1, childKey: "b").queryEnding(atValue: 2, childKey: "c") },
-            QueryWindowCase("startAt(1,a).endBefore(2,d)", numberPriorities, ["a", "b", "c"]) { $0.queryStarting(atValue: 1, childKey: "a").queryEnding(beforeValue: 2, childKey: "d") },
-            QueryWindowCase("startAt(1,b).endBefore(2,c)", numberPriorities, ["b"]) { $0.queryStarting(atValue: 1, childKey: "b").queryEnding(beforeValue: 2, childKey: "c") },
-            QueryWindowCase("startAt(1,c).endBefore(2)", numberPriorities, []) { $0.queryStarting(atValue: 1, childKey: "c").queryEnding(beforeValue: 2) },
-            QueryWindowCase("startAfter(1,a).endBefore(2,d)", numberPriorities, ["b", "c"]) { $0.queryStarting(afterValue: 1, childKey: "a").queryEnding(beforeValue: 2, childKey: "d") },
-            QueryWindowCase("startAfter(1,b).endBefore(2,c)", numberPriorities, []) { $0.queryStarting(afterValue: 1, childKey: "b").queryEnding(beforeValue: 2, childKey: "c") },
+            QueryWindowCase("startAt(1,a).endAt(2,d)", numberPriorities, ["a", "b", "c", "d"]) {
+                $0.queryStarting(atValue: 1, childKey: "a").queryEnding(atValue: 2, childKey: "d")
+            },
+            QueryWindowCase("startAt(1,b).endAt(2,c)", numberPriorities, ["b", "c"]) {
+                $0.queryStarting(atValue: 1, childKey: "b").queryEnding(atValue: 2, childKey: "c")
+            },
+            QueryWindowCase("startAt(1,c).endAt(2)", numberPriorities, ["c", "d"]) {
+                $0.queryStarting(atValue: 1, childKey: "c").queryEnding(atValue: 2)
+            },
+            QueryWindowCase("startAfter(1,a).endAt(2,d)", numberPriorities, ["b", "c", "d"]) {
+                $0.queryStarting(afterValue: 1, childKey: "a").queryEnding(atValue: 2, childKey: "d")
+            },
+            QueryWindowCase("startAfter(1,b).endAt(2,c)", numberPriorities, ["c"]) {
+                $0.queryStarting(afterValue: 1, childKey: "b").queryEnding(atValue: 2, childKey: "c")
+            },
+            QueryWindowCase("startAt(1,a).endBefore(2,d)", numberPriorities, ["a", "b", "c"]) {
+                $0.queryStarting(atValue: 1, childKey: "a").queryEnding(beforeValue: 2, childKey: "d")
+            },
+            QueryWindowCase("startAt(1,b).endBefore(2,c)", numberPriorities, ["b"]) {
+                $0.queryStarting(atValue: 1, childKey: "b").queryEnding(beforeValue: 2, childKey: "c")
+            },
+            QueryWindowCase("startAt(1,c).endBefore(2)", numberPriorities, []) {
+                $0.queryStarting(atValue: 1, childKey: "c").queryEnding(beforeValue: 2)
+            },
+            QueryWindowCase("startAfter(1,a).endBefore(2,d)", numberPriorities, ["b", "c"]) {
+                $0.queryStarting(afterValue: 1, childKey: "a").queryEnding(beforeValue: 2, childKey: "d")
+            },
+            QueryWindowCase("startAfter(1,b).endBefore(2,c)", numberPriorities, []) {
+                $0.queryStarting(afterValue: 1, childKey: "b").queryEnding(beforeValue: 2, childKey: "c")
+            },
         ])
     func rangesOverPrioritiesAndKeys(_ c: QueryWindowCase) throws { try c.run() }
 
@@ -546,14 +644,30 @@ struct QueryWindowTests {
     @Test(
         "ranges over priorities and keys, second set",
         arguments: [
-            QueryWindowCase("startAt(1,c).endAt(2,b)", prioritiesAndNames2, ["c", "d", "a", "b"]) { $0.queryStarting(atValue: 1, childKey: "c").queryEnding(atValue: 2, childKey: "b") },
-            QueryWindowCase("startAt(1,d).endAt(2,a)", prioritiesAndNames2, ["d", "a"]) { $0.queryStarting(atValue: 1, childKey: "d").queryEnding(atValue: 2, childKey: "a") },
-            QueryWindowCase("startAt(1,e).endAt(2)", prioritiesAndNames2, ["a", "b"]) { $0.queryStarting(atValue: 1, childKey: "e").queryEnding(atValue: 2) },
-            QueryWindowCase("startAfter(1,c).endAt(2,b)", prioritiesAndNames2, ["d", "a", "b"]) { $0.queryStarting(afterValue: 1, childKey: "c").queryEnding(atValue: 2, childKey: "b") },
-            QueryWindowCase("startAt(1,c).endBefore(2,b)", prioritiesAndNames2, ["c", "d", "a"]) { $0.queryStarting(atValue: 1, childKey: "c").queryEnding(beforeValue: 2, childKey: "b") },
-            QueryWindowCase("startAfter(1,c).endBefore(2,b)", prioritiesAndNames2, ["d", "a"]) { $0.queryStarting(afterValue: 1, childKey: "c").queryEnding(beforeValue: 2, childKey: "b") },
-            QueryWindowCase("startAfter(1,d).endAt(2,a)", prioritiesAndNames2, ["a"]) { $0.queryStarting(afterValue: 1, childKey: "d").queryEnding(atValue: 2, childKey: "a") },
-            QueryWindowCase("startAfter(1,d).endBefore(2,a)", prioritiesAndNames2, []) { $0.queryStarting(afterValue: 1, childKey: "d").queryEnding(beforeValue: 2, childKey: "a") },
+            QueryWindowCase("startAt(1,c).endAt(2,b)", prioritiesAndNames2, ["c", "d", "a", "b"]) {
+                $0.queryStarting(atValue: 1, childKey: "c").queryEnding(atValue: 2, childKey: "b")
+            },
+            QueryWindowCase("startAt(1,d).endAt(2,a)", prioritiesAndNames2, ["d", "a"]) {
+                $0.queryStarting(atValue: 1, childKey: "d").queryEnding(atValue: 2, childKey: "a")
+            },
+            QueryWindowCase("startAt(1,e).endAt(2)", prioritiesAndNames2, ["a", "b"]) {
+                $0.queryStarting(atValue: 1, childKey: "e").queryEnding(atValue: 2)
+            },
+            QueryWindowCase("startAfter(1,c).endAt(2,b)", prioritiesAndNames2, ["d", "a", "b"]) {
+                $0.queryStarting(afterValue: 1, childKey: "c").queryEnding(atValue: 2, childKey: "b")
+            },
+            QueryWindowCase("startAt(1,c).endBefore(2,b)", prioritiesAndNames2, ["c", "d", "a"]) {
+                $0.queryStarting(atValue: 1, childKey: "c").queryEnding(beforeValue: 2, childKey: "b")
+            },
+            QueryWindowCase("startAfter(1,c).endBefore(2,b)", prioritiesAndNames2, ["d", "a"]) {
+                $0.queryStarting(afterValue: 1, childKey: "c").queryEnding(beforeValue: 2, childKey: "b")
+            },
+            QueryWindowCase("startAfter(1,d).endAt(2,a)", prioritiesAndNames2, ["a"]) {
+                $0.queryStarting(afterValue: 1, childKey: "d").queryEnding(atValue: 2, childKey: "a")
+            },
+            QueryWindowCase("startAfter(1,d).endBefore(2,a)", prioritiesAndNames2, []) {
+                $0.queryStarting(afterValue: 1, childKey: "d").queryEnding(beforeValue: 2, childKey: "a")
+            },
         ])
     func moreRangesOverPrioritiesAndKeys(_ c: QueryWindowCase) throws { try c.run() }
 
@@ -567,9 +681,15 @@ struct QueryWindowTests {
     @Test(
         "null priorities in ranges",
         arguments: [
-            QueryWindowCase("startAt(nil).endAt(nil), c:'2'", nullPrioritiesStringC, ["a", "b"]) { $0.queryStarting(atValue: nil).queryEnding(atValue: nil) },
-            QueryWindowCase("startAt(nil).endAt(nil), c:2", nullPrioritiesNumberC, ["a", "b"]) { $0.queryStarting(atValue: nil).queryEnding(atValue: nil) },
-            QueryWindowCase("startAfter(nil).endAt(nil)", nullPrioritiesStringC, []) { $0.queryStarting(afterValue: nil).queryEnding(atValue: nil) },
+            QueryWindowCase("startAt(nil).endAt(nil), c:'2'", nullPrioritiesStringC, ["a", "b"]) {
+                $0.queryStarting(atValue: nil).queryEnding(atValue: nil)
+            },
+            QueryWindowCase("startAt(nil).endAt(nil), c:2", nullPrioritiesNumberC, ["a", "b"]) {
+                $0.queryStarting(atValue: nil).queryEnding(atValue: nil)
+            },
+            QueryWindowCase("startAfter(nil).endAt(nil)", nullPrioritiesStringC, []) {
+                $0.queryStarting(afterValue: nil).queryEnding(atValue: nil)
+            },
             QueryWindowCase("endAt(2)", nullPrioritiesNumberC, ["a", "b", "c"]) { $0.queryEnding(atValue: 2) },
             QueryWindowCase("endBefore(2)", nullPrioritiesNumberC, ["a", "b"]) { $0.queryEnding(beforeValue: 2) },
             QueryWindowCase("startAt(2)", nullPrioritiesNumberC, ["c", "d", "e"]) { $0.queryStarting(atValue: 2) },
@@ -608,51 +728,87 @@ struct QueryWindowTests {
     @Test(
         "startAt/startAfter/endAt/endBefore on the value index, with a key",
         arguments: [
-            QueryWindowCase("startAt(52,tony).endAt(59)", nuggetValues, ["tony", "vassili", "rob"]) { $0.queryOrderedByValue().queryStarting(atValue: 52, childKey: "tony").queryEnding(atValue: 59) },
-            QueryWindowCase("startAfter(52,tony).endAt(59)", nuggetValues, ["vassili", "rob"]) { $0.queryOrderedByValue().queryStarting(afterValue: 52, childKey: "tony").queryEnding(atValue: 59) },
-            QueryWindowCase("startAt(52,tony).endBefore(60)", nuggetValues, ["tony", "vassili", "rob"]) { $0.queryOrderedByValue().queryStarting(atValue: 52, childKey: "tony").queryEnding(beforeValue: 60) },
-            QueryWindowCase("startAfter(52,tony).endBefore(60)", nuggetValues, ["vassili", "rob"]) { $0.queryOrderedByValue().queryStarting(afterValue: 52, childKey: "tony").queryEnding(beforeValue: 60) },
-            QueryWindowCase("startAt(52).endAt(56)", nuggetValues, ["greg", "tony", "vassili", "rob"]) { $0.queryOrderedByValue().queryStarting(atValue: 52).queryEnding(atValue: 56) },
-            QueryWindowCase("startAfter(52)", nuggetValues, ["vassili", "rob", "alex"]) { $0.queryOrderedByValue().queryStarting(afterValue: 52) },
+            QueryWindowCase("startAt(52,tony).endAt(59)", nuggetValues, ["tony", "vassili", "rob"]) {
+                $0.queryOrderedByValue().queryStarting(atValue: 52, childKey: "tony").queryEnding(atValue: 59)
+            },
+            QueryWindowCase("startAfter(52,tony).endAt(59)", nuggetValues, ["vassili", "rob"]) {
+                $0.queryOrderedByValue().queryStarting(afterValue: 52, childKey: "tony").queryEnding(atValue: 59)
+            },
+            QueryWindowCase("startAt(52,tony).endBefore(60)", nuggetValues, ["tony", "vassili", "rob"]) {
+                $0.queryOrderedByValue().queryStarting(atValue: 52, childKey: "tony").queryEnding(beforeValue: 60)
+            },
+            QueryWindowCase("startAfter(52,tony).endBefore(60)", nuggetValues, ["vassili", "rob"]) {
+                $0.queryOrderedByValue().queryStarting(afterValue: 52, childKey: "tony").queryEnding(beforeValue: 60)
+            },
+            QueryWindowCase("startAt(52).endAt(56)", nuggetValues, ["greg", "tony", "vassili", "rob"]) {
+                $0.queryOrderedByValue().queryStarting(atValue: 52).queryEnding(atValue: 56)
+            },
+            QueryWindowCase("startAfter(52)", nuggetValues, ["vassili", "rob", "alex"]) {
+                $0.queryOrderedByValue().queryStarting(afterValue: 52)
+            },
             QueryWindowCase("equalTo(52)", nuggetValues, ["greg", "tony"]) { $0.queryOrderedByValue().queryEqual(toValue: 52) },
             QueryWindowCase("equalTo(55.5)", nuggetValues, ["vassili"]) { $0.queryOrderedByValue().queryEqual(toValue: 55.5) },
         ])
     func valueIndexBoundsWithKey(_ c: QueryWindowCase) throws { try c.run() }
 
     static let integerKeys: JSONValue = ["1": true, "50": true, "550": true, "6": true, "600": true, "70": true, "8": true, "80": true]
-    static let integerKeysAndA: JSONValue = ["1": true, "50": true, "550": true, "6": true, "600": true, "70": true, "8": true, "80": true, "a": true]
+    static let integerKeysAndA: JSONValue = [
+        "1": true, "50": true, "550": true, "6": true, "600": true, "70": true, "8": true, "80": true, "a": true,
+    ]
 
     @Test(
         "integer keys behave numerically in key arguments of the default index",
         arguments: [
             QueryWindowCase("startAt(nil,80)", integerKeys, ["80", "550", "600"]) { $0.queryStarting(atValue: nil, childKey: "80") },
-            QueryWindowCase("startAt(nil,80) with a", integerKeysAndA, ["80", "550", "600", "a"]) { $0.queryStarting(atValue: nil, childKey: "80") },
+            QueryWindowCase("startAt(nil,80) with a", integerKeysAndA, ["80", "550", "600", "a"]) {
+                $0.queryStarting(atValue: nil, childKey: "80")
+            },
             QueryWindowCase("endAt(nil,50)", integerKeys, ["1", "6", "8", "50"]) { $0.queryEnding(atValue: nil, childKey: "50") },
-            QueryWindowCase("startAt(nil,50).endAt(nil,80)", integerKeys, ["50", "70", "80"]) { $0.queryStarting(atValue: nil, childKey: "50").queryEnding(atValue: nil, childKey: "80") },
-            QueryWindowCase("startAfter(nil,50).endAt(nil,80)", integerKeys, ["70", "80"]) { $0.queryStarting(afterValue: nil, childKey: "50").queryEnding(atValue: nil, childKey: "80") },
-            QueryWindowCase("startAfter(nil,2147483647) with a", integerKeysAndA, ["a"]) { $0.queryStarting(afterValue: nil, childKey: "2147483647") },
+            QueryWindowCase("startAt(nil,50).endAt(nil,80)", integerKeys, ["50", "70", "80"]) {
+                $0.queryStarting(atValue: nil, childKey: "50").queryEnding(atValue: nil, childKey: "80")
+            },
+            QueryWindowCase("startAfter(nil,50).endAt(nil,80)", integerKeys, ["70", "80"]) {
+                $0.queryStarting(afterValue: nil, childKey: "50").queryEnding(atValue: nil, childKey: "80")
+            },
+            QueryWindowCase("startAfter(nil,2147483647) with a", integerKeysAndA, ["a"]) {
+                $0.queryStarting(afterValue: nil, childKey: "2147483647")
+            },
             QueryWindowCase("endBefore(nil,50)", integerKeys, ["1", "6", "8"]) { $0.queryEnding(beforeValue: nil, childKey: "50") },
-            QueryWindowCase("endBefore(nil,-2147483648) on {1}", ["1": true], []) { $0.queryEnding(beforeValue: nil, childKey: "-2147483648") },
-            QueryWindowCase("endBefore(nil,2147483647) with a", integerKeysAndA, ["1", "6", "8", "50", "70", "80", "550", "600"]) { $0.queryEnding(beforeValue: nil, childKey: "2147483647") },
+            QueryWindowCase("endBefore(nil,-2147483648) on {1}", ["1": true], []) {
+                $0.queryEnding(beforeValue: nil, childKey: "-2147483648")
+            },
+            QueryWindowCase("endBefore(nil,2147483647) with a", integerKeysAndA, ["1", "6", "8", "50", "70", "80", "550", "600"]) {
+                $0.queryEnding(beforeValue: nil, childKey: "2147483647")
+            },
         ])
     func integerKeysInKeyArgumentsOfDefaultIndex(_ c: QueryWindowCase) throws { try c.run() }
 
     static let mixedValues: JSONValue = [
-        "f": false, "t": true, "im1": -1, "d1": 1.0, "i1": 1, "d15": 1.5, "i10": 10, "s3": "", "s2": "B", "s": "a", "o": ["x": 1], "o2": ["a": 0],
+        "f": false, "t": true, "im1": -1, "d1": 1.0, "i1": 1, "d15": 1.5, "i10": 10, "s3": "", "s2": "B", "s": "a", "o": ["x": 1],
+        "o2": ["a": 0],
     ]
     static let mixedChildV: JSONValue = [
-        "a": ["v": "x"], "b": ["v": true], "c": [:], "d": ["v": 3], "e": ["v": false], "f": ["v": ["deep": 1]], "g": ["v": -1], "h": "leaf", "i": ["v": "B"],
+        "a": ["v": "x"], "b": ["v": true], "c": [:], "d": ["v": 3], "e": ["v": false], "f": ["v": ["deep": 1]], "g": ["v": -1], "h": "leaf",
+        "i": ["v": "B"],
     ]
 
     @Test(
         "value and child orders on mixed types, with ranges",
         arguments: [
-            QueryWindowCase("orderByValue", mixedValues, ["f", "t", "im1", "d1", "i1", "d15", "i10", "s3", "s2", "s", "o", "o2"]) { $0.queryOrderedByValue() },
+            QueryWindowCase("orderByValue", mixedValues, ["f", "t", "im1", "d1", "i1", "d15", "i10", "s3", "s2", "s", "o", "o2"]) {
+                $0.queryOrderedByValue()
+            },
             QueryWindowCase("orderByChild(v)", mixedChildV, ["h", "e", "b", "g", "d", "i", "a", "f"]) { $0.queryOrdered(byChild: "v") },
-            QueryWindowCase("orderByChild(v).startAt(false).endAt(true)", mixedChildV, ["e", "b"]) { $0.queryOrdered(byChild: "v").queryStarting(atValue: false).queryEnding(atValue: true) },
+            QueryWindowCase("orderByChild(v).startAt(false).endAt(true)", mixedChildV, ["e", "b"]) {
+                $0.queryOrdered(byChild: "v").queryStarting(atValue: false).queryEnding(atValue: true)
+            },
             QueryWindowCase("orderByChild(v).equalTo(nil)", mixedChildV, ["h"]) { $0.queryOrdered(byChild: "v").queryEqual(toValue: nil) },
-            QueryWindowCase("orderByValue.startAt(true).endAt(1)", mixedValues, ["t", "im1", "d1", "i1"]) { $0.queryOrderedByValue().queryStarting(atValue: true).queryEnding(atValue: 1) },
-            QueryWindowCase("orderByValue.startAfter(\"\").limitToFirst(2)", mixedValues, ["s2", "s"]) { $0.queryOrderedByValue().queryStarting(afterValue: "").queryLimited(toFirst: 2) },
+            QueryWindowCase("orderByValue.startAt(true).endAt(1)", mixedValues, ["t", "im1", "d1", "i1"]) {
+                $0.queryOrderedByValue().queryStarting(atValue: true).queryEnding(atValue: 1)
+            },
+            QueryWindowCase("orderByValue.startAfter(\"\").limitToFirst(2)", mixedValues, ["s2", "s"]) {
+                $0.queryOrderedByValue().queryStarting(afterValue: "").queryLimited(toFirst: 2)
+            },
         ])
     func valueAndChildOrdersOnMixedTypesWithRanges(_ c: QueryWindowCase) throws { try c.run() }
 
@@ -665,10 +821,18 @@ struct QueryWindowTests {
         "the key index ignores priorities",
         arguments: [
             QueryWindowCase("default order", keyIndexData, ["b", "d", "f", "a", "c", "e"]) { $0 },
-            QueryWindowCase("orderByKey.startAt(c)", keyIndexData, ["c", "d", "e", "f"]) { $0.queryOrderedByKey().queryStarting(atValue: "c") },
-            QueryWindowCase("orderByKey.limitToLast(5)", keyIndexData, ["b", "c", "d", "e", "f"]) { $0.queryOrderedByKey().queryLimited(toLast: 5) },
-            QueryWindowCase("orderByKey.startAt(b).limitToFirst(2)", keyIndexData, ["b", "c"]) { $0.queryOrderedByKey().queryStarting(atValue: "b").queryLimited(toFirst: 2) },
-            QueryWindowCase("orderByKey.startAfter(b).endBefore(e)", keyIndexData, ["c", "d"]) { $0.queryOrderedByKey().queryStarting(afterValue: "b").queryEnding(beforeValue: "e") },
+            QueryWindowCase("orderByKey.startAt(c)", keyIndexData, ["c", "d", "e", "f"]) {
+                $0.queryOrderedByKey().queryStarting(atValue: "c")
+            },
+            QueryWindowCase("orderByKey.limitToLast(5)", keyIndexData, ["b", "c", "d", "e", "f"]) {
+                $0.queryOrderedByKey().queryLimited(toLast: 5)
+            },
+            QueryWindowCase("orderByKey.startAt(b).limitToFirst(2)", keyIndexData, ["b", "c"]) {
+                $0.queryOrderedByKey().queryStarting(atValue: "b").queryLimited(toFirst: 2)
+            },
+            QueryWindowCase("orderByKey.startAfter(b).endBefore(e)", keyIndexData, ["c", "d"]) {
+                $0.queryOrderedByKey().queryStarting(afterValue: "b").queryEnding(beforeValue: "e")
+            },
             QueryWindowCase("orderByKey.equalTo(d)", keyIndexData, ["d"]) { $0.queryOrderedByKey().queryEqual(toValue: "d") },
         ])
     func keyIndexIgnoresPriorities(_ c: QueryWindowCase) throws { try c.run() }
@@ -724,17 +888,24 @@ struct QueryWindowTests {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
-        try ref.setValue([
-            "4": ["age": 41, "name": "old"], "5": ["age": 18, "name": "young"],
-            "6": ["age": 20, "name": "mid"], "7": ["age": 30, "name": "older"],
-        ] as JSONValue)
+        try ref.setValue(
+            [
+                "4": ["age": 41, "name": "old"], "5": ["age": 18, "name": "young"],
+                "6": ["age": 20, "name": "mid"], "7": ["age": 30, "name": "older"],
+            ] as JSONValue)
         db.drain()
         let log = QueryEventLog()
         log.observe(ref.queryOrdered(byChild: "age").queryLimited(toLast: 4))
         db.drain()
-        let p4: JSONValue = ["age": 41, "name": "old"], p5: JSONValue = ["age": 18, "name": "young"]
-        let p6: JSONValue = ["age": 20, "name": "mid"], p7: JSONValue = ["age": 30, "name": "older"]
-        #expect(log.take() == [.added("5", nil, p5), .added("6", "5", p6), .added("7", "6", p7), .added("4", "7", p4), .value(["5": p5, "6": p6, "7": p7, "4": p4])])
+        let p4: JSONValue = ["age": 41, "name": "old"]
+        let p5: JSONValue = ["age": 18, "name": "young"]
+        let p6: JSONValue = ["age": 20, "name": "mid"]
+        let p7: JSONValue = ["age": 30, "name": "older"]
+        #expect(
+            log.take() == [
+                .added("5", nil, p5), .added("6", "5", p6), .added("7", "6", p7), .added("4", "7", p4),
+                .value(["5": p5, "6": p6, "7": p7, "4": p4]),
+            ])
         try ref.child("4/age").setValue(25)
         db.drain()
         let p4b: JSONValue = ["age": 25, "name": "old"]
@@ -760,16 +931,24 @@ struct QueryWindowTests {
         let n: (JSONValue) -> JSONValue = { ["nuggets": $0] }
         #expect(
             log.take() == [
-                .added("greg", nil, n(52)), .added("tony", "greg", n(52)), .added("vassili", "tony", n(55.5)), .added("rob", "vassili", n(56)),
+                .added("greg", nil, n(52)), .added("tony", "greg", n(52)), .added("vassili", "tony", n(55.5)),
+                .added("rob", "vassili", n(56)),
                 .added("alex", "rob", n(60)), .value(["greg": n(52), "tony": n(52), "vassili": n(55.5), "rob": n(56), "alex": n(60)]),
             ])
         try ref.child("greg/nuggets").setValue(57)
         db.drain()
-        #expect(log.take() == [.moved("greg", "rob", n(57)), .changed("greg", "rob", n(57)), .value(["tony": n(52), "vassili": n(55.5), "rob": n(56), "greg": n(57), "alex": n(60)])])
+        #expect(
+            log.take() == [
+                .moved("greg", "rob", n(57)), .changed("greg", "rob", n(57)),
+                .value(["tony": n(52), "vassili": n(55.5), "rob": n(56), "greg": n(57), "alex": n(60)]),
+            ])
         try ref.child("greg/name").setValue("G")
         db.drain()
         let greg: JSONValue = ["nuggets": 57, "name": "G"]
-        #expect(log.take() == [.changed("greg", "rob", greg), .value(["tony": n(52), "vassili": n(55.5), "rob": n(56), "greg": greg, "alex": n(60)])])
+        #expect(
+            log.take() == [
+                .changed("greg", "rob", greg), .value(["tony": n(52), "vassili": n(55.5), "rob": n(56), "greg": greg, "alex": n(60)]),
+            ])
     }
 
     // MARK: Filtered views never carry a top-level priority
@@ -894,7 +1073,8 @@ struct QueryWindowTests {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
-        try ref.setValue(["a": [".value": 1, ".priority": 1], "b": [".value": 2, ".priority": 2], "c": [".value": 3, ".priority": 3]] as JSONValue)
+        try ref.setValue(
+            ["a": [".value": 1, ".priority": 1], "b": [".value": 2, ".priority": 2], "c": [".value": 3, ".priority": 3]] as JSONValue)
         db.drain()
         let log = QueryEventLog()
         log.observe(ref.queryLimited(toLast: 2))
@@ -1013,10 +1193,12 @@ struct QueryWindowTests {
         let log = QueryEventLog()
         log.observe(ref.queryOrdered(byChild: "index").queryStarting(atValue: 1).queryEnding(atValue: 10).queryLimited(toFirst: 2))
         db.drain()
-        #expect(log.take() == [.added("a", nil, ["index": 1]), .added("b", "a", ["index": 2]), .value(["a": ["index": 1], "b": ["index": 2]])])
+        #expect(
+            log.take() == [.added("a", nil, ["index": 1]), .added("b", "a", ["index": 2]), .value(["a": ["index": 1], "b": ["index": 2]])])
         try ref.child("a/index").setValue(-1)
         db.drain()
-        #expect(log.take() == [.removed("a", ["index": 1]), .added("c", "b", ["index": 3]), .value(["b": ["index": 2], "c": ["index": 3]])])
+        #expect(
+            log.take() == [.removed("a", ["index": 1]), .added("c", "b", ["index": 3]), .value(["b": ["index": 2], "c": ["index": 3]])])
         try ref.child("b/index").setValue(-1)
         db.drain()
         #expect(log.take() == [.removed("b", ["index": 2]), .value(["c": ["index": 3]])])
@@ -1048,7 +1230,9 @@ struct QueryWindowTests {
         let log = QueryEventLog()
         log.observe(ref.queryLimited(toLast: 2))
         db.drain()
-        let a: JSONValue = ["aa": 2, "aaa": 3], b: JSONValue = ["bb": 2, "bbb": 3], c: JSONValue = ["cc": 2, "ccc": 3]
+        let a: JSONValue = ["aa": 2, "aaa": 3]
+        let b: JSONValue = ["bb": 2, "bbb": 3]
+        let c: JSONValue = ["cc": 2, "ccc": 3]
         #expect(log.take() == [.added("b", nil, b), .added("c", "b", c), .value(["b": b, "c": c])])
         try ref.child("b").updateChildValues(["bb": NSNull(), "bbb": NSNull()])
         db.drain()
@@ -1063,7 +1247,8 @@ struct QueryWindowTests {
         let log = QueryEventLog()
         log.observe(ref.queryLimited(toLast: 2), [.value])
         db.drain()
-        try ref.setValue(["a": [".value": 1, ".priority": 1], "b": [".value": 2, ".priority": 2], "c": [".value": 3, ".priority": 3]] as JSONValue)
+        try ref.setValue(
+            ["a": [".value": 1, ".priority": 1], "b": [".value": 2, ".priority": 2], "c": [".value": 3, ".priority": 3]] as JSONValue)
         db.drain()
         try ref.child("b").setValue(nil)
         db.drain()
@@ -1075,7 +1260,10 @@ struct QueryWindowTests {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
-        let a: JSONValue = ["order": 2, "name": "a"], b: JSONValue = ["order": 0], c: JSONValue = ["order": 1, "x": true], d: JSONValue = ["order": 3, "y": "d"]
+        let a: JSONValue = ["order": 2, "name": "a"]
+        let b: JSONValue = ["order": 0]
+        let c: JSONValue = ["order": 1, "x": true]
+        let d: JSONValue = ["order": 3, "y": "d"]
         try ref.setValue(["a": a, "b": b, "c": c, "d": d] as JSONValue)
         db.drain()
         let log = QueryEventLog()
@@ -1099,7 +1287,8 @@ struct QueryWindowTests {
         try ref.child("b").setValue("2", andPriority: "b")
         db.drain()
         let ordered = ref.queryOrderedByPriority()
-        let query = (start == "startAt(b)" ? ordered.queryStarting(atValue: "b") : ordered.queryStarting(afterValue: "a")).queryEnding(atValue: "d")
+        let query = (start == "startAt(b)" ? ordered.queryStarting(atValue: "b") : ordered.queryStarting(afterValue: "a")).queryEnding(
+            atValue: "d")
         let log = QueryEventLog()
         log.observe(query, [.childRemoved])
         db.drain()
@@ -1215,10 +1404,15 @@ struct QueryWindowTests {
         #expect(log.take() == [.changed("a", "c", ["v": ["x": 2]]), .value(["b": ["v": 1], "c": ["v": 3], "a": ["v": ["x": 2]]])])
         try ref.child("b").setPriority("p")
         db.drain()
-        #expect(log.take() == [.changed("b", nil, ["v": 1]), .value(["b": ["v": 1], "c": ["v": 3], "a": ["v": ["x": 2]]])], "a priority change is no move on a child index")
+        #expect(
+            log.take() == [.changed("b", nil, ["v": 1]), .value(["b": ["v": 1], "c": ["v": 3], "a": ["v": ["x": 2]]])],
+            "a priority change is no move on a child index")
         try ref.child("b/v").setValue(2)
         db.drain()
-        #expect(log.take() == [.moved("b", nil, ["v": 2]), .changed("b", nil, ["v": 2]), .value(["b": ["v": 2], "c": ["v": 3], "a": ["v": ["x": 2]]])])
+        #expect(
+            log.take() == [
+                .moved("b", nil, ["v": 2]), .changed("b", nil, ["v": 2]), .value(["b": ["v": 2], "c": ["v": 3], "a": ["v": ["x": 2]]]),
+            ])
     }
 
     @Test("key index: never a move; priority index: any priority change is a move")
@@ -1226,7 +1420,11 @@ struct QueryWindowTests {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
-        try ref.setValue(["a": [".value": "a", ".priority": 0], "b": [".value": "b", ".priority": 1], "c": [".value": "c", ".priority": 2], "d": [".value": "d", ".priority": 3]] as JSONValue)
+        try ref.setValue(
+            [
+                "a": [".value": "a", ".priority": 0], "b": [".value": "b", ".priority": 1], "c": [".value": "c", ".priority": 2],
+                "d": [".value": "d", ".priority": 3],
+            ] as JSONValue)
         db.drain()
         let byKey = QueryEventLog()
         byKey.observe(ref.queryOrderedByKey(), [.childMoved, .childChanged])
@@ -1267,7 +1465,8 @@ struct QueryWindowTests {
         // One write replacing everything: removals first (old order), then additions (new order).
         try ref.setValue(["x": 0.5, "y": 1.5, "c": 3, "z": 2.5])
         db.drain()
-        #expect(log.take() == [.removed("b", 2), .removed("c", 3), .added("x", nil, 0.5), .added("y", "x", 1.5), .value(["x": 0.5, "y": 1.5])])
+        #expect(
+            log.take() == [.removed("b", 2), .removed("c", 3), .added("x", nil, 0.5), .added("y", "x", 1.5), .value(["x": 0.5, "y": 1.5])])
     }
 
     @Test("removing the location removes the window's children in index order, then value null")
@@ -1292,27 +1491,56 @@ struct QueryWindowTests {
     @Test(
         "key index: exclusive bounds are exact, including integer keys with leading zeros",
         arguments: [
-            QueryWindowCase("startAfter(5)", ["5": 1, "05": 2, "6": 3, "a": 4], ["05", "6", "a"]) { $0.queryOrderedByKey().queryStarting(afterValue: "5") },
-            QueryWindowCase("endBefore(05)", ["5": 1, "05": 2, "6": 3, "a": 4], ["5"]) { $0.queryOrderedByKey().queryEnding(beforeValue: "05") },
+            QueryWindowCase("startAfter(5)", ["5": 1, "05": 2, "6": 3, "a": 4], ["05", "6", "a"]) {
+                $0.queryOrderedByKey().queryStarting(afterValue: "5")
+            },
+            QueryWindowCase("endBefore(05)", ["5": 1, "05": 2, "6": 3, "a": 4], ["5"]) {
+                $0.queryOrderedByKey().queryEnding(beforeValue: "05")
+            },
             QueryWindowCase("equalTo(05)", ["5": 1, "05": 2, "6": 3, "a": 4], ["05"]) { $0.queryOrderedByKey().queryEqual(toValue: "05") },
-            QueryWindowCase("startAfter(2147483647)", ["2147483647": 1, " ": 2, "-": 3, "0": 4], [" ", "-"]) { $0.queryOrderedByKey().queryStarting(afterValue: "2147483647") },
-            QueryWindowCase("endBefore(-2147483648)", ["-2147483648": 1, "0": 2], []) { $0.queryOrderedByKey().queryEnding(beforeValue: "-2147483648") },
-            QueryWindowCase("startAfter(abc)", ["abc": 1, "abc-": 2, "abc ": 3, "abd": 4], ["abc ", "abc-", "abd"]) { $0.queryOrderedByKey().queryStarting(afterValue: "abc") },
-            QueryWindowCase("endBefore(abc)", ["abb": 1, "abbz": 2, "abc": 3], ["abb", "abbz"]) { $0.queryOrderedByKey().queryEnding(beforeValue: "abc") },
-            QueryWindowCase("startAt(b).endAt(a) (inverted)", ["a": 1, "b": 2], []) { $0.queryOrderedByKey().queryStarting(atValue: "b").queryEnding(atValue: "a") },
-            QueryWindowCase("startAt(9).limitToFirst(2)", ["10": 1, "9": 2, "8": 3, "x": 4], ["9", "10"]) { $0.queryOrderedByKey().queryStarting(atValue: "9").queryLimited(toFirst: 2) },
+            QueryWindowCase("startAfter(2147483647)", ["2147483647": 1, " ": 2, "-": 3, "0": 4], [" ", "-"]) {
+                $0.queryOrderedByKey().queryStarting(afterValue: "2147483647")
+            },
+            QueryWindowCase("endBefore(-2147483648)", ["-2147483648": 1, "0": 2], []) {
+                $0.queryOrderedByKey().queryEnding(beforeValue: "-2147483648")
+            },
+            QueryWindowCase("startAfter(abc)", ["abc": 1, "abc-": 2, "abc ": 3, "abd": 4], ["abc ", "abc-", "abd"]) {
+                $0.queryOrderedByKey().queryStarting(afterValue: "abc")
+            },
+            QueryWindowCase("endBefore(abc)", ["abb": 1, "abbz": 2, "abc": 3], ["abb", "abbz"]) {
+                $0.queryOrderedByKey().queryEnding(beforeValue: "abc")
+            },
+            QueryWindowCase("startAt(b).endAt(a) (inverted)", ["a": 1, "b": 2], []) {
+                $0.queryOrderedByKey().queryStarting(atValue: "b").queryEnding(atValue: "a")
+            },
+            QueryWindowCase("startAt(9).limitToFirst(2)", ["10": 1, "9": 2, "8": 3, "x": 4], ["9", "10"]) {
+                $0.queryOrderedByKey().queryStarting(atValue: "9").queryLimited(toFirst: 2)
+            },
         ])
     func keyIndexExclusiveBounds(_ c: QueryWindowCase) throws { try c.run() }
 
     @Test(
         "null bounds on a child index: missing values are null",
         arguments: [
-            QueryWindowCase("endAt(nil)", ["a": ["v": 1], "b": 2, "c": ["w": 1], "d": ["v": false]] as JSONValue, ["b", "c"]) { $0.queryOrdered(byChild: "v").queryEnding(atValue: nil) },
-            QueryWindowCase("startAfter(nil)", ["a": ["v": 1], "b": 2, "c": ["w": 1], "d": ["v": false]] as JSONValue, ["d", "a"]) { $0.queryOrdered(byChild: "v").queryStarting(afterValue: nil) },
-            QueryWindowCase("equalTo(false)", ["a": ["v": 0], "b": 2, "c": ["v": false], "d": ["v": false]] as JSONValue, ["c", "d"]) { $0.queryOrdered(byChild: "v").queryEqual(toValue: false) },
-            QueryWindowCase("startAt(nil, c)", ["a": ["v": 1], "b": 2, "c": ["w": 1], "d": ["v": false]] as JSONValue, ["c", "d", "a"]) { $0.queryOrdered(byChild: "v").queryStarting(atValue: nil, childKey: "c") },
-            QueryWindowCase("endBefore(nil, c)", ["a": ["v": 1], "b": 2, "c": ["w": 1], "d": ["v": false]] as JSONValue, ["b"]) { $0.queryOrdered(byChild: "v").queryEnding(beforeValue: nil, childKey: "c") },
-            QueryWindowCase("nested path equalTo(x)", ["a": ["m": ["v": "x"]], "b": ["m": "x"], "c": ["m": ["v": "x", "w": 1]]] as JSONValue, ["a", "c"]) { $0.queryOrdered(byChild: "m/v").queryEqual(toValue: "x") },
+            QueryWindowCase("endAt(nil)", ["a": ["v": 1], "b": 2, "c": ["w": 1], "d": ["v": false]] as JSONValue, ["b", "c"]) {
+                $0.queryOrdered(byChild: "v").queryEnding(atValue: nil)
+            },
+            QueryWindowCase("startAfter(nil)", ["a": ["v": 1], "b": 2, "c": ["w": 1], "d": ["v": false]] as JSONValue, ["d", "a"]) {
+                $0.queryOrdered(byChild: "v").queryStarting(afterValue: nil)
+            },
+            QueryWindowCase("equalTo(false)", ["a": ["v": 0], "b": 2, "c": ["v": false], "d": ["v": false]] as JSONValue, ["c", "d"]) {
+                $0.queryOrdered(byChild: "v").queryEqual(toValue: false)
+            },
+            QueryWindowCase("startAt(nil, c)", ["a": ["v": 1], "b": 2, "c": ["w": 1], "d": ["v": false]] as JSONValue, ["c", "d", "a"]) {
+                $0.queryOrdered(byChild: "v").queryStarting(atValue: nil, childKey: "c")
+            },
+            QueryWindowCase("endBefore(nil, c)", ["a": ["v": 1], "b": 2, "c": ["w": 1], "d": ["v": false]] as JSONValue, ["b"]) {
+                $0.queryOrdered(byChild: "v").queryEnding(beforeValue: nil, childKey: "c")
+            },
+            QueryWindowCase(
+                "nested path equalTo(x)", ["a": ["m": ["v": "x"]], "b": ["m": "x"], "c": ["m": ["v": "x", "w": 1]]] as JSONValue,
+                ["a", "c"]
+            ) { $0.queryOrdered(byChild: "m/v").queryEqual(toValue: "x") },
         ])
     func childIndexNullBounds(_ c: QueryWindowCase) throws { try c.run() }
 
@@ -1364,9 +1592,15 @@ struct QueryWindowTests {
     func exactNumberOrder() throws {
         let data: JSONValue = ["a": .int(9_007_199_254_740_993), "b": .double(9_007_199_254_740_992), "c": .int(9_007_199_254_740_992)]
         try QueryWindowCase("orderByValue", data, ["b", "c", "a"]) { $0.queryOrderedByValue() }.run()
-        try QueryWindowCase("startAt(2^53+1)", data, ["a"]) { $0.queryOrderedByValue().queryStarting(atValue: Int64(9_007_199_254_740_993)) }.run()
-        try QueryWindowCase("endBefore(2^53+1)", data, ["b", "c"]) { $0.queryOrderedByValue().queryEnding(beforeValue: Int64(9_007_199_254_740_993)) }.run()
-        try QueryWindowCase("equalTo(2^53 as Double)", data, ["b", "c"]) { $0.queryOrderedByValue().queryEqual(toValue: 9_007_199_254_740_992.0) }.run()
+        try QueryWindowCase("startAt(2^53+1)", data, ["a"]) {
+            $0.queryOrderedByValue().queryStarting(atValue: Int64(9_007_199_254_740_993))
+        }.run()
+        try QueryWindowCase("endBefore(2^53+1)", data, ["b", "c"]) {
+            $0.queryOrderedByValue().queryEnding(beforeValue: Int64(9_007_199_254_740_993))
+        }.run()
+        try QueryWindowCase("equalTo(2^53 as Double)", data, ["b", "c"]) {
+            $0.queryOrderedByValue().queryEqual(toValue: 9_007_199_254_740_992.0)
+        }.run()
     }
 
     @Test("a query on a deep location follows writes at its ancestors")
@@ -1424,7 +1658,9 @@ struct QueryWindowTests {
         #expect(try write() == 0)
     }
 
-    @Test("an observer of limitToLast(5) is removed from the reference, from an equal query, or by removeAllObservers", arguments: [0, 1, 2, 3])
+    @Test(
+        "an observer of limitToLast(5) is removed from the reference, from an equal query, or by removeAllObservers",
+        arguments: [0, 1, 2, 3])
     func limitToLastObserverRemovedEveryWay(way: Int) throws {
         let db = try queryTestDatabase()
         defer { db.close() }

@@ -125,13 +125,15 @@ struct SnapshotTests {
         let db = try drainedDatabase()
         defer { db.close() }
         let ref = db.reference().child("p")
-        try ref.setValue([
-            "a": ["name": "A", ".priority": 3], "b": ["name": "B"], "c": ["name": "C", ".priority": "x"], "d": ["name": "D", ".priority": 1],
-            "e": [
-                "thisvaluelast": [".value": 1, ".priority": 3], "name": [".value": "E", ".priority": 2],
-                "thisvaluefirst": [".value": 0, ".priority": 1],
-            ],
-        ] as [String: Any])
+        try ref.setValue(
+            [
+                "a": ["name": "A", ".priority": 3], "b": ["name": "B"], "c": ["name": "C", ".priority": "x"],
+                "d": ["name": "D", ".priority": 1],
+                "e": [
+                    "thisvaluelast": [".value": 1, ".priority": 3], "name": [".value": "E", ".priority": 2],
+                    "thisvaluefirst": [".value": 0, ".priority": 1],
+                ],
+            ] as [String: Any])
         let snap = try read(ref, db)
         #expect(childKeys(snap) == ["b", "e", "d", "a", "c"])
         #expect(childKeys(snap.childSnapshot(forPath: "e")) == ["thisvaluefirst", "name", "thisvaluelast"])

@@ -12,7 +12,9 @@ struct TransactionTests {
     }
 
     /// Runs a transaction in drain mode and returns its completion.
-    private func run(_ db: Database, _ ref: DatabaseReference, _ block: @escaping (MutableData) -> TransactionResult) -> (error: (any Error)?, committed: Bool, snapshot: DataSnapshot?) {
+    private func run(_ db: Database, _ ref: DatabaseReference, _ block: @escaping (MutableData) -> TransactionResult) -> (
+        error: (any Error)?, committed: Bool, snapshot: DataSnapshot?
+    ) {
         var outcome: ((any Error)?, Bool, DataSnapshot?)? = nil
         ref.runTransactionBlock(block) { error, committed, snapshot in outcome = (error, committed, snapshot) }
         db.drain()
@@ -256,11 +258,12 @@ struct TransactionTests {
         let ref = db.reference(withPath: "s")
         var read: JSONValue = .null
         var committed = false
-        ref.runTransactionBlock({ data in
-            read = data.json
-            data.value = "from transaction"
-            return .success(withValue: data)
-        }, andCompletionBlock: { _, c, _ in committed = c })
+        ref.runTransactionBlock(
+            { data in
+                read = data.json
+                data.value = "from transaction"
+                return .success(withValue: data)
+            }, andCompletionBlock: { _, c, _ in committed = c })
         try ref.setValue("later set")
         db.drain()
         var final: JSONValue = .null
@@ -345,7 +348,9 @@ struct TransactionTests {
             }
         }
         let snapshot = try await restaurant.getData()
-        let ratings = snapshot.childSnapshot(forPath: "ratings").childSnapshots.compactMap { ($0.value as? [String: Any])?["rating"] as? Int }
+        let ratings = snapshot.childSnapshot(forPath: "ratings").childSnapshots.compactMap {
+            ($0.value as? [String: Any])?["rating"] as? Int
+        }
         #expect(ratings.count == 8 * perThread)
         let data = snapshot.value as? [String: Any] ?? [:]
         #expect(data["numRatings"] as? Int == ratings.count)

@@ -86,13 +86,34 @@ struct WriteTests {
         let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference()
-        #expect(thrown { try ref.updateChildValues(["a": "t", "a/b": "t"]) } == DatabaseError(.invalidPath, "update failed: values argument contains a path /a that is ancestor of another path /a/b"))
-        #expect(thrown { try ref.updateChildValues(["/a/b": "t", "a": "t"]) }?.message == "update failed: values argument contains a path /a that is ancestor of another path /a/b")
-        #expect(thrown { try ref.updateChildValues(["/a": 1, "a/": 2]) }?.message == "update failed: values argument contains a path /a that is ancestor of another path /a")
-        #expect(thrown { try ref.child("x").updateChildValues(["a": "t", "a/b": "t"]) }?.message == "update failed: values argument contains a path /a that is ancestor of another path /a/b")
-        #expect(thrown { try ref.updateChildValues(["a/.sv": "timestamp"]) } == DatabaseError(.invalidKey, "update failed: values argument contains an invalid key (.sv) in path /a/.sv. Keys must be non-empty strings and can't contain \".\", \"#\", \"$\", \"/\", \"[\", or \"]\""))
-        #expect(thrown { try ref.updateChildValues(["a/.priority": true]) } == DatabaseError(.invalidPriority, "update failed: values argument contains an invalid value for '/a/.priority', which \(priorityRules)"))
-        #expect(thrown { try ref.updateChildValues(["/a/b/.priority": ["x": "y"]]) } == DatabaseError(.invalidPriority, "update failed: values argument contains an invalid value for '/a/b/.priority', which \(priorityRules)"))
+        #expect(
+            thrown { try ref.updateChildValues(["a": "t", "a/b": "t"]) }
+                == DatabaseError(.invalidPath, "update failed: values argument contains a path /a that is ancestor of another path /a/b"))
+        #expect(
+            thrown { try ref.updateChildValues(["/a/b": "t", "a": "t"]) }?.message
+                == "update failed: values argument contains a path /a that is ancestor of another path /a/b")
+        #expect(
+            thrown { try ref.updateChildValues(["/a": 1, "a/": 2]) }?.message
+                == "update failed: values argument contains a path /a that is ancestor of another path /a")
+        #expect(
+            thrown { try ref.child("x").updateChildValues(["a": "t", "a/b": "t"]) }?.message
+                == "update failed: values argument contains a path /a that is ancestor of another path /a/b")
+        #expect(
+            thrown { try ref.updateChildValues(["a/.sv": "timestamp"]) }
+                == DatabaseError(
+                    .invalidKey,
+                    "update failed: values argument contains an invalid key (.sv) in path /a/.sv. Keys must be non-empty strings and can't contain \".\", \"#\", \"$\", \"/\", \"[\", or \"]\""
+                ))
+        #expect(
+            thrown { try ref.updateChildValues(["a/.priority": true]) }
+                == DatabaseError(
+                    .invalidPriority, "update failed: values argument contains an invalid value for '/a/.priority', which \(priorityRules)")
+        )
+        #expect(
+            thrown { try ref.updateChildValues(["/a/b/.priority": ["x": "y"]]) }
+                == DatabaseError(
+                    .invalidPriority,
+                    "update failed: values argument contains an invalid value for '/a/b/.priority', which \(priorityRules)"))
         #expect(thrown { try ref.updateChildValues([4: "hi"]) }?.code == .invalidKey)
     }
 
@@ -119,7 +140,9 @@ struct WriteTests {
         #expect(current(ref, db) == "before")
     }
 
-    @Test("references to invalid paths exist but their writes throw .invalidPath", arguments: [".foo", "foo/.foo", ".keys", ".length", "a.b", "a#", "$x", "[", "]", ""])
+    @Test(
+        "references to invalid paths exist but their writes throw .invalidPath",
+        arguments: [".foo", "foo/.foo", ".keys", ".length", "a.b", "a#", "$x", "[", "]", ""])
     func invalidPathWritesThrow(path: String) throws {
         let db = try manualDatabase()
         defer { db.close() }
@@ -129,7 +152,10 @@ struct WriteTests {
             thrown { try ref.removeValue() }, thrown { try ref.updateChildValues(["a": 1]) },
         ] {
             #expect(error?.code == .invalidPath)
-            #expect(error?.message == "child failed: path argument was an invalid path = \"\(path)\". Paths must be non-empty strings and can't contain \".\", \"#\", \"$\", \"[\", or \"]\"")
+            #expect(
+                error?.message
+                    == "child failed: path argument was an invalid path = \"\(path)\". Paths must be non-empty strings and can't contain \".\", \"#\", \"$\", \"[\", or \"]\""
+            )
         }
         #expect(throws: DatabaseError.self) { try db.reference().validatedChild(path) }
         db.drain()
@@ -208,10 +234,18 @@ struct WriteTests {
         let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference().child("v")
-        #expect(thrown { try ref.setValue(Double.nan) } == DatabaseError(.invalidValue, "set failed: value argument contains NaN in property 'v'"))
-        #expect(thrown { try ref.setValue(["x": Double.infinity]) } == DatabaseError(.invalidValue, "set failed: value argument contains Infinity in property 'v.x'"))
-        #expect(thrown { try ref.child("w").setValue(["p": ["q": Double.nan]]) } == DatabaseError(.invalidValue, "set failed: value argument contains NaN in property 'v.w.p.q'"))
-        #expect(thrown { try ref.updateChildValues(["a": Double.nan]) } == DatabaseError(.invalidValue, "update failed: values argument contains NaN in property 'v.a'"))
+        #expect(
+            thrown { try ref.setValue(Double.nan) }
+                == DatabaseError(.invalidValue, "set failed: value argument contains NaN in property 'v'"))
+        #expect(
+            thrown { try ref.setValue(["x": Double.infinity]) }
+                == DatabaseError(.invalidValue, "set failed: value argument contains Infinity in property 'v.x'"))
+        #expect(
+            thrown { try ref.child("w").setValue(["p": ["q": Double.nan]]) }
+                == DatabaseError(.invalidValue, "set failed: value argument contains NaN in property 'v.w.p.q'"))
+        #expect(
+            thrown { try ref.updateChildValues(["a": Double.nan]) }
+                == DatabaseError(.invalidValue, "update failed: values argument contains NaN in property 'v.a'"))
     }
 
     private func checkInvalidPriority(name: String, message: String) throws {
@@ -280,7 +314,10 @@ struct WriteTests {
         #expect(thrown { try root.setValue(nested(32)) } == nil)
         let deep = thrown { try root.setValue(nested(33)) }
         #expect(deep?.code == .invalidValue)
-        #expect(deep?.message.hasPrefix("set failed: value argument path specified exceeds the maximum depth that can be written (32) or object contains a cycle in property 'k0.k1.") == true)
+        #expect(
+            deep?.message.hasPrefix(
+                "set failed: value argument path specified exceeds the maximum depth that can be written (32) or object contains a cycle in property 'k0.k1."
+            ) == true)
         #expect(thrown { try root.child("a/b").setValue(nested(30)) } == nil)
         #expect(thrown { try root.child("a/b").setValue(nested(31)) }?.code == .invalidValue)
         // A reference deeper than 32 is fine; writing there is not.
@@ -289,14 +326,17 @@ struct WriteTests {
         #expect(thrown { try deepRef.setValue(1) }?.code == .invalidValue)
 
         #expect(thrown { try root.setValue([String(repeating: "k", count: 767): 1]) } == nil)
-        #expect(thrown { try root.setValue([String(repeating: "k", count: 768): 1]) } == DatabaseError(.invalidValue, "set failed: value argument has a key path longer than 768 bytes (769)."))
+        #expect(
+            thrown { try root.setValue([String(repeating: "k", count: 768): 1]) }
+                == DatabaseError(.invalidValue, "set failed: value argument has a key path longer than 768 bytes (769)."))
         #expect(thrown { try root.child(String(repeating: "k", count: 768)).setValue(1) }?.code == .invalidValue)
 
         let limit = 10_485_760
         #expect(thrown { try root.child("s").setValue(String(repeating: "x", count: limit)) } == nil)
         let big = thrown { try root.child("s").setValue(String(repeating: "x", count: limit + 1)) }
         #expect(big?.code == .invalidValue)
-        #expect(big?.message.hasPrefix("set failed: value argument contains a string greater than 10485760 utf8 bytes in property 's'") == true)
+        #expect(
+            big?.message.hasPrefix("set failed: value argument contains a string greater than 10485760 utf8 bytes in property 's'") == true)
         db.drain()
         let stored = snapshot(root.child("s"), db)
         #expect((stored?.value as? String)?.utf8.count == limit)
@@ -410,9 +450,11 @@ struct WriteTests {
 
         let fixed = try manualDatabase(clock: 1_700_000_000_123)
         defer { fixed.close() }
-        try fixed.reference().setValue(["t": ServerValue.timestamp(), "n": ["deep": ServerValue.timestamp()]] as [String: Any], andPriority: ServerValue.timestamp())
+        try fixed.reference().setValue(
+            ["t": ServerValue.timestamp(), "n": ["deep": ServerValue.timestamp()]] as [String: Any], andPriority: ServerValue.timestamp())
         fixed.drain()
-        #expect(current(fixed.reference(), fixed) == ["t": 1_700_000_000_123, "n": ["deep": 1_700_000_000_123], ".priority": 1_700_000_000_123])
+        #expect(
+            current(fixed.reference(), fixed) == ["t": 1_700_000_000_123, "n": ["deep": 1_700_000_000_123], ".priority": 1_700_000_000_123])
     }
 
     // MARK: - Empty updates, removals of missing data, priorities
@@ -621,7 +663,9 @@ struct WriteTests {
         #expect(snap.value as? [String] == words)
         #expect(snap.childrenCount == 7)
         #expect(snap.childSnapshot(forPath: "6").value as? String == "yeah?")
-        #expect(snap.valueInExportFormat() as? [String: String] == Dictionary(uniqueKeysWithValues: words.enumerated().map { (String($0.offset), $0.element) }))
+        #expect(
+            snap.valueInExportFormat() as? [String: String]
+                == Dictionary(uniqueKeysWithValues: words.enumerated().map { (String($0.offset), $0.element) }))
     }
 
     @Test("numeric keys become arrays only when dense enough")
@@ -685,7 +729,11 @@ struct WriteTests {
             #expect((snap.value as? NSNumber)?.int64Value == expected, "\(name)")
             #expect(snap.value as? Int64 == expected, "\(name)")
             #expect(snap.json == .int(expected), "\(name)")
-            if case .int(let i) = snap.json { #expect(i == expected) } else { Issue.record("\(name) is not stored as an integer: \(snap.json)") }
+            if case .int(let i) = snap.json {
+                #expect(i == expected)
+            } else {
+                Issue.record("\(name) is not stored as an integer: \(snap.json)")
+            }
         }
         #expect((snapshot(root.child("dbl"), db)?.value as? NSNumber)?.doubleValue == Double.greatestFiniteMagnitude)
         #expect(snapshot(root.child("uint"), db)?.json == .double(18_446_744_073_709_551_615.0))
@@ -740,7 +788,8 @@ struct WriteTests {
         let db = try manualDatabase(clock: 5_000)
         defer { db.close() }
         let ref = db.reference().child("sv")
-        try ref.setValue(["t": ServerValue.timestampValue, "i": ServerValue.incrementValue(Int64(2)), "d": ServerValue.incrementValue(0.5)] as JSONValue)
+        try ref.setValue(
+            ["t": ServerValue.timestampValue, "i": ServerValue.incrementValue(Int64(2)), "d": ServerValue.incrementValue(0.5)] as JSONValue)
         db.drain()
         #expect(current(ref, db) == ["t": 5_000, "i": 2, "d": 0.5])
         try ref.updateChildValues(["i": ServerValue.incrementValue(Int64(3)), "d": ServerValue.increment(NSNumber(value: 1))])

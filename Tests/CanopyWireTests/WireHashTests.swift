@@ -10,11 +10,13 @@ struct WireHashTests {
     }
 
     // The three values whose hashes the JS SDK computed in the captured conversations.
-    @Test("matches the hashes the JS SDK sends", arguments: [
-        ("5", "w28swksk9+tXf5jEdS9R5oSFAv8="),
-        (#"{"b":"x","a":1,"10":true,"2":false}"#, "j1UMxjbZyssb7A3c5BbZk64n6I8="),
-        (#"{"p2":{"title":"b","starCount":9}}"#, "P3iHo43k4ppdsMnkaA0U0BUM9gU="),
-    ])
+    @Test(
+        "matches the hashes the JS SDK sends",
+        arguments: [
+            ("5", "w28swksk9+tXf5jEdS9R5oSFAv8="),
+            (#"{"b":"x","a":1,"10":true,"2":false}"#, "j1UMxjbZyssb7A3c5BbZk64n6I8="),
+            (#"{"p2":{"title":"b","starCount":9}}"#, "P3iHo43k4ppdsMnkaA0U0BUM9gU="),
+        ])
     func knownHashes(json: String, hash: String) throws {
         #expect(try Self.node(json).wireHash == hash)
     }
@@ -41,10 +43,12 @@ struct WireHashTests {
     // "priority:number:3ff0000000000000:number:4014000000000000" and, for the object with
     // prioritized children, children in priority order ("b" without priority first, then "a" with
     // priority 1, then "c" with priority "x").
-    @Test("leaf and child priorities are hashed in Firebase's format and priority order", arguments: [
-        (#"{".value":5,".priority":1}"#, "oUSZ9VFwUrevB81K4PcN+7BHDJw="),
-        (#"{"a":{".value":true,".priority":1},"b":"s","c":{".value":2,".priority":"x"}}"#, "leoRI3upqAdje8qyED6WgGIFOO4="),
-    ])
+    @Test(
+        "leaf and child priorities are hashed in Firebase's format and priority order",
+        arguments: [
+            (#"{".value":5,".priority":1}"#, "oUSZ9VFwUrevB81K4PcN+7BHDJw="),
+            (#"{"a":{".value":true,".priority":1},"b":"s","c":{".value":2,".priority":"x"}}"#, "leoRI3upqAdje8qyED6WgGIFOO4="),
+        ])
     func prioritiesInOrder(json: String, hash: String) throws {
         #expect(try Self.node(json).wireHash == hash)
     }

@@ -7,7 +7,7 @@ import CanopyTestSupport
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 let arguments = CommandLine.arguments
@@ -46,7 +46,8 @@ for (index, operation) in CrashWorkload.operations(seed: seed, count: count).enu
     case .set(let path, let value):
         db.reference(withPath: path).setValue(value, withCompletionBlock: acknowledge)
     case .update(let path, let values):
-        db.reference(withPath: path).updateChildValues(values.mapValues { value -> Any in value.map { $0 as Any } ?? NSNull() }, withCompletionBlock: acknowledge)
+        db.reference(withPath: path).updateChildValues(
+            values.mapValues { value -> Any in value.map { $0 as Any } ?? NSNull() }, withCompletionBlock: acknowledge)
     case .remove(let path):
         db.reference(withPath: path).removeValue(completionBlock: acknowledge)
     case .increment(let path):

@@ -14,7 +14,8 @@ final class FuzzServer: Sendable {
     static let writes = FuzzServer()
 
     /// The tree every request starts from.
-    static let seed = #"{"items":{"a":{"n":3,"s":"x",".priority":2},"b":{"n":1,"s":"y"},"c":{"n":2},"d":5,"e":"z","f":true},"users":{"ada":{"name":"Ada"}},"n":7}"#
+    static let seed =
+        #"{"items":{"a":{"n":3,"s":"x",".priority":2},"b":{"n":1,"s":"y"},"c":{"n":2},"d":5,"e":"z","f":true},"users":{"ada":{"name":"Ada"}},"n":7}"#
 
     let server: CanopyServer
     let database: Database
@@ -50,7 +51,9 @@ final class FuzzServer: Sendable {
         return result.withLock { $0! }
     }
 
-    func respond(method: String, target: String, headers: [(name: String, value: String)] = [], body: [UInt8] = []) -> CanopyServer.InProcessResponse? {
+    func respond(method: String, target: String, headers: [(name: String, value: String)] = [], body: [UInt8] = []) -> CanopyServer
+        .InProcessResponse?
+    {
         blocking { await self.server.respond(method: method, target: target, headers: headers, body: body) }
     }
 }
@@ -76,7 +79,9 @@ func requireErrorBody(_ response: CanopyServer.InProcessResponse, allowed: Set<I
     var builder = JSONValueBuilder()
     if response.status == 412 {
         // A failed if-match answers with the current value and its ETag.
-        try require(response.header("ETag") != nil && (try? JSONParser().parse(response.body, into: &builder)) != nil, "\(request) answered 412 without the current value and its ETag")
+        try require(
+            response.header("ETag") != nil && (try? JSONParser().parse(response.body, into: &builder)) != nil,
+            "\(request) answered 412 without the current value and its ETag")
         return
     }
     guard case .object(let members)? = try? JSONParser().parse(response.body, into: &builder),

@@ -22,7 +22,7 @@ public struct FuzzTarget: Sendable {
     }
 
     /// Every target, in the order CI runs them.
-    public static let all: [FuzzTarget] = [.json, .path, .query, .journal, .rest]
+    public static let all: [FuzzTarget] = [.json, .path, .query, .journal, .rest, .rules]
 
     public static func named(_ name: String) -> FuzzTarget? { self.all.first { $0.name == name } }
 }

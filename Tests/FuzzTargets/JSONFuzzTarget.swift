@@ -10,7 +10,10 @@ extension FuzzTarget {
     /// imported again is the same tree.
     public static let json = FuzzTarget(
         name: "json",
-        dictionary: ["{", "}", "[", "]", "\"", ":", ",", "null", "true", "false", "-0", "1e400", "\\u0000", "\\ud800", "\\\"", ".sv", ".value", ".priority", "\"timestamp\"", "\"increment\"", "9223372036854775808", "1.5e-320"]
+        dictionary: [
+            "{", "}", "[", "]", "\"", ":", ",", "null", "true", "false", "-0", "1e400", "\\u0000", "\\ud800", "\\\"", ".sv", ".value",
+            ".priority", "\"timestamp\"", "\"increment\"", "9223372036854775808", "1.5e-320",
+        ]
     ) { bytes throws(FuzzFailure) in
         let value: JSONValue
         do {
@@ -63,7 +66,8 @@ extension FuzzTarget {
                 throw FuzzFailure("the importer accepted what the converter refuses (\(error.message)): \(describe(bytes))")
             }
             try require(imported.node == exact.node, "the fast importer and the converter disagree on \(describe(bytes))")
-            try require(imported.placeholders.count == exact.placeholders.count, "the importers disagree on server values in \(describe(bytes))")
+            try require(
+                imported.placeholders.count == exact.placeholders.count, "the importers disagree on server values in \(describe(bytes))")
             if imported.placeholders.isEmpty {
                 let printed = NodeWriter.bytes(imported.node, export: true, pretty: false)
                 let again: WriteValue

@@ -12,7 +12,9 @@ extension FuzzTarget {
     /// to the same tree.
     public static let journal = FuzzTarget(
         name: "journal",
-        dictionary: ["CNPYJRNL", "CNPYCKPT", "\u{1}\u{0}\u{0}\u{0}", "\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}", "\u{FF}\u{FF}\u{FF}\u{FF}"]
+        dictionary: [
+            "CNPYJRNL", "CNPYCKPT", "\u{1}\u{0}\u{0}\u{0}", "\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}", "\u{FF}\u{FF}\u{FF}\u{FF}",
+        ]
     ) { input throws(FuzzFailure) in
         guard let mode = input.first else { return }
         var bytes = Array(input.dropFirst())
@@ -37,7 +39,8 @@ extension FuzzTarget {
                         _ = try engine.apply(write, now: now)
                     } catch {
                         // What recovery does with a record that does not replay.
-                        throw DatabaseError(.corrupted, "The journal file fuzz.journal holds a record which cannot be replayed: \(error.message)")
+                        throw DatabaseError(
+                            .corrupted, "The journal file fuzz.journal holds a record which cannot be replayed: \(error.message)")
                     }
                 }
             }
@@ -47,10 +50,16 @@ extension FuzzTarget {
             return
         }
         try require(scan.records == handed, "the scan counts \(scan.records) records but handed over \(handed)")
-        try require(scan.lastSequence == scan.firstSequence &+ UInt64(scan.records) &- 1, "sequence numbers \(scan.firstSequence)...\(scan.lastSequence) for \(scan.records) records")
-        try require(scan.validEnd >= JournalFormat.headerSize && scan.validEnd <= bytes.count, "valid end \(scan.validEnd) outside the file of \(bytes.count) bytes")
+        try require(
+            scan.lastSequence == scan.firstSequence &+ UInt64(scan.records) &- 1,
+            "sequence numbers \(scan.firstSequence)...\(scan.lastSequence) for \(scan.records) records")
+        try require(
+            scan.validEnd >= JournalFormat.headerSize && scan.validEnd <= bytes.count,
+            "valid end \(scan.validEnd) outside the file of \(bytes.count) bytes")
         if let torn = scan.tornTail {
-            try require(torn.offset == scan.validEnd && torn.offset + torn.length == bytes.count, "the torn tail \(torn) does not cover the end after \(scan.validEnd)")
+            try require(
+                torn.offset == scan.validEnd && torn.offset + torn.length == bytes.count,
+                "the torn tail \(torn) does not cover the end after \(scan.validEnd)")
         } else {
             try require(scan.validEnd == bytes.count, "the scan stopped at \(scan.validEnd) of \(bytes.count) without a torn tail")
         }
@@ -70,7 +79,8 @@ extension FuzzTarget {
             let length = Int(bytes.withUnsafeBytes { $0.loadLittleEndian(UInt32.self, at: offset) })
             guard length >= JournalFormat.payloadPrefixSize, length <= bytes.count - offset - JournalFormat.frameHeaderSize else { return }
             var crc = CRC32C.checksum(Array(bytes[offset..<(offset + 4)]))
-            crc = CRC32C.checksum(Array(bytes[(offset + JournalFormat.frameHeaderSize)..<(offset + JournalFormat.frameHeaderSize + length)]), seed: crc)
+            crc = CRC32C.checksum(
+                Array(bytes[(offset + JournalFormat.frameHeaderSize)..<(offset + JournalFormat.frameHeaderSize + length)]), seed: crc)
             bytes.withUnsafeMutableBytes { $0.storeBytes(of: crc.littleEndian, toByteOffset: offset + 4, as: UInt32.self) }
             offset += JournalFormat.frameHeaderSize + length
         }
@@ -81,7 +91,9 @@ extension FuzzTarget {
         do throws(DatabaseError) {
             decoded = try bytes.withBytes { raw throws(DatabaseError) in try CheckpointFormat.decode(raw, fileName: "fuzz.checkpoint") }
         } catch {
-            try require(error.code == .corrupted && error.message.contains("fuzz.checkpoint"), "decoding a checkpoint threw \(error.code): \(error.message)")
+            try require(
+                error.code == .corrupted && error.message.contains("fuzz.checkpoint"),
+                "decoding a checkpoint threw \(error.code): \(error.message)")
             return
         }
         let encoded = CheckpointFormat.encode(root: decoded.root, sequence: decoded.sequence)

@@ -42,7 +42,11 @@ public struct Mutator {
                 let from = self.below(other.count + 1)
                 out = Array(out[..<at]) + Array(other[from...])
             default:
-                if out.count > 1 { out.removeSubrange(self.below(out.count)...) } else { out.append(UInt8(truncatingIfNeeded: self.random.next())) }
+                if out.count > 1 {
+                    out.removeSubrange(self.below(out.count)...)
+                } else {
+                    out.append(UInt8(truncatingIfNeeded: self.random.next()))
+                }
             }
         }
         return out.count > self.maxLength ? Array(out.prefix(self.maxLength)) : out

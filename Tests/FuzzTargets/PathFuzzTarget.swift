@@ -11,7 +11,10 @@ extension FuzzTarget {
     /// stored there, and 400 with a JSON error otherwise.
     public static let path = FuzzTarget(
         name: "path",
-        dictionary: ["/", "//", ".", "#", "$", "[", "]", ".info", ".priority", ".settings/rules", "%2F", "%2E", "%", "%ZZ", "\u{7F}", "\u{0}", "items", "a", "n"]
+        dictionary: [
+            "/", "//", ".", "#", "$", "[", "]", ".info", ".priority", ".settings/rules", "%2F", "%2E", "%", "%ZZ", "\u{7F}", "\u{0}",
+            "items", "a", "n",
+        ]
     ) { bytes throws(FuzzFailure) in
         let text = String(decoding: bytes, as: UTF8.self)
         var libraryPath: DatabasePath?
@@ -31,7 +34,9 @@ extension FuzzTarget {
         }
         var childError: DatabaseError?
         do throws(DatabaseError) { _ = try FuzzServer.reads.database.reference().validatedChild(text) } catch { childError = error }
-        try require((childError == nil) == (libraryPath != nil && !text.isEmpty), "child(\(describe(bytes))) and path parsing disagree: \(childError?.message ?? "accepted")")
+        try require(
+            (childError == nil) == (libraryPath != nil && !text.isEmpty),
+            "child(\(describe(bytes))) and path parsing disagree: \(childError?.message ?? "accepted")")
 
         // The same path over REST: every byte percent-encoded but the slashes.
         var target = "/"
@@ -53,13 +58,17 @@ extension FuzzTarget {
         let pathBytes = segments.reduce(0) { $0 + 1 + $1.utf8.count }
         let withinLimits = segments.count <= KeyValidation.maxDepth && pathBytes <= KeyValidation.maxPathBytes
         if let libraryPath, validUTF8, withinLimits {
-            try require(response.status == 200, "the library accepts \(describe(bytes)) but REST answered \(response.status) \(describe(response.body))")
+            try require(
+                response.status == 200,
+                "the library accepts \(describe(bytes)) but REST answered \(response.status) \(describe(response.body))")
             if !libraryPath.isInfo {
                 let expected = NodeWriter.bytes(FuzzServer.reads.tree().node(at: libraryPath.keys), export: false, pretty: false)
                 try require(response.body == expected, "GET \(target) answered \(describe(response.body)), not \(describe(expected))")
             }
         } else {
-            try require(response.status == 400, "the library refuses \(describe(bytes)) (or it is past the limits) but REST answered \(response.status)")
+            try require(
+                response.status == 400,
+                "the library refuses \(describe(bytes)) (or it is past the limits) but REST answered \(response.status)")
         }
     }
 }

@@ -10,7 +10,11 @@ extension FuzzTarget {
     /// holds at most `limitToFirst` / `limitToLast` children.
     public static let query = FuzzTarget(
         name: "query",
-        dictionary: ["orderBy=", "%22%24key%22", "%22%24value%22", "%22%24priority%22", "%22n%22", "%22s%22", "limitToFirst=", "limitToLast=", "startAt=", "startAfter=", "endAt=", "endBefore=", "equalTo=", "shallow=true", "format=export", "print=pretty", "print=silent", "&", "=", "%22", "null", "true", "1", "-1", "1e400", "%", "ns=", "auth=", "timeout=1s", "x-http-method-override=PUT"]
+        dictionary: [
+            "orderBy=", "%22%24key%22", "%22%24value%22", "%22%24priority%22", "%22n%22", "%22s%22", "limitToFirst=", "limitToLast=",
+            "startAt=", "startAfter=", "endAt=", "endBefore=", "equalTo=", "shallow=true", "format=export", "print=pretty", "print=silent",
+            "&", "=", "%22", "null", "true", "1", "-1", "1e400", "%", "ns=", "auth=", "timeout=1s", "x-http-method-override=PUT",
+        ]
     ) { bytes throws(FuzzFailure) in
         let query = String(decoding: bytes, as: UTF8.self)
         let server = FuzzServer.reads
@@ -32,7 +36,10 @@ extension FuzzTarget {
             throw FuzzFailure("GET /items.json?\(query) answered invalid JSON \(describe(response.body))")
         }
         var itemsBuilder = JSONValueBuilder()
-        guard case .object(let items)? = try? JSONParser().parse(NodeWriter.bytes(tree.node(at: [ChildKey("items")]), export: false, pretty: false), into: &itemsBuilder) else {
+        guard
+            case .object(let items)? = try? JSONParser().parse(
+                NodeWriter.bytes(tree.node(at: [ChildKey("items")]), export: false, pretty: false), into: &itemsBuilder)
+        else {
             throw FuzzFailure("the seed's items are not an object")
         }
         let children: [String: JSONValue]

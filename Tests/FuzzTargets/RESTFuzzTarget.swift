@@ -11,17 +11,25 @@ extension FuzzTarget {
     /// tree exactly as it was.
     public static let rest = FuzzTarget(
         name: "rest",
-        dictionary: ["GET ", "PUT ", "POST ", "PATCH ", "DELETE ", "HEAD ", "OPTIONS ", "/.json", "/items.json", "/items/a.json", "/items/a/.priority.json", "/.settings/rules.json", "?print=silent", "?print=pretty", "&format=export", "?shallow=true", "X-HTTP-Method-Override: ", "X-Firebase-ETag: true", "if-match: ", "if-none-match: ", "Content-Length: ", "\n\n", "{\".sv\":\"timestamp\"}", "{\".sv\":{\"increment\":1}}", "{\"a/b\":1,\"a\":2}", "null", "{\".value\":1,\".priority\":2}"]
+        dictionary: [
+            "GET ", "PUT ", "POST ", "PATCH ", "DELETE ", "HEAD ", "OPTIONS ", "/.json", "/items.json", "/items/a.json",
+            "/items/a/.priority.json", "/.settings/rules.json", "?print=silent", "?print=pretty", "&format=export", "?shallow=true",
+            "X-HTTP-Method-Override: ", "X-Firebase-ETag: true", "if-match: ", "if-none-match: ", "Content-Length: ", "\n\n",
+            "{\".sv\":\"timestamp\"}", "{\".sv\":{\"increment\":1}}", "{\"a/b\":1,\"a\":2}", "null", "{\".value\":1,\".priority\":2}",
+        ]
     ) { bytes throws(FuzzFailure) in
         guard let request = RelaxedRequest(bytes) else { return }
         let server = FuzzServer.writes
         let before = server.tree()
         if before != server.seedNode { server.reset() }
-        guard let response = server.respond(method: request.method, target: request.target, headers: request.headers, body: request.body) else { return }
+        guard let response = server.respond(method: request.method, target: request.target, headers: request.headers, body: request.body)
+        else { return }
         let what = "\(request.method) \(request.target)"
         try requireErrorBody(response, allowed: [200, 204, 304, 400, 401, 404, 405, 412, 413, 403], request: what)
         if response.status >= 400 {
-            try require(server.tree() == server.seedNode, "\(what) was refused with \(response.status) but changed the tree; body \(describe(request.body))")
+            try require(
+                server.tree() == server.seedNode,
+                "\(what) was refused with \(response.status) but changed the tree; body \(describe(request.body))")
         }
     }
 }

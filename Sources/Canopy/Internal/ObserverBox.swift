@@ -8,7 +8,10 @@ final class ObserverBox: @unchecked Sendable {
     let once: Bool
     let query: DatabaseQuery
 
-    init(handle: DatabaseHandle, query: DatabaseQuery, once: Bool, block: @escaping (DataSnapshot, String?) -> Void, cancel: ((any Error) -> Void)?) {
+    init(
+        handle: DatabaseHandle, query: DatabaseQuery, once: Bool, block: @escaping (DataSnapshot, String?) -> Void,
+        cancel: ((any Error) -> Void)?
+    ) {
         self.handle = handle
         self.query = query
         self.once = once

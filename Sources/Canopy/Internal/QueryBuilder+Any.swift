@@ -4,7 +4,9 @@ extension QueryBuilder {
     /// An endpoint argument of the public API (`nil`/`NSNull`, a string, a number or a boolean)
     /// as JSON, for the builder's checks; any other value is refused with the builder's message.
     private static func json(_ value: Any?, method: String) throws(DatabaseError) -> JSONValue {
-        do { return try JSONValue(any: value, function: method) } catch { throw invalid("You can only pass nil, NSString or NSNumber to \(method)") }
+        do { return try JSONValue(any: value, function: method) } catch {
+            throw invalid("You can only pass nil, NSString or NSNumber to \(method)")
+        }
     }
 
     mutating func start(any value: Any?, childKey: String?, after: Bool) throws(DatabaseError) {

@@ -51,7 +51,8 @@ enum WriteBuilder {
         var needsOverlapCheck = false
         for (rawKey, rawValue) in values {
             guard let key = FastAnyConverter.string(rawKey) ?? (rawKey.base as? String) else {
-                throw DatabaseError(.invalidKey, "\(function) failed: values argument contains a non-string key (\(rawKey.base)). Keys must be strings.")
+                throw DatabaseError(
+                    .invalidKey, "\(function) failed: values argument contains a non-string key (\(rawKey.base)). Keys must be strings.")
             }
             if let childKey = ChildKey(validating: key), base.fits, let node = BatchConverter.node(rawValue, location: base, key: key) {
                 entries.append(WriteOperation.Entry(path: [childKey], value: WriteValue(node: node)))
@@ -71,20 +72,28 @@ enum WriteBuilder {
 
     /// One entry of an update, by the exact rules: the key as a relative path (`a/b`, or ending in
     /// `.priority`), the value converted with messages naming the problem.
-    private static func updateEntry(_ ref: DatabaseReference, key: String, value rawValue: Any, function: String) throws(DatabaseError) -> WriteOperation.Entry {
+    private static func updateEntry(_ ref: DatabaseReference, key: String, value rawValue: Any, function: String) throws(DatabaseError)
+        -> WriteOperation.Entry
+    {
         let prefix = "\(function) failed: values argument "
         let relative = try UpdateEntries.relativePath(key, function: function)
         let segments = relative.map(\.string)
         let write: WriteValue
         if segments.last == ".priority" {
             let full = "/" + (ref.path.keys.map(\.string) + segments).joined(separator: "/")
-            let invalid = DatabaseError(.invalidPriority, "\(prefix)contains an invalid value for '\(full)', which must be a valid Firebase priority (a string, finite number, server value, or null).")
+            let invalid = DatabaseError(
+                .invalidPriority,
+                "\(prefix)contains an invalid value for '\(full)', which must be a valid Firebase priority (a string, finite number, server value, or null)."
+            )
             let argument: ValueConverter.PriorityArgument
-            do { argument = try ValueConverter.priority(try self.priorityJSON(rawValue, function: function), function: function) } catch { throw invalid }
+            do { argument = try ValueConverter.priority(try self.priorityJSON(rawValue, function: function), function: function) } catch {
+                throw invalid
+            }
             switch argument {
             case .none: write = WriteValue(node: .empty)
             case .value(let p): write = WriteValue(node: .leaf(p))
-            case .serverValue(let sv): write = WriteValue(node: .leaf(.int(0)), placeholders: [.init(path: [], value: sv, isPriority: false)])
+            case .serverValue(let sv):
+                write = WriteValue(node: .leaf(.int(0)), placeholders: [.init(path: [], value: sv, isPriority: false)])
             }
         } else {
             let location = (ref.path.keys + relative).map(\.string)
@@ -95,7 +104,9 @@ enum WriteBuilder {
         return WriteOperation.Entry(path: relative, value: write)
     }
 
-    /// Whether one path equals or contains another. - Complexity: O(*n* · *d*)
+    /// Whether one path equals or contains another.
+    ///
+    /// - Complexity: O(*n* · *d*)
     static func hasOverlap(_ paths: [DatabasePath]) -> Bool {
         var seen = Set<ArraySlice<ChildKey>>(minimumCapacity: paths.count)
         for path in paths where !seen.insert(path.keys[...]).inserted { return true }

@@ -15,7 +15,9 @@ struct AnyConverter {
     mutating func convert(_ value: Any?, path: [String]) throws(DatabaseError) -> JSONValue {
         guard let value else { return .null }
         if path.count > Self.maxNesting {
-            throw DatabaseError(.invalidValue, "\(self.prefix)is nested more than \(Self.maxNesting) levels deep (or contains a cycle)\(self.property(path))")
+            throw DatabaseError(
+                .invalidValue,
+                "\(self.prefix)is nested more than \(Self.maxNesting) levels deep (or contains a cycle)\(self.property(path))")
         }
         // Exact Swift types first, by identity: cheap, and it keeps a boxed `Bool` from being read
         // as an `NSNumber` (and the reverse). Each cast follows its identity check, so it always
@@ -59,7 +61,8 @@ struct AnyConverter {
             object.reserveCapacity(dict.count)
             for (key, member) in dict.sorted(by: { "\($0.key.base)" < "\($1.key.base)" }) {
                 guard let key = key.base as? String else {
-                    throw DatabaseError(.invalidKey, "\(self.prefix)contains a non-string key (\(key.base))\(self.property(path)). Keys must be strings.")
+                    throw DatabaseError(
+                        .invalidKey, "\(self.prefix)contains a non-string key (\(key.base))\(self.property(path)). Keys must be strings.")
                 }
                 object[key] = try self.convert(member, path: path + [key])
             }

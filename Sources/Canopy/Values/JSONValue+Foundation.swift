@@ -8,6 +8,8 @@ extension JSONValue {
     ///   - value: The value; `nil` and `NSNull` are `null`.
     ///   - function: The API name used in error messages.
     /// - Throws: ``DatabaseError`` `.invalidValue` for unsupported types and non-string keys.
+    ///
+    /// - Complexity: O(*s*) for a value of *s* nodes.
     public init(any value: Any?, function: String = "set") throws(DatabaseError) {
         var converter = AnyConverter(prefix: "\(function) failed: value argument ")
         self = try converter.convert(value, path: [])
@@ -21,6 +23,8 @@ extension JSONValue {
 
     /// The Foundation form of the value: `NSNull`, `Bool`, `NSNumber`, `String`, `[Any]`,
     /// `[String: Any]`.
+    ///
+    /// - Complexity: O(*s*) for a value of *s* nodes.
     public var anyValue: Any {
         switch self {
         case .null: return NSNull()

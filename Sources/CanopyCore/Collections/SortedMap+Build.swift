@@ -1,6 +1,8 @@
 extension SortedMap {
     /// Builds a map from elements already sorted by strictly increasing key; a map that fits one
-    /// leaf keeps the two arrays as they are. - Complexity: O(*n*)
+    /// leaf keeps the two arrays as they are.
+    ///
+    /// - Complexity: O(*n*)
     @inlinable
     package init(sortedKeys keys: ContiguousArray<Key>, values: ContiguousArray<Value>) {
         precondition(keys.count == values.count, "keys and values differ in length")
@@ -73,7 +75,9 @@ extension SortedMap {
             var i = 0
             while i < level.count {
                 let left = level.count - i
-                let take = left > Node.branchCapacity && left < Node.branchCapacity + Node.minWidth ? left / 2 : Swift.min(Node.branchCapacity, left)
+                let take =
+                    left > Node.branchCapacity && left < Node.branchCapacity + Node.minWidth
+                    ? left / 2 : Swift.min(Node.branchCapacity, left)
                 next.append(Node(children: ContiguousArray(level[i..<(i + take)])))
                 i += take
             }

@@ -1,5 +1,7 @@
 extension SortedMap {
-    /// The value for `key`, if present. - Complexity: O(log *n*)
+    /// The value for `key`, if present.
+    ///
+    /// - Complexity: O(log *n*)
     @inlinable
     package subscript(key: Key) -> Value? {
         guard var node = self.root else { return nil }
@@ -9,11 +11,15 @@ extension SortedMap {
         return nil
     }
 
-    /// Whether `key` is present. - Complexity: O(log *n*)
+    /// Whether `key` is present.
+    ///
+    /// - Complexity: O(log *n*)
     @inlinable
     package func contains(_ key: Key) -> Bool { self[key] != nil }
 
-    /// The number of keys less than `key`. - Complexity: O(log *n* · B)
+    /// The number of keys less than `key`.
+    ///
+    /// - Complexity: O(log *n* · B)
     @inlinable
     package func lowerBoundRank(_ key: Key) -> Int {
         guard var node = self.root else { return 0 }
@@ -34,7 +40,9 @@ extension SortedMap {
         return r
     }
 
-    /// The position of `key` in key order, or `nil` when absent. - Complexity: O(log *n*)
+    /// The position of `key` in key order, or `nil` when absent.
+    ///
+    /// - Complexity: O(log *n*)
     @inlinable
     package func rank(of key: Key) -> Int? {
         let r = self.lowerBoundRank(key)
@@ -59,7 +67,9 @@ extension SortedMap {
         return (node.keys[r], node.values[r])
     }
 
-    /// The smallest element. - Complexity: O(log *n*)
+    /// The smallest element.
+    ///
+    /// - Complexity: O(log *n*)
     @inlinable
     package var first: (key: Key, value: Value)? {
         guard var node = self.root else { return nil }
@@ -67,7 +77,9 @@ extension SortedMap {
         return (node.keys[0], node.values[0])
     }
 
-    /// The largest element. - Complexity: O(log *n*)
+    /// The largest element.
+    ///
+    /// - Complexity: O(log *n*)
     @inlinable
     package var last: (key: Key, value: Value)? {
         guard var node = self.root else { return nil }

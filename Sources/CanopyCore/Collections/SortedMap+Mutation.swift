@@ -16,7 +16,9 @@ extension SortedMap {
         return old
     }
 
-    /// Removes `key`; returns its value if it was present. - Complexity: O(log *n*)
+    /// Removes `key`; returns its value if it was present.
+    ///
+    /// - Complexity: O(log *n*)
     @inlinable
     @discardableResult
     package mutating func removeValue(forKey key: Key) -> Value? {

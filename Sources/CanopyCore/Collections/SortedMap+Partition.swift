@@ -1,6 +1,8 @@
 extension SortedMap {
     /// The number of leading keys for which `isBelow` holds, for a predicate that holds for a
-    /// prefix of the keys in order (true, …, true, false, …, false). - Complexity: O(log *n* · B)
+    /// prefix of the keys in order (true, …, true, false, …, false).
+    ///
+    /// - Complexity: O(log *n* · B)
     package func partitionRank(_ isBelow: (Key) -> Bool) -> Int {
         guard var node = self.root else { return 0 }
         var rank = 0

@@ -14,7 +14,9 @@ package struct SortedMap<Key: Comparable, Value> {
 
     @usableFromInline init(root: Node?) { self.root = root }
 
-    /// The number of elements. - Complexity: O(1)
+    /// The number of elements.
+    ///
+    /// - Complexity: O(1)
     @inlinable package var count: Int { self.root?.count ?? 0 }
 
     @inlinable package var isEmpty: Bool { self.root == nil }

@@ -11,7 +11,8 @@ package struct Event: Sendable {
     /// The key of the preceding child in the view (child_added, child_changed, child_moved).
     package let previousKey: String?
 
-    package init(registration: EventRegistration, type: EventType, path: DatabasePath, node: Node, index: QueryIndex, previousKey: String?) {
+    package init(registration: EventRegistration, type: EventType, path: DatabasePath, node: Node, index: QueryIndex, previousKey: String?)
+    {
         self.registration = registration
         self.type = type
         self.path = path

@@ -66,6 +66,8 @@ extension JSONValue {
     ///
     /// - Throws: ``DatabaseError`` with code ``DatabaseError/Code/invalidJSON`` whose message
     ///   names the problem and its line, column and byte offset.
+    ///
+    /// - Complexity: O(*b*) for a text of *b* UTF-8 bytes.
     public init(parsing text: String) throws {
         var builder = JSONValueBuilder()
         self = try JSONParser().parse(text, into: &builder)
@@ -74,6 +76,8 @@ extension JSONValue {
     /// Parses a JSON text given as UTF-8 bytes (RFC 8259, strict); see `init(parsing:)` taking a `String`.
     ///
     /// - Throws: ``DatabaseError`` with code ``DatabaseError/Code/invalidJSON``.
+    ///
+    /// - Complexity: O(*b*) for *b* bytes.
     public init(parsing bytes: [UInt8]) throws {
         var builder = JSONValueBuilder()
         self = try JSONParser().parse(bytes, into: &builder)
@@ -88,6 +92,9 @@ extension JSONValue {
     /// let value: JSONValue = ["b": 1, "a": [true, nil]]
     /// value.jsonString()  // {"a":[true,null],"b":1}
     /// ```
+    ///
+    /// - Complexity: O(*s*) for a value of *s* nodes, plus O(*m* log *m*) to sort the keys of each object of
+    ///   *m* members.
     public func jsonString(pretty: Bool = false) -> String {
         JSONWriter.string(self, options: pretty ? [.pretty, .sortedKeys] : [.sortedKeys])
     }

@@ -97,7 +97,8 @@ extension JSONReader {
                 }
                 let low = try self.hex4(at: next)
                 guard low >= 0xDC00, low <= 0xDFFF else {
-                    throw self.error("lone surrogate \\u\(Self.hex4Name(unit)) (followed by \\u\(Self.hex4Name(low)), not a low surrogate)", at: p)
+                    throw self.error(
+                        "lone surrogate \\u\(Self.hex4Name(unit)) (followed by \\u\(Self.hex4Name(low)), not a low surrogate)", at: p)
                 }
                 scalar = 0x10000 + ((scalar - 0xD800) << 10) + (UInt32(low) - 0xDC00)
                 next += 6
@@ -166,12 +167,20 @@ extension JSONReader {
         var high: UInt8 = 0xBF
         switch self.base[p] {
         case 0xC2...0xDF: count = 1
-        case 0xE0: count = 2; low = 0xA0
+        case 0xE0:
+            count = 2
+            low = 0xA0
         case 0xE1...0xEC, 0xEE, 0xEF: count = 2
-        case 0xED: count = 2; high = 0x9F
-        case 0xF0: count = 3; low = 0x90
+        case 0xED:
+            count = 2
+            high = 0x9F
+        case 0xF0:
+            count = 3
+            low = 0x90
         case 0xF1...0xF3: count = 3
-        case 0xF4: count = 3; high = 0x8F
+        case 0xF4:
+            count = 3
+            high = 0x8F
         default: return ~p
         }
         var q = p + 1

@@ -106,7 +106,8 @@ package struct NodeBuilder: JSONBuilder {
                 keys.append(pairs[p].key)
                 nodes.append(pairs[p].node)
             }
-            built = Built(node: Node.from(children: SortedMap(sortedKeys: keys, values: nodes)), depth: depth, cost: cost, isLeafOnly: false)
+            built = Built(
+                node: Node.from(children: SortedMap(sortedKeys: keys, values: nodes)), depth: depth, cost: cost, isLeafOnly: false)
         }
         if let priority {
             switch priority.node {
@@ -126,13 +127,17 @@ package struct NodeBuilder: JSONBuilder {
 package enum NodeImporter {
     /// - Throws: ``DatabaseError`` `.invalidJSON` for malformed text, or the validation error the
     ///   value would get from `setValue` (naming the offending key, path or value).
-    package static func writeValue(fromJSON bytes: UnsafeRawBufferPointer, location: [ChildKey], function: String) throws(DatabaseError) -> WriteValue {
+    package static func writeValue(fromJSON bytes: UnsafeRawBufferPointer, location: [ChildKey], function: String) throws(DatabaseError)
+        -> WriteValue
+    {
         var builder = NodeBuilder()
         do {
             let built = try JSONParser().parse(bytes, into: &builder)
             let locationBytes = location.reduce(0) { $0 + $1.string.utf8.count }
-            let fits = location.count + built.depth <= KeyValidation.maxDepth
-                && (built.depth == 0 ? max(1, location.count) + locationBytes : location.count + locationBytes + built.cost) <= KeyValidation.maxPathBytes
+            let fits =
+                location.count + built.depth <= KeyValidation.maxDepth
+                && (built.depth == 0 ? max(1, location.count) + locationBytes : location.count + locationBytes + built.cost)
+                    <= KeyValidation.maxPathBytes
             if fits { return WriteValue(node: built.node) }
         } catch let error as DatabaseError {
             throw error

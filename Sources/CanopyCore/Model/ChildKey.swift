@@ -21,7 +21,10 @@ package struct ChildKey: Sendable {
     /// validation and integer parsing in one pass over the bytes.
     @inlinable
     package init?(validating string: String) {
-        guard let integer = string.utf8.withContiguousStorageIfAvailable({ ChildKey.validatedInteger($0) }) ?? ChildKey.validatedInteger(string) else { return nil }
+        guard
+            let integer = string.utf8.withContiguousStorageIfAvailable({ ChildKey.validatedInteger($0) })
+                ?? ChildKey.validatedInteger(string)
+        else { return nil }
         self.string = string
         self.integer = integer
     }
@@ -118,7 +121,8 @@ extension ChildKey: Comparable {
         let bi = b.integer != ChildKey.notInteger
         if ai && bi {
             if a.integer != b.integer { return a.integer < b.integer ? -1 : 1 }
-            let la = a.string.utf8.count, lb = b.string.utf8.count
+            let la = a.string.utf8.count
+            let lb = b.string.utf8.count
             if la != lb { return la < lb ? -1 : 1 }
             return compareUTF16(a.string, b.string)
         }
@@ -131,7 +135,8 @@ extension ChildKey: Comparable {
     @inlinable
     package static func compareUTF16(_ a: String, _ b: String) -> Int {
         // Native strings expose their UTF-8 bytes directly; others are copied once.
-        if let result = a.utf8.withContiguousStorageIfAvailable({ x in b.utf8.withContiguousStorageIfAvailable { y in compareUTF16(x, y) } }),
+        if let result = a.utf8.withContiguousStorageIfAvailable({ x in b.utf8.withContiguousStorageIfAvailable { y in compareUTF16(x, y) } }
+        ),
             let result
         {
             return result
@@ -154,13 +159,15 @@ extension ChildKey: Comparable {
                 let b = UInt64(bigEndian: py.loadUnaligned(fromByteOffset: i, as: UInt64.self))
                 if a != b {
                     let shift = UInt64(truncatingIfNeeded: (a ^ b).leadingZeroBitCount & ~7)
-                    return compareDifferingBytes(UInt8(truncatingIfNeeded: (a &<< shift) &>> 56), UInt8(truncatingIfNeeded: (b &<< shift) &>> 56))
+                    return compareDifferingBytes(
+                        UInt8(truncatingIfNeeded: (a &<< shift) &>> 56), UInt8(truncatingIfNeeded: (b &<< shift) &>> 56))
                 }
                 i &+= 8
             }
         }
         while i < n {
-            let ca = x[i], cb = y[i]
+            let ca = x[i]
+            let cb = y[i]
             if ca != cb { return compareDifferingBytes(ca, cb) }
             i &+= 1
         }

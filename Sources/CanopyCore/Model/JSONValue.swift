@@ -22,31 +22,41 @@ public enum JSONValue: Sendable {
 }
 
 extension JSONValue: Equatable {
+    /// - Complexity: O(*s*) for values of *s* nodes (arrays and objects are compared element by element).
     public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): return true
-        case let (.bool(a), .bool(b)): return a == b
-        case let (.string(a), .string(b)): return a == b
-        case let (.array(a), .array(b)): return a == b
-        case let (.object(a), .object(b)): return a == b
-        case let (.int(a), .int(b)): return a == b
-        case let (.double(a), .double(b)): return a == b
-        case let (.int(a), .double(b)), let (.double(b), .int(a)): return NumberComparison.compare(a, b) == 0
+        case (.bool(let a), .bool(let b)): return a == b
+        case (.string(let a), .string(let b)): return a == b
+        case (.array(let a), .array(let b)): return a == b
+        case (.object(let a), .object(let b)): return a == b
+        case (.int(let a), .int(let b)): return a == b
+        case (.double(let a), .double(let b)): return a == b
+        case (.int(let a), .double(let b)), (.double(let b), .int(let a)): return NumberComparison.compare(a, b) == 0
         default: return false
         }
     }
 }
 
 extension JSONValue: Hashable {
+    /// - Complexity: O(*s*) for a value of *s* nodes.
     public func hash(into hasher: inout Hasher) {
         switch self {
         case .null: hasher.combine(0)
-        case .bool(let b): hasher.combine(1); hasher.combine(b)
+        case .bool(let b):
+            hasher.combine(1)
+            hasher.combine(b)
         case .int(let i): NumberComparison.hash(i, into: &hasher)
         case .double(let d): NumberComparison.hash(d, into: &hasher)
-        case .string(let s): hasher.combine(3); hasher.combine(s)
-        case .array(let a): hasher.combine(4); hasher.combine(a)
-        case .object(let o): hasher.combine(5); hasher.combine(o)
+        case .string(let s):
+            hasher.combine(3)
+            hasher.combine(s)
+        case .array(let a):
+            hasher.combine(4)
+            hasher.combine(a)
+        case .object(let o):
+            hasher.combine(5)
+            hasher.combine(o)
         }
     }
 }
@@ -60,6 +70,7 @@ extension JSONValue: ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
     public init(floatLiteral value: Double) { self = .double(value) }
     public init(stringLiteral value: String) { self = .string(value) }
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    /// - Complexity: O(*m*) for *m* members.
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         var object: [String: JSONValue] = [:]
         object.reserveCapacity(elements.count)

@@ -22,14 +22,15 @@ package enum LeafValue: Sendable {
     @inlinable
     package static func compare(_ a: LeafValue, _ b: LeafValue) -> Int {
         switch (a, b) {
-        case let (.int(x), .int(y)): return NumberComparison.compare(x, y)
-        case let (.double(x), .double(y)): return NumberComparison.compare(x, y)
-        case let (.int(x), .double(y)): return NumberComparison.compare(x, y)
-        case let (.double(x), .int(y)): return -NumberComparison.compare(y, x)
-        case let (.string(x), .string(y)): return ChildKey.compareUTF16(x, y)
-        case let (.bool(x), .bool(y)): return x == y ? 0 : (x ? 1 : -1)
+        case (.int(let x), .int(let y)): return NumberComparison.compare(x, y)
+        case (.double(let x), .double(let y)): return NumberComparison.compare(x, y)
+        case (.int(let x), .double(let y)): return NumberComparison.compare(x, y)
+        case (.double(let x), .int(let y)): return -NumberComparison.compare(y, x)
+        case (.string(let x), .string(let y)): return ChildKey.compareUTF16(x, y)
+        case (.bool(let x), .bool(let y)): return x == y ? 0 : (x ? 1 : -1)
         default:
-            let ra = a.typeRank, rb = b.typeRank
+            let ra = a.typeRank
+            let rb = b.typeRank
             return ra < rb ? -1 : (ra > rb ? 1 : 0)
         }
     }
@@ -65,9 +66,9 @@ extension LeafValue: Equatable {
     @inlinable
     package static func == (lhs: LeafValue, rhs: LeafValue) -> Bool {
         switch (lhs, rhs) {
-        case let (.string(x), .string(y)): return x == y
-        case let (.int(x), .int(y)): return x == y
-        case let (.bool(x), .bool(y)): return x == y
+        case (.string(let x), .string(let y)): return x == y
+        case (.int(let x), .int(let y)): return x == y
+        case (.bool(let x), .bool(let y)): return x == y
         default:
             return lhs.typeRank == rhs.typeRank && LeafValue.compare(lhs, rhs) == 0
         }
@@ -89,10 +90,14 @@ extension LeafValue: Hashable {
     /// Equal values hash alike: numbers hash by their `Double` value when it is exact.
     package func hash(into hasher: inout Hasher) {
         switch self {
-        case .bool(let b): hasher.combine(1); hasher.combine(b)
+        case .bool(let b):
+            hasher.combine(1)
+            hasher.combine(b)
         case .int(let i): NumberComparison.hash(i, into: &hasher)
         case .double(let d): NumberComparison.hash(d, into: &hasher)
-        case .string(let s): hasher.combine(3); hasher.combine(s)
+        case .string(let s):
+            hasher.combine(3)
+            hasher.combine(s)
         }
     }
 }

@@ -3,10 +3,10 @@ extension Node: Equatable {
     package static func == (lhs: Node, rhs: Node) -> Bool {
         switch (lhs, rhs) {
         case (.empty, .empty): return true
-        case let (.leaf(a), .leaf(b)): return a == b
-        case let (.prioritizedLeaf(a), .prioritizedLeaf(b)):
+        case (.leaf(let a), .leaf(let b)): return a == b
+        case (.prioritizedLeaf(let a), .prioritizedLeaf(let b)):
             return a === b || (a.value == b.value && a.priority == b.priority)
-        case let (.children(a), .children(b)):
+        case (.children(let a), .children(let b)):
             if a.priority != b.priority { return false }
             if a.map.isIdentical(to: b.map) { return true }
             guard a.map.count == b.map.count else { return false }

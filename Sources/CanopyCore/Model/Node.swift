@@ -87,7 +87,9 @@ extension Node {
         }
     }
 
-    /// The number of direct children. - Complexity: O(1)
+    /// The number of direct children.
+    ///
+    /// - Complexity: O(1)
     package var childCount: Int { if case .children(let c) = self { return c.map.count } else { return 0 } }
 
     /// The children map (empty for leaves and empty nodes).
@@ -96,13 +98,17 @@ extension Node {
         return SortedMap()
     }
 
-    /// The direct child at `key`, `.empty` when there is none. - Complexity: O(log *n*)
+    /// The direct child at `key`, `.empty` when there is none.
+    ///
+    /// - Complexity: O(log *n*)
     package func child(_ key: ChildKey) -> Node {
         if case .children(let c) = self { return c.map[key] ?? .empty }
         return .empty
     }
 
-    /// The node at a relative path. - Complexity: O(*d* log *n*)
+    /// The node at a relative path.
+    ///
+    /// - Complexity: O(*d* log *n*)
     package func node(at path: some Sequence<ChildKey>) -> Node {
         var node = self
         for key in path {

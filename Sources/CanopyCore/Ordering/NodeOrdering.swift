@@ -14,7 +14,8 @@ extension Node {
     /// Three-way comparison in value order; all objects compare equal (the key breaks the tie).
     package static func compareValues(_ a: Node, _ b: Node) -> Int {
         if let x = a.leafValue, let y = b.leafValue { return LeafValue.compare(x, y) }
-        let ra = a.valueTypeRank, rb = b.valueTypeRank
+        let ra = a.valueTypeRank
+        let rb = b.valueTypeRank
         return ra < rb ? -1 : (ra > rb ? 1 : 0)
     }
 }
@@ -27,7 +28,7 @@ package enum PriorityOrder {
         case (nil, nil): return 0
         case (nil, _): return -1
         case (_, nil): return 1
-        case let (x?, y?): return LeafValue.compare(x, y)
+        case (let x?, let y?): return LeafValue.compare(x, y)
         }
     }
 }

@@ -7,7 +7,8 @@ extension SyncEngine {
     /// insertions. Handled entries are removed from `values` and `removals`.
     /// A group is merged only when no other entry lies deeper below its parent, so the merged
     /// parent commutes with every other entry of the update.
-    func applyInBulk(base: DatabasePath, values: inout [(path: [ChildKey], node: Node)], removals: inout [[ChildKey]], others: [[ChildKey]]) {
+    func applyInBulk(base: DatabasePath, values: inout [(path: [ChildKey], node: Node)], removals: inout [[ChildKey]], others: [[ChildKey]])
+    {
         // The common shape: every entry is a direct child of the written location.
         if values.allSatisfy({ $0.path.count == 1 }) && removals.allSatisfy({ $0.count == 1 }) && others.allSatisfy({ $0.count <= 1 }) {
             var keys = ContiguousArray<ChildKey>()
@@ -41,7 +42,8 @@ extension SyncEngine {
             let location = base.keys + parent
             let keys = ContiguousArray(group.lazy.map(\.key))
             let nodes = ContiguousArray(group.lazy.map(\.node))
-            merged.append((parent, Self.merge(self.root.node(at: location), keys: keys, nodes: nodes, order: KeyOrder.sortedPositions(keys))))
+            merged.append(
+                (parent, Self.merge(self.root.node(at: location), keys: keys, nodes: nodes, order: KeyOrder.sortedPositions(keys))))
         }
         guard !merged.isEmpty else { return }
         let done = Set(merged.map(\.parent))
@@ -94,6 +96,8 @@ extension SyncEngine {
         }
         // Writing children under a leaf keeps the leaf's priority, as `setChild` does.
         if outKeys.isEmpty { return .empty }
-        return .children(Node.ChildrenNode(map: SortedMap(sortedKeys: outKeys, values: outNodes), priority: node.priority, prioritizedChildren: prioritized))
+        return .children(
+            Node.ChildrenNode(
+                map: SortedMap(sortedKeys: outKeys, values: outNodes), priority: node.priority, prioritizedChildren: prioritized))
     }
 }

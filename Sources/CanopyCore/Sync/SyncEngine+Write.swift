@@ -15,7 +15,9 @@ extension SyncEngine {
         // Without views or indexes there is nothing to update or notify: a plain set goes straight
         // to the tree.
         let hasViews = !self.viewRoot.isEmpty
-        if !hasViews && write.entries.count == 1 && write.entries[0].value.placeholders.isEmpty && !(write.entries[0].path.last?.isPriorityKey ?? false) {
+        if !hasViews && write.entries.count == 1 && write.entries[0].value.placeholders.isEmpty
+            && !(write.entries[0].path.last?.isPriorityKey ?? false)
+        {
             let path = write.entries[0].path
             self.root.set(write.entries[0].value.node, at: path.isEmpty ? base.keys[...] : (base.keys + path)[...])
             return []
@@ -87,7 +89,8 @@ extension SyncEngine {
             if !node.indexes.isEmpty {
                 let location = Array(base.keys.prefix(depth))
                 let child = self.root.node(at: location + [key])
-                updates.append(IndexUpdate(location: location, indexes: Array(node.indexes.values), oldChildren: [(key, child)], oldNode: .empty))
+                updates.append(
+                    IndexUpdate(location: location, indexes: Array(node.indexes.values), oldChildren: [(key, child)], oldNode: .empty))
             }
             treeNode = node.children[key]
         }
@@ -100,10 +103,16 @@ extension SyncEngine {
                 switch candidates {
                 case .untouched: break
                 case .whole:
-                    updates.append(IndexUpdate(location: location, indexes: Array(node.indexes.values), oldChildren: nil, oldNode: self.root.node(at: location)))
+                    updates.append(
+                        IndexUpdate(
+                            location: location, indexes: Array(node.indexes.values), oldChildren: nil, oldNode: self.root.node(at: location)
+                        ))
                 case .children(let keys):
                     let old = self.root.node(at: location)
-                    updates.append(IndexUpdate(location: location, indexes: Array(node.indexes.values), oldChildren: keys.map { ($0, old.child($0)) }, oldNode: .empty))
+                    updates.append(
+                        IndexUpdate(
+                            location: location, indexes: Array(node.indexes.values), oldChildren: keys.map { ($0, old.child($0)) },
+                            oldNode: .empty))
                 }
             }
             for (key, child) in node.children { visit(child, relative: relative + [key]) }

@@ -15,7 +15,9 @@ package final class SyncEngine {
         self.root = root
     }
 
-    /// The data at `path`. - Complexity: O(*d* log *n*)
+    /// The data at `path`.
+    ///
+    /// - Complexity: O(*d* log *n*)
     package func node(at path: DatabasePath) -> Node { self.root.node(at: path.keys) }
 
     /// The number of registrations. For tests and diagnostics.
@@ -139,7 +141,9 @@ package final class SyncEngine {
             _ = self.retainIndex(params.index, at: treeNode, node: self.node(at: path))
         } else {
             self.pins.remove(pin)
-            guard let treeNode = self.viewRoot.descendant(path.keys, create: false), let index = treeNode.indexes[params.index] else { return }
+            guard let treeNode = self.viewRoot.descendant(path.keys, create: false), let index = treeNode.indexes[params.index] else {
+                return
+            }
             self.releaseIndex(index, at: treeNode)
             self.viewRoot.prune(path.keys)
         }

@@ -62,9 +62,9 @@ package struct ChildChanges {
 
     private mutating func classify(_ key: ChildKey, _ old: Node?, _ new: Node?) {
         switch (old, new) {
-        case let (o?, n?): if o != n { self.changed.append((key, o, n)) }
-        case let (o?, nil): self.removed.append((key, o))
-        case let (nil, n?): self.added.append((key, n))
+        case (let o?, let n?): if o != n { self.changed.append((key, o, n)) }
+        case (let o?, nil): self.removed.append((key, o))
+        case (nil, let n?): self.added.append((key, n))
         case (nil, nil): break
         }
     }

@@ -8,7 +8,9 @@ package final class ChildIndex {
     /// Views (and pins) using the index.
     package var users = 0
 
-    /// Builds the index of `node`'s children. - Complexity: O(*n* log *n*)
+    /// Builds the index of `node`'s children.
+    ///
+    /// - Complexity: O(*n* log *n*)
     package init(index: QueryIndex, node: Node) {
         self.index = index
         var list: [(entry: IndexEntry, node: Node)] = []

@@ -39,7 +39,9 @@ package enum ChildOrder {
         self.children(in: range).map(\.key)
     }
 
-    /// The children (key and node) of the ranks in `range`, in order. - Complexity: O(log *n* + *k*)
+    /// The children (key and node) of the ranks in `range`, in order.
+    ///
+    /// - Complexity: O(log *n* + *k*)
     package func children(in range: Range<Int>) -> [(key: ChildKey, node: Node)] {
         guard !range.isEmpty else { return [] }
         var result: [(key: ChildKey, node: Node)] = []

@@ -28,7 +28,9 @@ package struct QueryBuilder: Sendable, Hashable {
 
     /// The engine's parameters for these constraints.
     package var params: QueryParams {
-        QueryParams(index: self.index, start: self.start.map { self.bound($0, isStart: true) }, end: self.end.map { self.bound($0, isStart: false) }, limit: self.limit)
+        QueryParams(
+            index: self.index, start: self.start.map { self.bound($0, isStart: true) },
+            end: self.end.map { self.bound($0, isStart: false) }, limit: self.limit)
     }
 
     private func bound(_ e: Endpoint, isStart: Bool) -> QueryBound {
@@ -121,7 +123,8 @@ package struct QueryBuilder: Sendable, Hashable {
             throw Self.invalid("You must use \(method) instead of \(method)childKey: when using queryOrderedByKey:")
         }
         if self.start != nil {
-            throw Self.invalid("Can't call \(method) after queryStartingAtValue, queryStartingAfterValue, or queryEqualToValue was previously called")
+            throw Self.invalid(
+                "Can't call \(method) after queryStartingAtValue, queryStartingAfterValue, or queryEqualToValue was previously called")
         }
         self.start = Endpoint(value: leaf, key: childKey, exclusive: after, isEqualTo: false)
         try self.validateEndpoints()
@@ -149,7 +152,9 @@ package struct QueryBuilder: Sendable, Hashable {
             throw Self.invalid("You must use queryEqualToValue: instead of queryEqualTo:childKey: when using queryOrderedByKey:")
         }
         if self.start != nil || self.end != nil {
-            throw Self.invalid("Can't call queryEqualToValue: after queryStartingAtValue, queryStartingAfterValue, queryEndingAtValue, queryEndingBeforeValue or queryEqualToValue was previously called")
+            throw Self.invalid(
+                "Can't call queryEqualToValue: after queryStartingAtValue, queryStartingAfterValue, queryEndingAtValue, queryEndingBeforeValue or queryEqualToValue was previously called"
+            )
         }
         self.start = Endpoint(value: leaf, key: childKey, exclusive: false, isEqualTo: true)
         self.end = Endpoint(value: leaf, key: childKey, exclusive: false, isEqualTo: true)
@@ -162,24 +167,36 @@ package struct QueryBuilder: Sendable, Hashable {
         case .key:
             if let start = self.start {
                 if start.key != nil {
-                    throw Self.invalid("Can't use queryStartingAtValue:childKey:, queryStartingAfterValue:childKey:, or queryEqualTo:andChildKey: in combination with queryOrderedByKey")
+                    throw Self.invalid(
+                        "Can't use queryStartingAtValue:childKey:, queryStartingAfterValue:childKey:, or queryEqualTo:andChildKey: in combination with queryOrderedByKey"
+                    )
                 }
-                if case .string? = start.value {} else {
-                    throw Self.invalid("Can't use queryStartingAtValue: or queryStartingAfterValue: with non-string types when used with queryOrderedByKey")
+                if case .string? = start.value {
+                } else {
+                    throw Self.invalid(
+                        "Can't use queryStartingAtValue: or queryStartingAfterValue: with non-string types when used with queryOrderedByKey"
+                    )
                 }
             }
             if let end = self.end {
                 if end.key != nil {
-                    throw Self.invalid("Can't use queryEndingAtValue:childKey: or queryEndingBeforeValue:childKey: queryEqualToValue:childKey: in combination with queryOrderedByKey")
+                    throw Self.invalid(
+                        "Can't use queryEndingAtValue:childKey: or queryEndingBeforeValue:childKey: queryEqualToValue:childKey: in combination with queryOrderedByKey"
+                    )
                 }
-                if case .string? = end.value {} else {
-                    throw Self.invalid("Can't use queryEndingAtValue: or queryEndingBeforeValue: with other types than string in combination with queryOrderedByKey")
+                if case .string? = end.value {
+                } else {
+                    throw Self.invalid(
+                        "Can't use queryEndingAtValue: or queryEndingBeforeValue: with other types than string in combination with queryOrderedByKey"
+                    )
                 }
             }
         case .priority:
             for endpoint in [self.start, self.end].compactMap({ $0 }) {
                 if case .bool? = endpoint.value {
-                    throw Self.invalid("When using queryOrderedByPriority, values provided to queryStartingAtValue:, queryStartingAfterValue:, queryEndingAtValue:, queryEndingBeforeValue:, or queryEqualToValue: must be valid priorities.")
+                    throw Self.invalid(
+                        "When using queryOrderedByPriority, values provided to queryStartingAtValue:, queryStartingAfterValue:, queryEndingAtValue:, queryEndingBeforeValue:, or queryEqualToValue: must be valid priorities."
+                    )
                 }
             }
         case .value, .child:

@@ -27,7 +27,8 @@ package struct ChildrenBuilder {
     package mutating func build() -> Node {
         if self.keys.isEmpty { return .empty }
         if self.keys.count > 1 { Self.sort(&self.keys, &self.nodes) }
-        return .children(Node.ChildrenNode(map: SortedMap(sortedKeys: self.keys, values: self.nodes), prioritizedChildren: self.prioritized))
+        return .children(
+            Node.ChildrenNode(map: SortedMap(sortedKeys: self.keys, values: self.nodes), prioritizedChildren: self.prioritized))
     }
 
     /// The object node for children already in increasing key order (array elements).

@@ -105,7 +105,9 @@ extension ValueConverter {
     /// Converts `value` for a write at `location`: the fast path when it applies, else the exact
     /// one (which names the problem, or resolves server values and `.value` / `.priority`).
     /// - Throws: ``DatabaseError`` as ``convert(_:)`` does.
-    package static func writeValue(_ value: JSONValue, at location: [ChildKey], function: String, argument: String = "value") throws(DatabaseError) -> WriteValue {
+    package static func writeValue(_ value: JSONValue, at location: [ChildKey], function: String, argument: String = "value")
+        throws(DatabaseError) -> WriteValue
+    {
         let budget = PathBudget(location: location)
         if budget.fits {
             var fast = FastValueConverter(budget: budget)

@@ -61,7 +61,9 @@ package enum KeyOrder {
     }
 
     /// A stable LSD radix sort of `entries` by (`high`, `middle`, `low`), a byte at a time,
-    /// skipping the bytes that are the same in every entry. - Complexity: O(24 *n*)
+    /// skipping the bytes that are the same in every entry.
+    ///
+    /// - Complexity: O(24 *n*)
     static func radixSort(_ entries: inout [Entry]) {
         let n = entries.count
         // Byte `d` of the 192-bit word, least significant first: `low`, then `middle`, `high`.
@@ -149,7 +151,8 @@ package enum KeyOrder {
         // from the byte): one load.
         let end = offset &+ width
         if end <= bytes.count && end >= 8 {
-            let raw = UInt64(bigEndian: UnsafeRawPointer(bytes.baseAddress.unsafelyUnwrapped).loadUnaligned(fromByteOffset: end &- 8, as: UInt64.self))
+            let raw = UInt64(
+                bigEndian: UnsafeRawPointer(bytes.baseAddress.unsafelyUnwrapped).loadUnaligned(fromByteOffset: end &- 8, as: UInt64.self))
             let word = width == 8 ? raw : raw & ((1 << UInt64(8 &* width)) &- 1)
             if word & 0x8080_8080_8080_8080 == 0 { return word }
         }

@@ -8,12 +8,16 @@ package enum UpdateEntries {
         let segments = key.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true).map { String(Substring($0)) }
         if segments.isEmpty {
             // Not the location itself: an empty key is a mistake, and it would replace everything here.
-            throw DatabaseError(.invalidKey, "\(function) failed: values argument contains an empty path (\"\(key)\"). Keys name children of the location.")
+            throw DatabaseError(
+                .invalidKey, "\(function) failed: values argument contains an empty path (\"\(key)\"). Keys name children of the location.")
         }
         for (i, segment) in segments.enumerated() {
             let isLastPriority = i == segments.count - 1 && segment == ".priority"
             guard KeyValidation.isValidKey(segment) || isLastPriority else {
-                throw DatabaseError(.invalidKey, "\(function) failed: values argument contains an invalid key (\(segment)) in path /\(segments.joined(separator: "/")). Keys must be non-empty strings and can't contain \".\", \"#\", \"$\", \"/\", \"[\", or \"]\"")
+                throw DatabaseError(
+                    .invalidKey,
+                    "\(function) failed: values argument contains an invalid key (\(segment)) in path /\(segments.joined(separator: "/")). Keys must be non-empty strings and can't contain \".\", \"#\", \"$\", \"/\", \"[\", or \"]\""
+                )
             }
         }
         return segments.map { ChildKey($0) }
@@ -23,13 +27,18 @@ package enum UpdateEntries {
     package static func overlap(_ paths: [DatabasePath], function: String) -> DatabaseError? {
         let sorted = paths.sorted()
         for i in sorted.indices.dropFirst() where sorted[i - 1].contains(sorted[i]) {
-            return DatabaseError(.invalidPath, "\(function) failed: values argument contains a path \(sorted[i - 1].string) that is ancestor of another path \(sorted[i].string)")
+            return DatabaseError(
+                .invalidPath,
+                "\(function) failed: values argument contains a path \(sorted[i - 1].string) that is ancestor of another path \(sorted[i].string)"
+            )
         }
         return nil
     }
 
     /// The entries of a JSON update object written at `location`.
-    package static func entries(_ members: [String: JSONValue], location: [ChildKey], function: String) throws(DatabaseError) -> [WriteOperation.Entry] {
+    package static func entries(_ members: [String: JSONValue], location: [ChildKey], function: String) throws(DatabaseError)
+        -> [WriteOperation.Entry]
+    {
         var entries: [WriteOperation.Entry] = []
         entries.reserveCapacity(members.count)
         // Sorted, so that a body with several problems always reports the same one.
@@ -42,12 +51,16 @@ package enum UpdateEntries {
                 do {
                     argument = try ValueConverter.priority(value, function: function)
                 } catch {
-                    throw DatabaseError(.invalidPriority, "\(function) failed: values argument contains an invalid value for '\(full)', which must be a valid Firebase priority (a string, finite number, server value, or null).")
+                    throw DatabaseError(
+                        .invalidPriority,
+                        "\(function) failed: values argument contains an invalid value for '\(full)', which must be a valid Firebase priority (a string, finite number, server value, or null)."
+                    )
                 }
                 switch argument {
                 case .none: write = WriteValue(node: .empty)
                 case .value(let p): write = WriteValue(node: .leaf(p))
-                case .serverValue(let sv): write = WriteValue(node: .leaf(.int(0)), placeholders: [.init(path: [], value: sv, isPriority: false)])
+                case .serverValue(let sv):
+                    write = WriteValue(node: .leaf(.int(0)), placeholders: [.init(path: [], value: sv, isPriority: false)])
                 }
             } else {
                 write = try ValueConverter.writeValue(value, at: location + relative, function: function, argument: "values")
@@ -55,7 +68,9 @@ package enum UpdateEntries {
             entries.append(WriteOperation.Entry(path: relative, value: write))
         }
         // Keys without a slash are distinct single keys, which cannot overlap.
-        if members.keys.contains(where: { $0.utf8.contains(UInt8(ascii: "/")) }), let error = self.overlap(entries.map { DatabasePath($0.path) }, function: function) {
+        if members.keys.contains(where: { $0.utf8.contains(UInt8(ascii: "/")) }),
+            let error = self.overlap(entries.map { DatabasePath($0.path) }, function: function)
+        {
             throw error
         }
         return entries

@@ -34,14 +34,19 @@ package struct ValueConverter {
         case .int(let i): return .value(.int(i))
         case .double(let d):
             if d.isNaN {
-                throw DatabaseError(.invalidPriority, "\(function) failed: priority argument is NaN, but must be a valid Firebase priority (a string, finite number, server value, or null).")
+                throw DatabaseError(
+                    .invalidPriority,
+                    "\(function) failed: priority argument is NaN, but must be a valid Firebase priority (a string, finite number, server value, or null)."
+                )
             }
             if d.isFinite { return .value(.double(d)) }
         case .object(let o):
             if o.count == 1, let sv = o[".sv"], let placeholder = ServerValuePlaceholder(sv) { return .serverValue(placeholder) }
         default: break
         }
-        throw DatabaseError(.invalidPriority, "\(function) failed: priority argument must be a valid Firebase priority (a string, finite number, server value, or null).")
+        throw DatabaseError(
+            .invalidPriority,
+            "\(function) failed: priority argument must be a valid Firebase priority (a string, finite number, server value, or null).")
     }
 
     /// A validated priority argument.
@@ -59,10 +64,14 @@ package struct ValueConverter {
 
     private func checkPath() throws(DatabaseError) {
         if self.byteLength > KeyValidation.maxPathBytes {
-            throw DatabaseError(.invalidValue, "\(self.prefix)has a key path longer than \(KeyValidation.maxPathBytes) bytes (\(self.byteLength)).")
+            throw DatabaseError(
+                .invalidValue, "\(self.prefix)has a key path longer than \(KeyValidation.maxPathBytes) bytes (\(self.byteLength)).")
         }
         if self.parts.count > KeyValidation.maxDepth {
-            throw DatabaseError(.invalidValue, "\(self.prefix)path specified exceeds the maximum depth that can be written (\(KeyValidation.maxDepth)) or object contains a cycle\(self.property)")
+            throw DatabaseError(
+                .invalidValue,
+                "\(self.prefix)path specified exceeds the maximum depth that can be written (\(KeyValidation.maxDepth)) or object contains a cycle\(self.property)"
+            )
         }
     }
 
@@ -91,7 +100,10 @@ package struct ValueConverter {
             return .double(d)
         case .string(let s):
             if s.utf8.count > KeyValidation.maxStringBytes {
-                throw DatabaseError(.invalidValue, "\(self.prefix)contains a string greater than \(KeyValidation.maxStringBytes) utf8 bytes\(self.property) ('\(s.prefix(50))...')")
+                throw DatabaseError(
+                    .invalidValue,
+                    "\(self.prefix)contains a string greater than \(KeyValidation.maxStringBytes) utf8 bytes\(self.property) ('\(s.prefix(50))...')"
+                )
             }
             return .string(s)
         default: return nil
@@ -125,10 +137,16 @@ package struct ValueConverter {
     private mutating func object(_ members: [String: JSONValue]) throws(DatabaseError) -> Node {
         if let sv = members[".sv"] {
             guard members.count == 1 else {
-                throw DatabaseError(.invalidValue, "\(self.prefix)contains \".sv\" together with other keys\(self.property). Server values cannot be stored with other keys.")
+                throw DatabaseError(
+                    .invalidValue,
+                    "\(self.prefix)contains \".sv\" together with other keys\(self.property). Server values cannot be stored with other keys."
+                )
             }
             guard let placeholder = ServerValuePlaceholder(sv) else {
-                throw DatabaseError(.invalidValue, "\(self.prefix)contains an invalid server value\(self.property). Use {\".sv\": \"timestamp\"} or {\".sv\": {\"increment\": number}}.")
+                throw DatabaseError(
+                    .invalidValue,
+                    "\(self.prefix)contains an invalid server value\(self.property). Use {\".sv\": \"timestamp\"} or {\".sv\": {\"increment\": number}}."
+                )
             }
             self.placeholders.append(.init(path: self.relative, value: placeholder, isPriority: false))
             return .leaf(.int(0))
@@ -145,7 +163,10 @@ package struct ValueConverter {
             default:
                 hasActualChild = true
                 guard KeyValidation.isValidKey(key) else {
-                    throw DatabaseError(.invalidKey, "\(self.prefix) contains an invalid key (\(key))\(self.property).  Keys must be non-empty strings and can't contain \".\", \"#\", \"$\", \"/\", \"[\", or \"]\"")
+                    throw DatabaseError(
+                        .invalidKey,
+                        "\(self.prefix) contains an invalid key (\(key))\(self.property).  Keys must be non-empty strings and can't contain \".\", \"#\", \"$\", \"/\", \"[\", or \"]\""
+                    )
                 }
                 try self.push(key)
                 let child = try self.node(from: member)
@@ -156,12 +177,16 @@ package struct ValueConverter {
         var node: Node
         if let dotValue {
             if hasActualChild {
-                throw DatabaseError(.invalidValue, "\(self.prefix) contains \".value\" child\(self.property) in addition to actual children.")
+                throw DatabaseError(
+                    .invalidValue, "\(self.prefix) contains \".value\" child\(self.property) in addition to actual children.")
             }
             switch dotValue {
             case .null: node = .empty
             case .object, .array:
-                throw DatabaseError(.invalidValue, "\(self.prefix)contains an invalid \".value\"\(self.property). Only a string, number, boolean or null can be used with .value.")
+                throw DatabaseError(
+                    .invalidValue,
+                    "\(self.prefix)contains an invalid \".value\"\(self.property). Only a string, number, boolean or null can be used with .value."
+                )
             default: node = .leaf(try self.leaf(dotValue)!)
             }
         } else {
@@ -175,7 +200,10 @@ package struct ValueConverter {
     }
 
     private mutating func applyPriority(_ json: JSONValue, to node: Node) throws(DatabaseError) -> Node {
-        let invalid = DatabaseError(.invalidPriority, "\(self.prefix)contains an invalid value for '\(([""] + self.parts + [".priority"]).joined(separator: "/"))', which must be a valid Firebase priority (a string, finite number, server value, or null).")
+        let invalid = DatabaseError(
+            .invalidPriority,
+            "\(self.prefix)contains an invalid value for '\(([""] + self.parts + [".priority"]).joined(separator: "/"))', which must be a valid Firebase priority (a string, finite number, server value, or null)."
+        )
         switch json {
         case .null: return node.withoutPriority
         case .string(let s): return node.withPriority(.string(s))

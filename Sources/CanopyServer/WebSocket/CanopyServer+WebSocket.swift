@@ -12,8 +12,12 @@ import Synchronization
 /// The SDKs' realtime protocol on `/.ws?v=5&ns=NAME[&ls=SESSION]`, on the REST server's port.
 enum WireUpgrade {
     /// Whether to upgrade `request`, and the handler that serves the connection if so.
-    static func decide(_ request: HTTPRequest, channel: any Channel, state: ServerState) async -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
-        guard let target = request.path, target == "/.ws" || target.hasPrefix("/.ws?"), state.wireSessions.isAccepting else { return .dontUpgrade }
+    static func decide(_ request: HTTPRequest, channel: any Channel, state: ServerState) async -> ShouldUpgradeResult<
+        WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>
+    > {
+        guard let target = request.path, target == "/.ws" || target.hasPrefix("/.ws?"), state.wireSessions.isAccepting else {
+            return .dontUpgrade
+        }
         let parameters = Self.parameters(target)
         let configuration = state.configuration
         let name = parameters["ns"].flatMap { $0.isEmpty ? nil : $0 } ?? configuration.defaultNamespace

@@ -19,7 +19,8 @@ struct HeadDeadlineChannel: ServerChildChannel {
         if let timeout {
             channel.eventLoop.scheduleTask(in: timeout) {
                 let pipeline = channel.pipeline.syncOperations
-                let decided = (try? pipeline.context(handlerType: HTTP1ToHTTPServerCodec.self)) != nil
+                let decided =
+                    (try? pipeline.context(handlerType: HTTP1ToHTTPServerCodec.self)) != nil
                     || (try? pipeline.context(handlerType: WebSocketFrameEncoder.self)) != nil
                 if !decided { channel.close(promise: nil) }
             }

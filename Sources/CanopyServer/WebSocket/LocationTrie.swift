@@ -88,7 +88,9 @@ struct LocationTrie<Value> {
         Self.forEachDescendant(of: self.root, at: [], visited: &visited, body)
     }
 
-    private static func forEachDescendant(of entry: Entry, at location: [ChildKey], visited: inout Set<[ChildKey]>, _ body: (DatabasePath, Value) -> Void) {
+    private static func forEachDescendant(
+        of entry: Entry, at location: [ChildKey], visited: inout Set<[ChildKey]>, _ body: (DatabasePath, Value) -> Void
+    ) {
         for (key, child) in entry.children {
             let at = location + [key]
             if let value = child.value, visited.insert(at).inserted { body(DatabasePath(at), value) }

@@ -130,7 +130,11 @@ final class WireHub: @unchecked Sendable {
         }
         // One connection may hold several default listens on one location (with and without a
         // query that filters nothing): keep it while any remains.
-        if self.listens[session]?.contains(where: { $0.location == listen.location && !($0.tag != nil && $0.query?.isFiltered == true) }) == true { return }
+        if self.listens[session]?.contains(where: { $0.location == listen.location && !($0.tag != nil && $0.query?.isFiltered == true) })
+            == true
+        {
+            return
+        }
         guard let group = self.locations[listen.location] else { return }
         group.sessions[session] = nil
         if group.sessions.isEmpty {

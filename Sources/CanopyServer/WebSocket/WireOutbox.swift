@@ -42,7 +42,11 @@ final class WireOutbox: Sendable {
     }
 
     private func enqueue(_ frames: [ByteBuffer]) {
-        enum Action { case none, wake(CheckedContinuation<[ByteBuffer]?, Never>, [ByteBuffer]), overflow(CheckedContinuation<[ByteBuffer]?, Never>?) }
+        enum Action {
+            case none
+            case wake(CheckedContinuation<[ByteBuffer]?, Never>, [ByteBuffer])
+            case overflow(CheckedContinuation<[ByteBuffer]?, Never>?)
+        }
         let action: Action = self.state.withLock { state in
             guard !state.closed else { return .none }
             let size = frames.reduce(0) { $0 + $1.readableBytes }
@@ -74,7 +78,10 @@ final class WireOutbox: Sendable {
         await withCheckedContinuation { continuation in
             let now: [ByteBuffer]?? = self.state.withLock { state in
                 if !state.frames.isEmpty {
-                    defer { state.frames = []; state.bytes = 0 }
+                    defer {
+                        state.frames = []
+                        state.bytes = 0
+                    }
                     return .some(state.frames)
                 }
                 if state.closed { return .some(nil) }

@@ -29,7 +29,10 @@ struct WireRequests {
                 self.isAdmin = true
                 outbox.send(ServerMessage.ok(id: id))
             } else {
-                outbox.send(ServerMessage.failure(id: id, status: "invalid_token", message: "This server accepts only its admin token (user authentication is not configured)."))
+                outbox.send(
+                    ServerMessage.failure(
+                        id: id, status: "invalid_token",
+                        message: "This server accepts only its admin token (user authentication is not configured)."))
             }
         case .unauth:
             self.isAdmin = false
@@ -120,7 +123,8 @@ struct WireRequests {
         let outbox = self.session.outbox
         let accepted = self.database.onLoop { access in
             if let expectedHash, access.node(at: write.path).wireHash != expectedHash {
-                return outbox.send(ServerMessage.failure(id: id, status: "datastale", message: "The transaction's data changed on the server."))
+                return outbox.send(
+                    ServerMessage.failure(id: id, status: "datastale", message: "The transaction's data changed on the server."))
             }
             access.apply(write) { error in
                 guard let error else { return outbox.send(ServerMessage.ok(id: id)) }

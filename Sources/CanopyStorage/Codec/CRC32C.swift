@@ -31,7 +31,8 @@ package enum CRC32C {
                 let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self)) ^ UInt64(crc)
                 let lo = UInt32(truncatingIfNeeded: word)
                 let hi = UInt32(truncatingIfNeeded: word &>> 32)
-                crc = t[7 &* 256 &+ Int(lo & 0xFF)] ^ t[6 &* 256 &+ Int((lo &>> 8) & 0xFF)]
+                crc =
+                    t[7 &* 256 &+ Int(lo & 0xFF)] ^ t[6 &* 256 &+ Int((lo &>> 8) & 0xFF)]
                     ^ t[5 &* 256 &+ Int((lo &>> 16) & 0xFF)] ^ t[4 &* 256 &+ Int(lo &>> 24)]
                     ^ t[3 &* 256 &+ Int(hi & 0xFF)] ^ t[2 &* 256 &+ Int((hi &>> 8) & 0xFF)]
                     ^ t[1 &* 256 &+ Int((hi &>> 16) & 0xFF)] ^ t[Int(hi &>> 24)]

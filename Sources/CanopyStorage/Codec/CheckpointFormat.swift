@@ -84,7 +84,9 @@ package enum CheckpointFormat {
             throw CodecError(offset: size, reason: "truncated: \(size) bytes, shorter than the \(Self.headerSize)-byte header")
         }
         var r = ByteReader(bytes)
-        guard try r.readBytes(8).elementsEqual(Self.magic) else { throw CodecError(offset: 0, reason: "not a Canopy checkpoint (bad magic)") }
+        guard try r.readBytes(8).elementsEqual(Self.magic) else {
+            throw CodecError(offset: 0, reason: "not a Canopy checkpoint (bad magic)")
+        }
         let version = try r.readU32()
         let blockSizeField = try r.readU32()
         let sequence = try r.readU64()
@@ -94,10 +96,16 @@ package enum CheckpointFormat {
         guard headerCRC == CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[0..<36])) else {
             throw CodecError(offset: 0, reason: "header checksum mismatch")
         }
-        guard version == Self.version else { throw CodecError(offset: 8, reason: "unsupported format version \(version) (expected \(Self.version))") }
+        guard version == Self.version else {
+            throw CodecError(offset: 8, reason: "unsupported format version \(version) (expected \(Self.version))")
+        }
         let blockSize = Int(blockSizeField)
-        guard blockSize > 0 && blockSize <= Self.maxBlockSize else { throw CodecError(offset: 12, reason: "invalid block size \(blockSize)") }
-        guard payloadField >= 1 && payloadField <= UInt64(Int.max / 4) else { throw CodecError(offset: 24, reason: "invalid payload length \(payloadField)") }
+        guard blockSize > 0 && blockSize <= Self.maxBlockSize else {
+            throw CodecError(offset: 12, reason: "invalid block size \(blockSize)")
+        }
+        guard payloadField >= 1 && payloadField <= UInt64(Int.max / 4) else {
+            throw CodecError(offset: 24, reason: "invalid payload length \(payloadField)")
+        }
         let payloadLength = Int(payloadField)
         let blockCount = (payloadLength + blockSize - 1) / blockSize
         guard Int(blockCountField) == blockCount else {
@@ -107,7 +115,9 @@ package enum CheckpointFormat {
         let footerStart = tableStart + 4 * blockCount
         let expectedSize = footerStart + Self.footerSize
         guard size >= expectedSize else { throw CodecError(offset: size, reason: "truncated: \(size) bytes of \(expectedSize)") }
-        guard size == expectedSize else { throw CodecError(offset: expectedSize, reason: "\(size - expectedSize) unexpected bytes after the footer") }
+        guard size == expectedSize else {
+            throw CodecError(offset: expectedSize, reason: "\(size - expectedSize) unexpected bytes after the footer")
+        }
 
         // Footer: checksum of the block checksums and itself, copies of the header's lengths.
         var footer = ByteReader(bytes)
@@ -118,7 +128,9 @@ package enum CheckpointFormat {
         guard footerCRC == CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[tableStart..<(footerStart + 12)])) else {
             throw CodecError(offset: tableStart, reason: "block checksum table or footer checksum mismatch")
         }
-        guard try footer.readBytes(8).elementsEqual(Self.endMagic) else { throw CodecError(offset: footerStart + 16, reason: "bad end magic") }
+        guard try footer.readBytes(8).elementsEqual(Self.endMagic) else {
+            throw CodecError(offset: footerStart + 16, reason: "bad end magic")
+        }
         guard footerPayload == payloadField && footerBlocks == blockCountField else {
             throw CodecError(offset: footerStart, reason: "footer does not match the header")
         }

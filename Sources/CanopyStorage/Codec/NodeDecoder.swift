@@ -66,7 +66,9 @@ struct NodeDecoder {
         guard depth < CodecLimits.maxDepth else { throw r.error("nesting deeper than \(CodecLimits.maxDepth) levels", at: start) }
         guard count >= 1 else { throw r.error("a children node with no children", at: start) }
         // Each child takes at least 2 bytes (a key reference and a tag).
-        guard count <= r.remaining / 2 else { throw r.error("\(count) children cannot fit in the \(r.remaining) remaining bytes", at: start) }
+        guard count <= r.remaining / 2 else {
+            throw r.error("\(count) children cannot fit in the \(r.remaining) remaining bytes", at: start)
+        }
         // `ChildrenBuilder` is concrete, so its calls run code specialized in CanopyCore (the
         // generic `SortedMap` initializer, called from here, would not be: Swift 6.3 does not
         // inline `@inlinable package` declarations across modules).
@@ -95,7 +97,9 @@ struct NodeDecoder {
         let mode = reference & 3
         if mode == KeyReference.tableEntry {
             let index = reference &>> 2
-            guard index < UInt64(self.table.count) else { throw r.error("key table index \(index) out of range (\(self.table.count) keys)", at: start) }
+            guard index < UInt64(self.table.count) else {
+                throw r.error("key table index \(index) out of range (\(self.table.count) keys)", at: start)
+            }
             return self.table[Int(index)]
         }
         guard mode == KeyReference.literal || mode == KeyReference.internedLiteral else {

@@ -51,23 +51,25 @@ struct NodeEncoder {
     }
 
     @inline(__always)
-    private mutating func encodeChild(_ key: ChildKey, _ child: Node, candidate candidates: Bool, previous: inout String, into w: inout ByteWriter) {
-            let string = key.string
-            var mode = KeyReference.literal
-            if candidates {
-                switch self.interner.decide(string) {
-                case .reference(let index):
-                    w.appendVarint(UInt64(index) &<< 2)
-                    previous = string
-                    self.encode(child, into: &w)
-                    return
-                case .literal: break
-                case .internedLiteral: mode = KeyReference.internedLiteral
-                }
+    private mutating func encodeChild(
+        _ key: ChildKey, _ child: Node, candidate candidates: Bool, previous: inout String, into w: inout ByteWriter
+    ) {
+        let string = key.string
+        var mode = KeyReference.literal
+        if candidates {
+            switch self.interner.decide(string) {
+            case .reference(let index):
+                w.appendVarint(UInt64(index) &<< 2)
+                previous = string
+                self.encode(child, into: &w)
+                return
+            case .literal: break
+            case .internedLiteral: mode = KeyReference.internedLiteral
             }
-            Self.encodeLiteralKey(string, previous: previous, mode: mode, into: &w)
-            previous = string
-            self.encode(child, into: &w)
+        }
+        Self.encodeLiteralKey(string, previous: previous, mode: mode, into: &w)
+        previous = string
+        self.encode(child, into: &w)
     }
 
     /// `prefix << 2 | mode`, the suffix length, the suffix bytes.

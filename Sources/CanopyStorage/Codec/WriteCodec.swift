@@ -39,7 +39,9 @@ package enum WriteCodec {
         let countAt = reader.offset
         let entryCount = try reader.readLength()
         // An entry takes at least 3 bytes: path length, node tag, placeholder count.
-        guard entryCount <= reader.remaining / 3 else { throw reader.error("\(entryCount) entries cannot fit in the \(reader.remaining) remaining bytes", at: countAt) }
+        guard entryCount <= reader.remaining / 3 else {
+            throw reader.error("\(entryCount) entries cannot fit in the \(reader.remaining) remaining bytes", at: countAt)
+        }
         var decoder = NodeDecoder()
         var entries: [WriteOperation.Entry] = []
         entries.reserveCapacity(entryCount)
@@ -50,7 +52,8 @@ package enum WriteCodec {
             let placeholderCount = try reader.readLength()
             // A placeholder takes at least 2 bytes: kind and path length.
             guard placeholderCount <= reader.remaining / 2 else {
-                throw reader.error("\(placeholderCount) placeholders cannot fit in the \(reader.remaining) remaining bytes", at: placeholdersAt)
+                throw reader.error(
+                    "\(placeholderCount) placeholders cannot fit in the \(reader.remaining) remaining bytes", at: placeholdersAt)
             }
             var placeholders: [WriteValue.Placeholder] = []
             placeholders.reserveCapacity(placeholderCount)
@@ -80,7 +83,9 @@ package enum WriteCodec {
     static func decodePath(_ reader: inout ByteReader) throws(CodecError) -> [ChildKey] {
         let countAt = reader.offset
         let count = try reader.readLength()
-        guard count <= reader.remaining / 2 else { throw reader.error("\(count) path keys cannot fit in the \(reader.remaining) remaining bytes", at: countAt) }
+        guard count <= reader.remaining / 2 else {
+            throw reader.error("\(count) path keys cannot fit in the \(reader.remaining) remaining bytes", at: countAt)
+        }
         var keys: [ChildKey] = []
         keys.reserveCapacity(count)
         for _ in 0..<count {

@@ -1,7 +1,7 @@
 package import CanopyCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// An exclusive lock on a database directory (`flock` on its `LOCK` file, which holds the owner's

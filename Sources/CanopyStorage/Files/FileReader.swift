@@ -1,7 +1,7 @@
 package import CanopyCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Reading files and directories (not part of the fault-injection seam: damaged files are made by

@@ -1,7 +1,7 @@
 package import CanopyCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Higher-level file operations over a ``FileIO``, each failing with a `DatabaseError` that

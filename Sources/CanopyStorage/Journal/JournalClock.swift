@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The clock the journal's periodic sync measures its interval with: the monotonic clock, or in

@@ -28,7 +28,9 @@ package enum JournalFormat {
 
     /// The sequence number in a segment or checkpoint file name, or `nil` for other names.
     package static func sequence(inName name: String, prefix: String, suffix: String) -> UInt64? {
-        guard name.hasPrefix(prefix), name.hasSuffix(suffix), name.utf8.count == prefix.utf8.count + 16 + suffix.utf8.count else { return nil }
+        guard name.hasPrefix(prefix), name.hasSuffix(suffix), name.utf8.count == prefix.utf8.count + 16 + suffix.utf8.count else {
+            return nil
+        }
         let digits = name.dropFirst(prefix.count).dropLast(suffix.count)
         return UInt64(digits, radix: 16)
     }

@@ -35,7 +35,8 @@ package enum JournalReader {
         body: (_ sequence: UInt64, _ now: Int64, _ write: WriteOperation) throws(DatabaseError) -> Void
     ) throws(DatabaseError) -> Scan {
         guard let first = JournalFormat.parseHeader(bytes) else {
-            throw DatabaseError(.corrupted, "The journal file \(fileName) is damaged at offset 0: its header is not a valid Canopy journal header.")
+            throw DatabaseError(
+                .corrupted, "The journal file \(fileName) is damaged at offset 0: its header is not a valid Canopy journal header.")
         }
         var scan = Scan(firstSequence: first, lastSequence: first &- 1, records: 0, validEnd: JournalFormat.headerSize, tornTail: nil)
         var offset = JournalFormat.headerSize
@@ -43,10 +44,14 @@ package enum JournalReader {
             let problem: String
             switch frame(at: offset, in: bytes) {
             case .valid(let payloadLength):
-                let payload = UnsafeRawBufferPointer(rebasing: bytes[(offset + JournalFormat.frameHeaderSize)..<(offset + JournalFormat.frameHeaderSize + payloadLength)])
+                let payload = UnsafeRawBufferPointer(
+                    rebasing: bytes[(offset + JournalFormat.frameHeaderSize)..<(offset + JournalFormat.frameHeaderSize + payloadLength)])
                 let sequence = payload.loadLittleEndian(UInt64.self, at: 0)
                 guard sequence == scan.lastSequence &+ 1 else {
-                    throw DatabaseError(.corrupted, "The journal file \(fileName) is damaged at offset \(offset): record \(sequence) follows record \(scan.lastSequence).")
+                    throw DatabaseError(
+                        .corrupted,
+                        "The journal file \(fileName) is damaged at offset \(offset): record \(sequence) follows record \(scan.lastSequence)."
+                    )
                 }
                 let now = Int64(bitPattern: payload.loadLittleEndian(UInt64.self, at: 8))
                 var reader = ByteReader(UnsafeRawBufferPointer(rebasing: payload[JournalFormat.payloadPrefixSize...]))
@@ -54,7 +59,10 @@ package enum JournalReader {
                 do {
                     write = try WriteCodec.decode(from: &reader)
                 } catch {
-                    throw DatabaseError(.corrupted, "The journal file \(fileName) is damaged at offset \(offset + JournalFormat.frameHeaderSize + JournalFormat.payloadPrefixSize + error.offset): \(error.reason).")
+                    throw DatabaseError(
+                        .corrupted,
+                        "The journal file \(fileName) is damaged at offset \(offset + JournalFormat.frameHeaderSize + JournalFormat.payloadPrefixSize + error.offset): \(error.reason)."
+                    )
                 }
                 try body(sequence, now, write)
                 scan.lastSequence = sequence
@@ -66,7 +74,10 @@ package enum JournalReader {
                 problem = reason
             }
             if let later = nextValidFrame(after: offset, in: bytes, lastSequence: scan.lastSequence) {
-                throw DatabaseError(.corrupted, "The journal file \(fileName) is damaged at offset \(offset) (\(problem)), before a valid record at offset \(later); the journal cannot be replayed past it.")
+                throw DatabaseError(
+                    .corrupted,
+                    "The journal file \(fileName) is damaged at offset \(offset) (\(problem)), before a valid record at offset \(later); the journal cannot be replayed past it."
+                )
             }
             scan.tornTail = TornTail(offset: offset, length: bytes.count - offset, reason: problem)
             break
@@ -92,7 +103,9 @@ package enum JournalReader {
         }
         let stored = bytes.loadLittleEndian(UInt32.self, at: offset + 4)
         var crc = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + 4)]))
-        crc = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[(offset + JournalFormat.frameHeaderSize)..<(offset + JournalFormat.frameHeaderSize + length)]), seed: crc)
+        crc = CRC32C.checksum(
+            UnsafeRawBufferPointer(
+                rebasing: bytes[(offset + JournalFormat.frameHeaderSize)..<(offset + JournalFormat.frameHeaderSize + length)]), seed: crc)
         guard crc == stored else { return .damaged("a record whose checksum does not match") }
         return .valid(payloadLength: length)
     }

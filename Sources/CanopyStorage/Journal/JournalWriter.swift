@@ -2,7 +2,7 @@ package import CanopyCore
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Appends framed records to the journal on its own thread, with group commit: every record
@@ -154,9 +154,11 @@ package final class JournalWriter: @unchecked Sendable {
         while true {
             var batch: [Chunk] = []
             var syncDue = false
-            let closing = self.state.withLock(waitingWhile: { state in
-                state.chunks.isEmpty && !state.closing && !self.periodicSyncDue(state)
-            }, deadline: self.nextDeadline()) { state -> Bool in
+            let closing = self.state.withLock(
+                waitingWhile: { state in
+                    state.chunks.isEmpty && !state.closing && !self.periodicSyncDue(state)
+                }, deadline: self.nextDeadline()
+            ) { state -> Bool in
                 swap(&batch, &state.chunks)
                 syncDue = self.periodicSyncDue(state)
                 state.busy = true
@@ -255,7 +257,9 @@ package final class JournalWriter: @unchecked Sendable {
         let syncFailed = self.syncFailed
         self.syncFailed = false
         if syncFailed && self.policy != .always && self.state.withLock({ $0.unsynced }) {
-            broken = DatabaseError(.ioError, "The journal is unusable: \(error.message) Writes acknowledged since the last sync may be lost; reopen the database.")
+            broken = DatabaseError(
+                .ioError,
+                "The journal is unusable: \(error.message) Writes acknowledged since the last sync may be lost; reopen the database.")
         } else {
             do throws(DatabaseError) {
                 try self.files.truncate(self.fd, to: self.goodOffset, path: self.segmentPath)

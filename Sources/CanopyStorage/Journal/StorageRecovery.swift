@@ -1,7 +1,7 @@
 package import CanopyCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Opening a database directory: the newest checkpoint, then the journal after it.
@@ -43,8 +43,12 @@ package struct StorageRecovery {
             try self.files.remove(self.path(name))
             notes.append("removed \(name), left by an interrupted checkpoint")
         }
-        let checkpoints = names.compactMap { name in JournalFormat.sequence(inName: name, prefix: "checkpoint-", suffix: ".canopy").map { (name, $0) } }.sorted { $0.1 < $1.1 }
-        var segments = names.compactMap { name in JournalFormat.sequence(inName: name, prefix: "journal-", suffix: ".log").map { (name, $0) } }.sorted { $0.1 < $1.1 }
+        let checkpoints = names.compactMap { name in
+            JournalFormat.sequence(inName: name, prefix: "checkpoint-", suffix: ".canopy").map { (name, $0) }
+        }.sorted { $0.1 < $1.1 }
+        var segments = names.compactMap { name in
+            JournalFormat.sequence(inName: name, prefix: "journal-", suffix: ".log").map { (name, $0) }
+        }.sorted { $0.1 < $1.1 }
 
         var root = Node.empty
         var checkpointSequence: UInt64 = 0
@@ -53,9 +57,13 @@ package struct StorageRecovery {
             guard let bytes = try FileReader.read(self.path(newest.0)) else {
                 throw DatabaseError(.ioError, "The checkpoint \(self.path(newest.0)) disappeared while opening.")
             }
-            let decoded = try bytes.withBytes { raw throws(DatabaseError) in try CheckpointFormat.decode(raw, fileName: self.path(newest.0)) }
+            let decoded = try bytes.withBytes { raw throws(DatabaseError) in try CheckpointFormat.decode(raw, fileName: self.path(newest.0))
+            }
             guard decoded.sequence == newest.1 else {
-                throw DatabaseError(.corrupted, "The checkpoint \(self.path(newest.0)) is damaged at offset 0: it covers record \(decoded.sequence), not the \(newest.1) its name says.")
+                throw DatabaseError(
+                    .corrupted,
+                    "The checkpoint \(self.path(newest.0)) is damaged at offset 0: it covers record \(decoded.sequence), not the \(newest.1) its name says."
+                )
             }
             root = decoded.root
             checkpointSequence = decoded.sequence
@@ -89,7 +97,10 @@ package struct StorageRecovery {
                 break
             }
             if segment.1 > last &+ 1 {
-                throw DatabaseError(.corrupted, "The journal file \(segmentPath) is damaged at offset 0: it starts at record \(segment.1) but the records before it end at \(last); records are missing.")
+                throw DatabaseError(
+                    .corrupted,
+                    "The journal file \(segmentPath) is damaged at offset 0: it starts at record \(segment.1) but the records before it end at \(last); records are missing."
+                )
             }
             let scan = try bytes.withBytes { raw throws(DatabaseError) in
                 try JournalReader.scan(raw, fileName: segmentPath) { sequence, now, write throws(DatabaseError) in
@@ -97,24 +108,34 @@ package struct StorageRecovery {
                     do throws(DatabaseError) {
                         _ = try engine.apply(write, now: now)
                     } catch {
-                        throw DatabaseError(.corrupted, "The journal file \(segmentPath) holds record \(sequence), which cannot be replayed: \(error.message)")
+                        throw DatabaseError(
+                            .corrupted,
+                            "The journal file \(segmentPath) holds record \(sequence), which cannot be replayed: \(error.message)")
                     }
                     last = sequence
                     replayed += 1
                 }
             }
             guard scan.firstSequence == segment.1 else {
-                throw DatabaseError(.corrupted, "The journal file \(segmentPath) is damaged at offset 0: its header names record \(scan.firstSequence), not the \(segment.1) its name says.")
+                throw DatabaseError(
+                    .corrupted,
+                    "The journal file \(segmentPath) is damaged at offset 0: its header names record \(scan.firstSequence), not the \(segment.1) its name says."
+                )
             }
             if let torn = scan.tornTail {
                 guard isLast else {
-                    throw DatabaseError(.corrupted, "The journal file \(segmentPath) is damaged at offset \(torn.offset): \(torn.reason), and later journal files follow it.")
+                    throw DatabaseError(
+                        .corrupted,
+                        "The journal file \(segmentPath) is damaged at offset \(torn.offset): \(torn.reason), and later journal files follow it."
+                    )
                 }
                 let fd = try self.files.openForAppend(segmentPath)
                 defer { self.files.io.close(fd) }
                 try self.files.truncate(fd, to: scan.validEnd, path: segmentPath)
                 try self.files.sync(fd, path: segmentPath)
-                notes.append("cut a torn record off the end of \(segment.0) at offset \(torn.offset) (\(torn.length) bytes: \(torn.reason)); it was never acknowledged")
+                notes.append(
+                    "cut a torn record off the end of \(segment.0) at offset \(torn.offset) (\(torn.length) bytes: \(torn.reason)); it was never acknowledged"
+                )
             }
             journalBytes += scan.validEnd
             if isLast { append = (segmentPath, scan.validEnd) }
@@ -139,6 +160,7 @@ package struct StorageRecovery {
         let fd = try self.files.openForAppend(segmentPath)
         return Opened(
             root: engine.root, lastSequence: last, checkpointSequence: checkpointSequence, checkpointBytes: checkpointBytes,
-            journalBytes: journalBytes, replayedRecords: replayed, segmentPath: segmentPath, segmentFD: fd, segmentOffset: offset, notes: notes)
+            journalBytes: journalBytes, replayedRecords: replayed, segmentPath: segmentPath, segmentFD: fd, segmentOffset: offset,
+            notes: notes)
     }
 }

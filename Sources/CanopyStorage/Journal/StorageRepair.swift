@@ -1,7 +1,7 @@
 package import CanopyCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Cutting a damaged journal at its first bad record (what `canopy repair` does): everything
@@ -49,8 +49,12 @@ package enum StorageRepair {
     package static func inspect(directory: String) throws(DatabaseError) -> Damage? {
         let names = try FileReader.list(directory)
         func path(_ name: String) -> String { directory + "/" + name }
-        let checkpoints = names.compactMap { name in JournalFormat.sequence(inName: name, prefix: "checkpoint-", suffix: ".canopy").map { (name, $0) } }.sorted { $0.1 < $1.1 }
-        var segments = names.compactMap { name in JournalFormat.sequence(inName: name, prefix: "journal-", suffix: ".log").map { (name, $0) } }.sorted { $0.1 < $1.1 }
+        let checkpoints = names.compactMap { name in
+            JournalFormat.sequence(inName: name, prefix: "checkpoint-", suffix: ".canopy").map { (name, $0) }
+        }.sorted { $0.1 < $1.1 }
+        var segments = names.compactMap { name in
+            JournalFormat.sequence(inName: name, prefix: "journal-", suffix: ".log").map { (name, $0) }
+        }.sorted { $0.1 < $1.1 }
         var root = Node.empty
         var last: UInt64 = 0
         if let newest = checkpoints.last, let bytes = try FileReader.read(path(newest.0)) {
@@ -128,7 +132,9 @@ package enum StorageRepair {
     /// Cuts the journal at `damage`: copies the damaged file to `<name><backupSuffix>` and
     /// truncates it at the bad record (or moves it away whole when its header is bad), and moves
     /// every later segment to `<name><backupSuffix>`. Everything is synced before it returns.
-    package static func repair(_ damage: Damage, files: StorageFiles = StorageFiles(io: POSIXFileIO()), backupSuffix: String) throws(DatabaseError) -> Report {
+    package static func repair(_ damage: Damage, files: StorageFiles = StorageFiles(io: POSIXFileIO()), backupSuffix: String)
+        throws(DatabaseError) -> Report
+    {
         let directory = damage.directory
         func path(_ name: String) -> String { directory + "/" + name }
         var backups: [String] = []

@@ -34,25 +34,27 @@ extension DurableStore {
         }
         let directory = self.directory
         let files = self.files
-        self.loop.runInThreadPool({ () -> Result<Int, DatabaseError> in
-            do throws(DatabaseError) {
-                return .success(try CheckpointWriter.write(root: root, sequence: sequence, directory: directory, files: files))
-            } catch {
-                return .failure(error)
-            }
-        }, then: { [self] result in
-            self.checkpointRunning = false
-            var failure: DatabaseError?
-            switch result {
-            case .success(let bytes):
-                self.checkpointSequence = sequence
-                self.checkpointBytes = bytes
-            case .failure(let error):
-                failure = error
-            }
-            for waiter in waiters { waiter(failure) }
-            guard !self.closed, self.broken == nil else { return }
-            if !self.checkpointWaiters.isEmpty || self.journalBytes >= self.checkpointThreshold { self.startCheckpoint() }
-        })
+        self.loop.runInThreadPool(
+            { () -> Result<Int, DatabaseError> in
+                do throws(DatabaseError) {
+                    return .success(try CheckpointWriter.write(root: root, sequence: sequence, directory: directory, files: files))
+                } catch {
+                    return .failure(error)
+                }
+            },
+            then: { [self] result in
+                self.checkpointRunning = false
+                var failure: DatabaseError?
+                switch result {
+                case .success(let bytes):
+                    self.checkpointSequence = sequence
+                    self.checkpointBytes = bytes
+                case .failure(let error):
+                    failure = error
+                }
+                for waiter in waiters { waiter(failure) }
+                guard !self.closed, self.broken == nil else { return }
+                if !self.checkpointWaiters.isEmpty || self.journalBytes >= self.checkpointThreshold { self.startCheckpoint() }
+            })
     }
 }

@@ -71,7 +71,10 @@ extension DurableStore {
             } else if !broken {
                 // Never expected: batches start right after a snapshot. Refuse rather than guess.
                 broken = true
-                failure = DatabaseError(.ioError, "The journal is unusable: \(error.message) The state before the failed writes could not be restored; reopen the database.")
+                failure = DatabaseError(
+                    .ioError,
+                    "The journal is unusable: \(error.message) The state before the failed writes could not be restored; reopen the database."
+                )
             }
             self.nextSequence = firstFailed
             self.snapshots.removeAll { $0.sequence >= firstFailed }

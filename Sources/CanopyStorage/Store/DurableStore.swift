@@ -32,7 +32,10 @@ package final class DurableStore: @unchecked Sendable {
         /// Where opening repairs and journal failures are reported.
         package var logger: Logger
 
-        package init(checkpointThreshold: Int, journalPolicy: JournalWriter.Policy, journalClock: any JournalClock = SystemJournalClock(), logger: Logger) {
+        package init(
+            checkpointThreshold: Int, journalPolicy: JournalWriter.Policy, journalClock: any JournalClock = SystemJournalClock(),
+            logger: Logger
+        ) {
             self.checkpointThreshold = checkpointThreshold
             self.journalPolicy = journalPolicy
             self.journalClock = journalClock
@@ -74,7 +77,8 @@ package final class DurableStore: @unchecked Sendable {
     /// The tree recovery loaded, until the core takes it.
     package var openedRoot: Node
 
-    init(directory: String, lock: DirectoryLock, opened: StorageRecovery.Opened, files: StorageFiles, loop: any StoreLoop, options: Options) {
+    init(directory: String, lock: DirectoryLock, opened: StorageRecovery.Opened, files: StorageFiles, loop: any StoreLoop, options: Options)
+    {
         self.directory = directory
         self.files = files
         self.lock = lock
@@ -103,7 +107,9 @@ package final class DurableStore: @unchecked Sendable {
 
     /// Opens (creating and locking) the database directory at `directory`; the store's
     /// loop-thread-only work runs on `loop`.
-    package static func open(directory: String, loop: any StoreLoop, options: Options, io: any FileIO = POSIXFileIO()) throws(DatabaseError) -> DurableStore {
+    package static func open(directory: String, loop: any StoreLoop, options: Options, io: any FileIO = POSIXFileIO()) throws(DatabaseError)
+        -> DurableStore
+    {
         try FileReader.createDirectory(directory)
         let lock = try DirectoryLock(directory: directory)
         let files = StorageFiles(io: io)

@@ -17,7 +17,8 @@ struct CrashRecoveryTests {
     static func apply(_ operation: CrashWorkload.Operation, to db: Database) throws {
         switch operation {
         case .set(let path, let value): try db.reference(withPath: path).setValue(value)
-        case .update(let path, let values): try db.reference(withPath: path).updateChildValues(values.mapValues { value -> Any in value.map { $0 as Any } ?? NSNull() })
+        case .update(let path, let values):
+            try db.reference(withPath: path).updateChildValues(values.mapValues { value -> Any in value.map { $0 as Any } ?? NSNull() })
         case .remove(let path): try db.reference(withPath: path).removeValue()
         case .increment(let path): try db.reference(withPath: path).setValue(ServerValue.increment(1))
         case .setWithPriority(let path, let value, let priority): try db.reference(withPath: path).setValue(value, andPriority: priority)
@@ -105,7 +106,9 @@ struct CrashRecoveryTests {
             }
             // prefixes[p] is the state after p writes; acknowledged writes 0...lastAck need p > lastAck.
             let matching = prefixes.indices.filter { prefixes[$0] == actual }
-            #expect(matching.contains { $0 > lastAck }, "round \(round): the reopened tree is not the state after \(lastAck + 1) or more writes (matches prefixes \(matching))")
+            #expect(
+                matching.contains { $0 > lastAck },
+                "round \(round): the reopened tree is not the state after \(lastAck + 1) or more writes (matches prefixes \(matching))")
             if matching.isEmpty { return }
             stateText = actualText
         }

@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A ``FileIO`` that passes calls to the real system calls but fails the ones a test arms:
@@ -50,37 +50,56 @@ final class FaultyFileIO: FileIO {
 
     func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int {
         var errorCode: Int32 = 0
-        if self.targeted(fd, { plan in
-            guard plan.failingWrites > 0 else { return false }
-            plan.failingWrites -= 1
-            errorCode = plan.writeErrno
-            return true
-        }) { return -Int(errorCode) }
-        if bytes.count > 1 && self.targeted(fd, { plan in
-            guard plan.shortWrites > 0 else { return false }
-            plan.shortWrites -= 1
-            return true
-        }) {
+        if self.targeted(
+            fd,
+            { plan in
+                guard plan.failingWrites > 0 else { return false }
+                plan.failingWrites -= 1
+                errorCode = plan.writeErrno
+                return true
+            })
+        {
+            return -Int(errorCode)
+        }
+        if bytes.count > 1
+            && self.targeted(
+                fd,
+                { plan in
+                    guard plan.shortWrites > 0 else { return false }
+                    plan.shortWrites -= 1
+                    return true
+                })
+        {
             return self.real.write(fd, UnsafeRawBufferPointer(rebasing: bytes[0..<(bytes.count / 2)]))
         }
         return self.real.write(fd, bytes)
     }
 
     func fsync(_ fd: Int32) -> Int32 {
-        if self.targeted(fd, { plan in
-            guard plan.failingSyncs > 0 else { return false }
-            plan.failingSyncs -= 1
-            return true
-        }) { return -EIO }
+        if self.targeted(
+            fd,
+            { plan in
+                guard plan.failingSyncs > 0 else { return false }
+                plan.failingSyncs -= 1
+                return true
+            })
+        {
+            return -EIO
+        }
         return self.real.fsync(fd)
     }
 
     func ftruncate(_ fd: Int32, _ size: Int) -> Int32 {
-        if self.targeted(fd, { plan in
-            guard plan.failingTruncates > 0 else { return false }
-            plan.failingTruncates -= 1
-            return true
-        }) { return -EIO }
+        if self.targeted(
+            fd,
+            { plan in
+                guard plan.failingTruncates > 0 else { return false }
+                plan.failingTruncates -= 1
+                return true
+            })
+        {
+            return -EIO
+        }
         return self.real.ftruncate(fd, size)
     }
 

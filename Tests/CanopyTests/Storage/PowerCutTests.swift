@@ -7,7 +7,7 @@ import Testing
 @testable import Canopy
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A ``FileIO`` that remembers how much of each file was `fsync`ed, so a test can make the copy

@@ -86,7 +86,11 @@ struct StorageFaultTests {
 
     @Test("A write error after a partial write is cut back too")
     func partialThenFull() throws {
-        try self.failedBatchIsUndone(arm: { $0.shortWrites = 1; $0.failingWrites = 1 }, message: "No space left on device")
+        try self.failedBatchIsUndone(
+            arm: {
+                $0.shortWrites = 1
+                $0.failingWrites = 1
+            }, message: "No space left on device")
     }
 
     @Test("An fsync error under .always fails the batch, which is undone and cut from the journal")
@@ -99,7 +103,10 @@ struct StorageFaultTests {
         let dir = TemporaryDirectory()
         defer { dir.remove() }
         let (db, io, log) = try Self.openWithOneWrite(dir)
-        io.arm { $0.failingSyncs = 1; $0.failingTruncates = 1 }
+        io.arm {
+            $0.failingSyncs = 1
+            $0.failingTruncates = 1
+        }
         Self.set(db, "a", 2, log, 1)
         db.drain()
         #expect(log.failed == [1])
@@ -173,7 +180,10 @@ struct StorageFaultTests {
         let dir = TemporaryDirectory()
         defer { dir.remove() }
         let (db, io, log) = try Self.openWithOneWrite(dir)
-        io.arm { $0.target = "checkpoint-"; $0.failingRenames = 1 }
+        io.arm {
+            $0.target = "checkpoint-"
+            $0.failingRenames = 1
+        }
         let checkpointLog = CompletionLog()
         let done = checkpointLog.callback(0)
         db.checkpoint { error in done(error, db.reference()) }

@@ -1,0 +1,28 @@
+package import CanopyCore
+
+/// Who is asking: the value of `auth` in rules (spec §2). `nil` where an `AuthContext?` is taken
+/// means unauthenticated (`auth == null`). JWT verification happens before, elsewhere.
+package struct AuthContext: Sendable, Equatable {
+    /// The `auth` object exactly as rules see it.
+    package let variable: JSONValue
+
+    /// A signed-in user: `auth.uid`, `auth.token` (the token's claims) and, when the claims name
+    /// it, `auth.provider` (from `firebase.sign_in_provider`).
+    package init(uid: String, token: [String: JSONValue] = [:]) {
+        var object: [String: JSONValue] = ["uid": .string(uid), "token": .object(token)]
+        if case .object(let firebase)? = token["firebase"], case .string(let provider)? = firebase["sign_in_provider"] {
+            object["provider"] = .string(provider)
+        }
+        self.variable = .object(object)
+    }
+
+    /// An `auth` object used as given (`auth_variable_override`, legacy tokens with claims at the
+    /// top level).
+    package init(variable: JSONValue) { self.variable = variable }
+
+    /// `auth.uid`, when it is a string.
+    package var uid: String? {
+        if case .object(let o) = self.variable, case .string(let uid)? = o["uid"] { return uid }
+        return nil
+    }
+}

@@ -1,0 +1,213 @@
+import CanopyCore
+import Foundation
+
+/// A runtime error in a rule (spec §3.3): the whole rule is false.
+struct EvaluationError: Error {
+    var message: String
+}
+
+/// What one evaluation of a rule sees (spec §2): the rule's location in the old and new tree, the
+/// bound wildcards, `auth`, `now` and the read's query.
+struct EvaluationContext {
+    let auth: RuleValue
+    let now: Double
+    let oldRoot: Node
+    /// The tree after the write; `nil` for reads.
+    let newRoot: Node?
+    /// The rule's location.
+    let location: [ChildKey]
+    /// The keys bound by the wildcards on the rule's path, outermost first.
+    let variables: [String]
+    let query: QueryDescription
+}
+
+/// Evaluates compiled expressions with JavaScript-like semantics and the types of spec §3.3.
+/// Logical operators and `?:` short-circuit; any runtime error makes the rule false.
+struct Evaluator {
+    let context: EvaluationContext
+
+    /// The rule's result: `true` grants (or passes), anything else denies.
+    /// - Complexity: O(size of the expression), plus the tree lookups it asks for.
+    func evaluate(_ expression: Expression) throws(EvaluationError) -> Bool {
+        guard case .bool(let b) = try self.value(expression) else {
+            throw EvaluationError(message: "the rule did not evaluate to a boolean")
+        }
+        return b
+    }
+
+    private func boolean(_ expression: Expression, _ what: String) throws(EvaluationError) -> Bool {
+        let v = try self.value(expression)
+        guard case .bool(let b) = v else { throw EvaluationError(message: "\(what) needs a boolean, got \(v.typeName)") }
+        return b
+    }
+
+    private func string(_ expression: Expression, _ what: String) throws(EvaluationError) -> String {
+        let v = try self.value(expression)
+        guard case .string(let s) = v else { throw EvaluationError(message: "\(what) needs a string, got \(v.typeName)") }
+        return s
+    }
+
+    private func snapshot(_ expression: Expression) throws(EvaluationError) -> RuleDataSnapshot {
+        guard case .snapshot(let s) = try self.value(expression) else { throw EvaluationError(message: "expected a snapshot") }
+        return s
+    }
+
+    func value(_ expression: Expression) throws(EvaluationError) -> RuleValue {
+        switch expression {
+        case .constant(let v): return v
+        case .auth: return self.context.auth
+        case .now: return .number(self.context.now)
+        case .root: return .snapshot(RuleDataSnapshot(tree: self.context.oldRoot, path: []))
+        case .data: return .snapshot(RuleDataSnapshot(tree: self.context.oldRoot, path: self.context.location))
+        case .newData:
+            guard let newRoot = self.context.newRoot else { throw EvaluationError(message: "newData is not available") }
+            return .snapshot(RuleDataSnapshot(tree: newRoot, path: self.context.location))
+        case .variable(let i): return .string(self.context.variables[i])
+        case .query(let property): return self.query(property)
+        case .property(let base, let key): return try self.property(try self.value(base), try self.value(key))
+        case .length(let base):
+            let v = try self.value(base)
+            switch v {
+            case .string(let s): return .number(Double(s.utf16.count))
+            case .json: return try self.property(v, .string("length"))
+            default: throw EvaluationError(message: "length of a \(v.typeName)")
+            }
+        case .snapshot(let target, let method, let arguments):
+            return try self.snapshotCall(try self.snapshot(target), method, arguments)
+        case .hasChildrenList(let target, let paths):
+            let s = try self.snapshot(target)
+            var all = true
+            for p in paths where !s.child(try self.string(p, "hasChildren()")).exists { all = false }
+            return .bool(all)
+        case .string(let target, let method, let arguments): return try self.stringCall(target, method, arguments)
+        case .matches(let target, let regex): return .bool(regex.matches(try self.string(target, "matches()")))
+        case .not(let x): return .bool(!(try self.boolean(x, "'!'")))
+        case .negate(let x):
+            guard case .number(let n) = try self.value(x) else { throw EvaluationError(message: "'-' needs a number") }
+            return .number(-n)
+        case .arithmetic(let op, let l, let r): return try Evaluator.arithmetic(op, try self.value(l), try self.value(r))
+        case .relational(let op, let l, let r): return .bool(try Evaluator.relational(op, try self.value(l), try self.value(r)))
+        case .equals(let l, let r, let negated): return .bool(RuleValue.strictlyEqual(try self.value(l), try self.value(r)) != negated)
+        case .and(let l, let r):
+            guard try self.boolean(l, "'&&'") else { return .bool(false) }
+            return .bool(try self.boolean(r, "'&&'"))
+        case .or(let l, let r):
+            if try self.boolean(l, "'||'") { return .bool(true) }
+            return .bool(try self.boolean(r, "'||'"))
+        case .conditional(let c, let y, let n): return try self.value(try self.boolean(c, "'?:'") ? y : n)
+        }
+    }
+
+    private func query(_ property: QueryProperty) -> RuleValue {
+        let q = self.context.query
+        func bound(_ b: LeafValue??) -> RuleValue { b.map { RuleValue($0) } ?? .null }
+        switch property {
+        case .orderByKey: return .bool(q.order == .key)
+        case .orderByValue: return .bool(q.order == .value)
+        case .orderByPriority: return .bool(q.order == .priority)
+        case .orderByChild:
+            if case .child(let path) = q.order { return .string(path) }
+            return .null
+        case .startAt: return bound(q.startAt)
+        case .endAt: return bound(q.endAt)
+        case .equalTo: return bound(q.equalTo)
+        case .limitToFirst: return q.limitToFirst.map { .number(Double($0)) } ?? .null
+        case .limitToLast: return q.limitToLast.map { .number(Double($0)) } ?? .null
+        }
+    }
+
+    /// Member access on untyped values: missing members and members of `null` are `null`.
+    private func property(_ base: RuleValue, _ key: RuleValue) throws(EvaluationError) -> RuleValue {
+        let name: String
+        switch key {
+        case .string(let s): name = s
+        case .number(let n): name = RuleValue.format(n)
+        default: throw EvaluationError(message: "a property name must be a string, got \(key.typeName)")
+        }
+        switch base {
+        case .null, .bool, .number, .string: return .null
+        case .json(.object(let o)): return o[name].map(RuleValue.init) ?? .null
+        case .json(.array(let a)):
+            guard let i = Int(name), a.indices.contains(i) else { return .null }
+            return RuleValue(a[i])
+        default: throw EvaluationError(message: "no property '\(name)' on a \(base.typeName)")
+        }
+    }
+
+    private func snapshotCall(_ s: RuleDataSnapshot, _ method: SnapshotMethod, _ arguments: [Expression]) throws(EvaluationError)
+        -> RuleValue
+    {
+        switch method {
+        case .child: return .snapshot(s.child(try self.string(arguments[0], "child()")))
+        case .parent:
+            guard let parent = s.parent() else { throw EvaluationError(message: "parent() of the root") }
+            return .snapshot(parent)
+        case .hasChild: return .bool(s.child(try self.string(arguments[0], "hasChild()")).exists)
+        case .hasChildren: return .bool(s.node.hasChildren)
+        case .exists: return .bool(s.exists)
+        case .val: return s.value
+        case .getPriority: return RuleValue(s.node.priority)
+        case .isNumber: return .bool(s.node.leafValue?.isNumber ?? false)
+        case .isString:
+            if case .string? = s.node.leafValue { return .bool(true) }
+            return .bool(false)
+        case .isBoolean:
+            if case .bool? = s.node.leafValue { return .bool(true) }
+            return .bool(false)
+        }
+    }
+
+    private func stringCall(_ target: Expression, _ method: StringMethod, _ arguments: [Expression]) throws(EvaluationError) -> RuleValue {
+        let what = "\(method.rawValue)()"
+        let s = try self.string(target, what)
+        switch method {
+        case .contains:
+            let x = try self.string(arguments[0], what)
+            return .bool(x.isEmpty || s.contains(x))
+        case .beginsWith: return .bool(s.utf16.starts(with: try self.string(arguments[0], what).utf16))
+        case .endsWith: return .bool(s.utf16.reversed().starts(with: try self.string(arguments[0], what).utf16.reversed()))
+        case .replace:
+            let find = try self.string(arguments[0], what)
+            let replacement = try self.string(arguments[1], what)
+            return .string(find.isEmpty ? s : s.replacingOccurrences(of: find, with: replacement))
+        case .toLowerCase: return .string(s.lowercased())
+        case .toUpperCase: return .string(s.uppercased())
+        case .matches: throw EvaluationError(message: "matches() needs a regular expression")
+        }
+    }
+
+    static func arithmetic(_ op: ArithmeticOperator, _ l: RuleValue, _ r: RuleValue) throws(EvaluationError) -> RuleValue {
+        switch (l, r) {
+        case (.number(let a), .number(let b)):
+            switch op {
+            case .add: return .number(a + b)
+            case .subtract: return .number(a - b)
+            case .multiply: return .number(a * b)
+            // Division by zero gives NaN in rules, not Infinity (spec §3.3, prod-T #112).
+            case .divide: return .number(b == 0 ? .nan : a / b)
+            case .remainder: return .number(b == 0 ? .nan : a.truncatingRemainder(dividingBy: b))
+            }
+        case (.string(let a), .string(let b)) where op == .add: return .string(a + b)
+        case (.string(let a), .number(let b)) where op == .add: return .string(a + RuleValue.format(b))
+        case (.number(let a), .string(let b)) where op == .add: return .string(RuleValue.format(a) + b)
+        default: throw EvaluationError(message: "'\(op.rawValue)' of a \(l.typeName) and a \(r.typeName)")
+        }
+    }
+
+    static func relational(_ op: RelationalOperator, _ l: RuleValue, _ r: RuleValue) throws(EvaluationError) -> Bool {
+        let c: Int
+        switch (l, r) {
+        case (.number(let a), .number(let b)):
+            if a.isNaN || b.isNaN { return false }
+            c = a < b ? -1 : (a > b ? 1 : 0)
+        case (.string(let a), .string(let b)): c = ChildKey.compareUTF16(a, b)
+        default: throw EvaluationError(message: "'\(op.rawValue)' of a \(l.typeName) and a \(r.typeName)")
+        }
+        switch op {
+        case .less: return c < 0
+        case .lessOrEqual: return c <= 0
+        case .greater: return c > 0
+        case .greaterOrEqual: return c >= 0
+        }
+    }
+}

@@ -1,0 +1,45 @@
+/// A node of the compiled rule tree: the rules at one location of the rule document, its literal
+/// children and at most one `$wildcard` child (spec §1.1). Immutable once built.
+final class RuleNode: Sendable {
+    let read: CompiledRule?
+    let write: CompiledRule?
+    let validate: CompiledRule?
+    let indexOn: [String]
+    let children: [String: RuleNode]
+    /// The `$name` of the wildcard child, if any.
+    let wildcardName: String?
+    let wildcard: RuleNode?
+    /// Whether this node or any descendant has a `.validate` (so a write's walk can skip the rest).
+    let hasValidation: Bool
+
+    init(
+        read: CompiledRule?, write: CompiledRule?, validate: CompiledRule?, indexOn: [String], children: [String: RuleNode],
+        wildcardName: String?, wildcard: RuleNode?
+    ) {
+        self.read = read
+        self.write = write
+        self.validate = validate
+        self.indexOn = indexOn
+        self.children = children
+        self.wildcardName = wildcardName
+        self.wildcard = wildcard
+        self.hasValidation = validate != nil || (wildcard?.hasValidation ?? false) || children.values.contains { $0.hasValidation }
+    }
+
+    subscript(kind: RuleKind) -> CompiledRule? {
+        switch kind {
+        case .read: return self.read
+        case .write: return self.write
+        case .validate: return self.validate
+        }
+    }
+
+    /// The rule node for the child `key` (literal children first, then the wildcard) and whether
+    /// the wildcard matched (which binds the key to `wildcardName`).
+    /// - Complexity: O(1) expected.
+    func match(_ key: String) -> (node: RuleNode, isWildcard: Bool)? {
+        if let literal = self.children[key] { return (literal, false) }
+        if let wildcard = self.wildcard { return (wildcard, true) }
+        return nil
+    }
+}

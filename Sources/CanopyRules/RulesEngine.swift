@@ -1,0 +1,64 @@
+package import CanopyCore
+
+/// Decides reads and writes under a ``RulesDocument`` with Firebase's semantics (spec §0, §4, §5).
+///
+/// Pure: no I/O, no threads, no clock (`now` is an argument); `Sendable`, so one engine per rules
+/// version can serve every connection. Admin and `owner` credentials bypass rules: do not call
+/// the engine for them.
+///
+/// ```swift
+/// let engine = RulesEngine(try RulesDocument(parsing: text))
+/// let verdict = engine.canRead(path: path, auth: AuthContext(uid: "alice"), root: tree, now: ms)
+/// ```
+package struct RulesEngine: Sendable {
+    package let document: RulesDocument
+
+    package init(_ document: RulesDocument) { self.document = document }
+
+    /// One location written with its new value (`.empty` deletes). Server values must already be
+    /// resolved with the same `now` that is passed to ``RulesEngine/canWrite(changes:auth:root:now:)``.
+    package struct Change: Sendable {
+        package var path: DatabasePath
+        package var value: Node
+
+        package init(path: DatabasePath, value: Node) {
+            self.path = path
+            self.value = value
+        }
+    }
+
+    func context(
+        auth: AuthContext?, now: Int64, oldRoot: Node, newRoot: Node?, location: [ChildKey], variables: [String], query: QueryDescription
+    ) -> EvaluationContext {
+        EvaluationContext(
+            auth: auth.map { RuleValue($0.variable) } ?? .null,
+            now: Double(now),
+            oldRoot: oldRoot,
+            newRoot: newRoot,
+            location: location,
+            variables: variables,
+            query: query
+        )
+    }
+
+    /// Evaluates one rule; an error is a `false` (spec §3.3). Appends it to `trace`.
+    func run(_ rule: CompiledRule, location: [ChildKey], context: EvaluationContext, trace: inout [RuleEvaluation]) -> (Bool, RuleReference)
+    {
+        let reference = RuleReference(
+            kind: rule.kind,
+            rulePath: rule.rulePath,
+            location: DatabasePath(location),
+            expression: rule.source,
+            line: rule.position.line,
+            column: rule.position.column
+        )
+        let outcome: RuleEvaluation.Outcome
+        do throws(EvaluationError) {
+            outcome = try Evaluator(context: context).evaluate(rule.expression) ? .true : .false
+        } catch {
+            outcome = .error(error.message)
+        }
+        trace.append(RuleEvaluation(rule: reference, outcome: outcome))
+        return (outcome == .true, reference)
+    }
+}
