@@ -70,6 +70,9 @@ final class LatencyProbe: Sendable {
         }.start()
     }
 
+    /// The number of answers so far.
+    var answers: Int { self.state.withLock { $0.count } }
+
     /// Stops the probe; returns the worst latency in seconds, the number of answers, and the
     /// failures.
     func stop() -> (worst: Double, count: Int, failures: [String]) {
