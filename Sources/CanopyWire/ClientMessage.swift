@@ -46,6 +46,8 @@ package enum ClientAction: Sendable, Equatable {
     case unlisten(path: DatabasePath, query: QueryParams?, tag: Int64?)
     /// `p`: set (`hash` present: a transaction's compare-and-set).
     case put(path: DatabasePath, data: JSONValue, hash: String?)
+    /// `p` at `PATH/.priority`: set the priority of the location (`setPriority`).
+    case putPriority(path: DatabasePath, priority: JSONValue)
     /// `m`: update; keys are relative paths.
     case merge(path: DatabasePath, data: [String: JSONValue])
     /// `g`: read once.
@@ -88,6 +90,7 @@ package enum ClientAction: Sendable, Equatable {
             let query = try self.query(body)
             return .unlisten(path: try self.path(body), query: query.params, tag: query.tag)
         case "p":
+            if let location = try self.priorityPath(body) { return .putPriority(path: location, priority: try self.data(body)) }
             return .put(path: try self.path(body), data: try self.data(body), hash: body["h"]?.stringValue)
         case "m":
             return .merge(path: try self.path(body), data: try self.members(body))
@@ -121,6 +124,15 @@ package enum ClientAction: Sendable, Equatable {
     private static func path(_ body: JSONValue) throws(DatabaseError) -> DatabasePath {
         guard let text = body["p"]?.stringValue else { throw DatabaseError(.invalidPath, "a request needs a path \"p\"") }
         return try DatabasePath(validating: text, function: "path")
+    }
+
+    /// The location whose priority a path `LOCATION/.priority` names, or `nil` for another path.
+    private static func priorityPath(_ body: JSONValue) throws(DatabaseError) -> DatabasePath? {
+        guard let text = body["p"]?.stringValue else { return nil }
+        var segments = text.split(separator: "/", omittingEmptySubsequences: true)
+        guard segments.last == ".priority" else { return nil }
+        segments.removeLast()
+        return try DatabasePath(validating: segments.joined(separator: "/"), function: "setPriority")
     }
 
     private static func data(_ body: JSONValue) throws(DatabaseError) -> JSONValue {

@@ -33,6 +33,9 @@ struct ClientMessageTests {
             try Self.action(#"{"t":"d","d":{"r":5,"a":"p","b":{"p":"/counter","d":6,"h":"w28swksk9+tXf5jEdS9R5oSFAv8="}}}"#)
                 == .put(path: DatabasePath(["counter"]), data: 6, hash: "w28swksk9+tXf5jEdS9R5oSFAv8="))
         #expect(
+            try Self.action(#"{"t":"d","d":{"r":5,"a":"p","b":{"p":"/posts/p1/.priority","d":7}}}"#)
+                == .putPriority(path: DatabasePath(["posts", "p1"]), priority: 7))
+        #expect(
             try Self.action(#"{"t":"d","d":{"r":4,"a":"m","b":{"p":"/posts","d":{"p1/starCount":30,"p3":null}}}}"#)
                 == .merge(path: posts, data: ["p1/starCount": 30, "p3": .null]))
         #expect(

@@ -41,7 +41,7 @@ struct WireRequests {
             outbox.send(ServerMessage.failure(id: id, status: status, message: message))
         case .unknown(let name):
             outbox.send(ServerMessage.failure(id: id, status: "invalid_action", message: "Unknown action \"\(name)\"."))
-        case .listen, .unlisten, .get, .put, .merge, .onDisconnectPut, .onDisconnectMerge, .onDisconnectCancel:
+        case .listen, .unlisten, .get, .put, .putPriority, .merge, .onDisconnectPut, .onDisconnectMerge, .onDisconnectCancel:
             guard self.mayAccess else {
                 return outbox.send(ServerMessage.failure(id: id, status: "permission_denied", message: "Permission denied"))
             }
@@ -75,6 +75,13 @@ struct WireRequests {
                 try Self.checkWritable(path)
                 var converter = try ValueConverter(function: "set", location: path.keys.map(\.string))
                 self.write(id: id, .set(path, try converter.convert(data)), expectedHash: hash)
+            } catch {
+                outbox.send(ServerMessage.failure(id: id, status: error.code.name, message: error.message))
+            }
+        case .putPriority(let path, let priority):
+            do {
+                try Self.checkWritable(path)
+                self.write(id: id, .setPriority(path, try ValueConverter.priority(priority, function: "setPriority")), expectedHash: nil)
             } catch {
                 outbox.send(ServerMessage.failure(id: id, status: error.code.name, message: error.message))
             }

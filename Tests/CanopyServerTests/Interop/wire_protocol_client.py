@@ -386,6 +386,12 @@ async def queries_and_gets(base):
     check(bad["s"] == "invalid_key", f"a bad key is refused: {bad}")
     _, data = await a.ok("g", {"p": "/scores", "q": {}})
     check(data == scores, "refused writes changed nothing")
+    # setPriority is a put at LOCATION/.priority; data comes back with priorities (export format).
+    await a.ok("p", {"p": "/scores/k1/.priority", "d": 7})
+    _, data = await a.ok("g", {"p": "/scores/k1", "q": {}})
+    check(data == {"s": 3, ".priority": 7}, f"the priority is set and read back: {data}")
+    _, bad = await a.call("p", {"p": "/missing/.priority", "d": 7})
+    check(bad["s"] != "ok" and isinstance(bad["d"], str), f"a priority on a missing location is refused: {bad}")
     await a.close()
 
 
