@@ -26,7 +26,11 @@ struct WireProtocolTests {
 
     @Test("with --auth-token: only the admin token opens the data", .enabled(if: PythonClient.runnable, PythonClient.skipReason))
     func adminToken() async throws {
-        let server = makeServer { $0.authToken = "s3cret" }
+        var configuration = ServerConfiguration()
+        configuration.port = 0
+        configuration.authToken = "s3cret"
+        // Two namespaces at most: connections without the token must not have opened any.
+        let server = CanopyServer(configuration: configuration, store: NamespaceStore(directory: nil, maxNamespaces: 2))
         try await withLiveServer(server) { port in
             try await PythonClient.run(
                 "wire_protocol_client", ["ws://127.0.0.1:\(port)", "admin_token"], expecting: "wire: admin_token ok")

@@ -25,14 +25,10 @@ enum WireUpgrade {
         let host = request.authority ?? "\(configuration.host):\(configuration.port)"
         let bearer = request.headerFields[.authorization].flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
         let isAdmin = bearer.map { token in configuration.authToken.map { CanopyResponder.constantTimeEqual(token, $0) } ?? false } ?? false
-        let namespace: Namespace
-        do {
-            guard NamespaceStore.isValidName(name) else { throw RESTError(.badRequest, "Invalid namespace \"\(name)\".") }
-            namespace = try await state.store.namespace(name)
-        } catch {
-            let reason = (error as? RESTError)?.message ?? "The namespace \"\(name)\" cannot be opened."
+        guard NamespaceStore.isValidName(name) else {
             return .upgrade([:]) { _, outbound, _ in
                 // A control `s`: the SDKs log the reason and stop reconnecting.
+                let reason = "Invalid namespace \"\(name)\": use 1 to 63 letters, digits, '-' or '_'."
                 try await outbound.write(.text(String(decoding: ServerMessage.shutdown(reason: reason), as: UTF8.self)))
                 try await outbound.close(.policyViolation, reason: nil)
             }
@@ -41,7 +37,7 @@ enum WireUpgrade {
             // A client that stops reading: cut it off, as a stream is.
             channel.close(promise: nil)
         }
-        let session = WireSession(sessionID: Self.newSessionID(), namespace: namespace, outbox: outbox) { channel.close(promise: nil) }
+        let session = WireSession(sessionID: Self.newSessionID(), namespaceName: name, outbox: outbox) { channel.close(promise: nil) }
         let connection = WireConnection(state: state, session: session, host: host, previousSession: parameters["ls"], isAdmin: isAdmin)
         return .upgrade([:]) { inbound, outbound, context in
             await connection.run(inbound: inbound, outbound: outbound, logger: context.logger)

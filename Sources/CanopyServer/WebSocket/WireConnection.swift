@@ -21,7 +21,7 @@ struct WireConnection {
         let sessions = self.state.wireSessions
         sessions.add(session)
         session.outbox.send(ServerMessage.hello(timestamp: Self.now(), host: self.host, session: session.sessionID))
-        if let previous = self.previousSession.flatMap({ sessions.session($0) }), previous.namespace === session.namespace {
+        if let previous = self.previousSession.flatMap({ sessions.session($0) }), previous.namespaceName == session.namespaceName {
             // A reconnecting client: its previous connection is gone, whatever the socket says.
             await Self.runCloseWrites(of: previous, logger: logger)
         }
@@ -44,8 +44,9 @@ struct WireConnection {
             if let close { try? await outbound.close(close.code, reason: close.reason) }
         }
         sessions.remove(session)
-        let hub = session.namespace.wire
-        _ = try? await session.namespace.database.loop { access in hub.removeAll(session, access: access) }
+        guard let namespace = session.namespace else { return }
+        let hub = namespace.wire
+        _ = try? await namespace.database.loop { access in hub.removeAll(session, access: access) }
         await Self.runCloseWrites(of: session, logger: logger)
     }
 
@@ -53,7 +54,7 @@ struct WireConnection {
     /// the connection (a protocol error).
     private func read(_ inbound: WebSocketInboundStream, logger: Logger) async -> (code: WebSocketErrorCode, reason: String)? {
         var assembler = WireFrameAssembler(maxMessageBytes: self.state.configuration.maxBodyBytes)
-        var requests = WireRequests(session: self.session, configuration: self.state.configuration, isAdmin: self.isAdmin)
+        var requests = WireRequests(session: self.session, state: self.state, isAdmin: self.isAdmin)
         do {
             for try await message in inbound.messages(maxSize: Self.maxFrameBytes) {
                 guard case .text(let text) = message else {
@@ -90,7 +91,8 @@ struct WireConnection {
     /// Applies a session's onDisconnect writes, in order, as ordinary writes, each awaited until
     /// durable.
     static func runCloseWrites(of session: WireSession, logger: Logger) async {
-        let database = session.namespace.database
+        // Close-time writes exist only once a request opened the namespace.
+        guard let database = session.namespace?.database else { return }
         for write in session.takeCloseWrites() {
             do {
                 try await database.apply { _ in WriteDecision<Void>.write(write, then: { _ in () }) }

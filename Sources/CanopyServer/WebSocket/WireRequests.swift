@@ -1,18 +1,18 @@
 import Canopy
 import CanopyCore
 import CanopyWire
+import HTTPTypes
 
 /// Answers one connection's data requests, strictly in the order they arrive (an `auth` takes
 /// effect for every later request). Reads and listens are answered once the loop has run them,
 /// after their data is queued; writes are acknowledged when durable, after the pushes they caused.
 struct WireRequests {
     let session: WireSession
-    let configuration: ServerConfiguration
+    let state: ServerState
     /// Whether this connection acts as the server's administrator (the `--auth-token`).
     var isAdmin: Bool
 
-    private var database: Database { self.session.namespace.database }
-    private var hub: WireHub { self.session.namespace.wire }
+    private var configuration: ServerConfiguration { self.state.configuration }
 
     /// Whether requests may read and write: always on an open server (no `--auth-token`), else only
     /// once the connection presented the admin token.
@@ -45,7 +45,15 @@ struct WireRequests {
             guard self.mayAccess else {
                 return outbox.send(ServerMessage.failure(id: id, status: "permission_denied", message: "Permission denied"))
             }
-            await self.handleData(id: id, action: action)
+            let namespace: Namespace
+            do {
+                namespace = try await self.session.openNamespace(in: self.state.store)
+            } catch {
+                let refused = (error as? RESTError)?.status == .forbidden
+                let message = (error as? RESTError)?.message ?? "The namespace \"\(self.session.namespaceName)\" cannot be opened."
+                return outbox.send(ServerMessage.failure(id: id, status: refused ? "permission_denied" : "unavailable", message: message))
+            }
+            await self.handleData(id: id, action: action, namespace: namespace)
         }
     }
 
@@ -56,32 +64,35 @@ struct WireRequests {
         return CanopyResponder.constantTimeEqual(credential, token)
     }
 
-    private func handleData(id: Int64, action: ClientAction) async {
+    private func handleData(id: Int64, action: ClientAction, namespace: Namespace) async {
         let session = self.session
         let outbox = session.outbox
-        let hub = self.hub
+        let hub = namespace.wire
+        let database = namespace.database
         switch action {
         case .listen(let path, let query, let tag, _):
-            let done = await self.onLoop { access in hub.listen(session, at: path, query: query, tag: tag, access: access) }
+            let done = await Self.onLoop(database) { access in hub.listen(session, at: path, query: query, tag: tag, access: access) }
             outbox.send(done ? ServerMessage.listenOK(id: id) : Self.closed(id))
         case .unlisten(let path, let query, let tag):
-            let done = await self.onLoop { access in hub.unlisten(session, at: path, query: query, tag: tag, access: access) }
+            let done = await Self.onLoop(database) { access in hub.unlisten(session, at: path, query: query, tag: tag, access: access) }
             outbox.send(done ? ServerMessage.ok(id: id) : Self.closed(id))
         case .get(let path, let query):
-            let data: [UInt8]? = await self.onLoop { access in WireJSON.bytes(access.queryResult(at: path, params: query)) }
+            let data: [UInt8]? = await Self.onLoop(database) { access in WireJSON.bytes(access.queryResult(at: path, params: query)) }
             outbox.send(data.map { ServerMessage.response(id: id, status: "ok", data: $0) } ?? Self.closed(id))
         case .put(let path, let data, let hash):
             do {
                 try Self.checkWritable(path)
                 var converter = try ValueConverter(function: "set", location: path.keys.map(\.string))
-                self.write(id: id, .set(path, try converter.convert(data)), expectedHash: hash)
+                self.write(id: id, on: database, .set(path, try converter.convert(data)), expectedHash: hash)
             } catch {
                 outbox.send(ServerMessage.failure(id: id, status: error.code.name, message: error.message))
             }
         case .putPriority(let path, let priority):
             do {
                 try Self.checkWritable(path)
-                self.write(id: id, .setPriority(path, try ValueConverter.priority(priority, function: "setPriority")), expectedHash: nil)
+                self.write(
+                    id: id, on: database, .setPriority(path, try ValueConverter.priority(priority, function: "setPriority")),
+                    expectedHash: nil)
             } catch {
                 outbox.send(ServerMessage.failure(id: id, status: error.code.name, message: error.message))
             }
@@ -90,7 +101,7 @@ struct WireRequests {
                 try Self.checkWritable(path)
                 let entries = try UpdateEntries.entries(data, location: path.keys, function: "update")
                 if entries.isEmpty { return outbox.send(ServerMessage.ok(id: id)) }
-                self.write(id: id, WriteOperation(path: path, entries: entries), expectedHash: nil)
+                self.write(id: id, on: database, WriteOperation(path: path, entries: entries), expectedHash: nil)
             } catch {
                 outbox.send(ServerMessage.failure(id: id, status: error.code.name, message: error.message))
             }
@@ -126,9 +137,9 @@ struct WireRequests {
 
     /// Applies `write` on the loop (a transaction's compare-and-set checks the hash in the same
     /// step) without waiting for it: the acknowledgement is queued when the write is durable.
-    private func write(id: Int64, _ write: WriteOperation, expectedHash: String?) {
+    private func write(id: Int64, on database: Database, _ write: WriteOperation, expectedHash: String?) {
         let outbox = self.session.outbox
-        let accepted = self.database.onLoop { access in
+        let accepted = database.onLoop { access in
             if let expectedHash, access.node(at: write.path).wireHash != expectedHash {
                 return outbox.send(
                     ServerMessage.failure(id: id, status: "datastale", message: "The transaction's data changed on the server."))
@@ -154,11 +165,11 @@ struct WireRequests {
     }
 
     /// Runs `body` on the loop and returns its result; `nil` when the database is closed.
-    private func onLoop<T: Sendable>(_ body: @escaping @Sendable (LoopAccess) -> T) async -> T? {
-        try? await self.database.loop(body)
+    private static func onLoop<T: Sendable>(_ database: Database, _ body: @escaping @Sendable (LoopAccess) -> T) async -> T? {
+        try? await database.loop(body)
     }
 
-    private func onLoop(_ body: @escaping @Sendable (LoopAccess) -> Void) async -> Bool {
-        (try? await self.database.loop(body)) != nil
+    private static func onLoop(_ database: Database, _ body: @escaping @Sendable (LoopAccess) -> Void) async -> Bool {
+        (try? await database.loop(body)) != nil
     }
 }

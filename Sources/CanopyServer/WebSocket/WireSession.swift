@@ -9,21 +9,39 @@ final class WireSession: Sendable {
     let id: UInt64
     /// The id the client sends back as `ls` when it reconnects.
     let sessionID: String
-    let namespace: Namespace
+    /// The namespace the connection named (`ns`).
+    let namespaceName: String
     let outbox: WireOutbox
     /// Closes the connection (server shutdown).
     let disconnect: @Sendable () -> Void
     /// onDisconnect writes, in the order they were asked for; `nil` once they ran.
     private let closeWrites = Mutex<[(path: DatabasePath, write: WriteOperation)]?>([])
+    /// Opened by the first request allowed to read or write, not by the connection itself: a
+    /// client without the admin token cannot make the server open a database.
+    private let opened = Mutex<Namespace?>(nil)
 
     private static let nextID = Atomic<UInt64>(1)
 
-    init(sessionID: String, namespace: Namespace, outbox: WireOutbox, disconnect: @escaping @Sendable () -> Void) {
+    init(sessionID: String, namespaceName: String, outbox: WireOutbox, disconnect: @escaping @Sendable () -> Void) {
         self.id = Self.nextID.wrappingAdd(1, ordering: .relaxed).oldValue
         self.sessionID = sessionID
-        self.namespace = namespace
+        self.namespaceName = namespaceName
         self.outbox = outbox
         self.disconnect = disconnect
+    }
+
+    /// The namespace, once a request opened it.
+    var namespace: Namespace? { self.opened.withLock { $0 } }
+
+    /// The namespace, opened on first use.
+    ///
+    /// - Throws: ``RESTError`` when it cannot be opened (one namespace too many, the server
+    ///   shutting down, a damaged database).
+    func openNamespace(in store: NamespaceStore) async throws -> Namespace {
+        if let namespace = self.namespace { return namespace }
+        let namespace = try await store.namespace(self.namespaceName)
+        self.opened.withLock { $0 = namespace }
+        return namespace
     }
 
     /// Records a write to run when the connection closes; `false` once they ran.

@@ -396,7 +396,13 @@ async def queries_and_gets(base):
 
 
 async def admin_token(base):
-    """With --auth-token, nothing but stats and auth before the token; owner is not enough."""
+    """With --auth-token, nothing but stats and auth before the token; owner is not enough; and a
+    connection without the token opens no database (the server allows two namespaces here)."""
+    for ns in ("n1", "n2", "n3"):
+        stranger = await Client.open(base, ns=ns)
+        _, denied = await stranger.call("q", {"p": "/", "h": ""})
+        check(denied["s"] == "permission_denied", f"listen without the token in {ns}: {denied}")
+        await stranger.close()
     a = await Client.open(base)
     await a.ok("s", {"c": {"sdk.js.12-18-0": 1}})
     _, denied = await a.call("q", {"p": "/private", "h": ""})
