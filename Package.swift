@@ -72,7 +72,7 @@ let package = Package(
             name: "canopy-bench",
             dependencies: [
                 "Canopy", "CanopyCore", "CanopyServer", .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
             ],
             swiftSettings: settings
         ),

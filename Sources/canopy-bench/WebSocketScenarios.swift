@@ -1,0 +1,322 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import NIOWebSocket
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+// B11: the SDKs' WebSocket protocol against `canopy serve` (the server child of B9/B10): fan-out
+// to listening connections, and writes over WebSocket. The clients do the opening handshake by
+// hand (one request, one 101) and then use NIO's WebSocket frame decoder and encoder.
+
+/// The B11 scenarios (appended to `scenarios` in main.swift).
+var webSocketScenarios: [Scenario] {
+    [
+        Scenario(name: "B11.ws.c1k.w100", stores: [.memory, .journal]) {
+            try wsFanOut("B11.ws.c1k.w100", clients: 1_000, writesPerSecond: 100, $0)
+        },
+        Scenario(name: "B11.ws.c1k.w1k", stores: [.memory, .journal]) {
+            try wsFanOut("B11.ws.c1k.w1k", clients: 1_000, writesPerSecond: 1_000, $0)
+        },
+        Scenario(name: "B11.ws.c10k.w100", stores: [.memory]) {
+            try wsFanOut("B11.ws.c10k.w100", clients: 10_000, writesPerSecond: 100, $0)
+        },
+        Scenario(name: "B11.ws.c10k.w1k", stores: [.memory]) {
+            try wsFanOut("B11.ws.c10k.w1k", clients: 10_000, writesPerSecond: 1_000, $0)
+        },
+        Scenario(name: "B11.ws.writes", stores: [.memory, .journal]) {
+            try wsWrites("B11.ws.writes", connections: 50, writes: 200_000, $0)
+        },
+    ]
+}
+
+/// One protocol client: the opening handshake, then frames. Counts data pushes and, for a
+/// sampled client, the latency of each (the written value carries the writer's monotonic time as
+/// `"w"`); counts `ok` answers to its own requests.
+final class WSBenchClient: ChannelInboundHandler, @unchecked Sendable {
+    // @unchecked Sendable: mutable state is touched on the channel's event loop; the driver reads
+    // the atomics, and the latencies only after the loop is shut down.
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+
+    /// The frames after the handshake.
+    final class Frames: ChannelInboundHandler, @unchecked Sendable {
+        typealias InboundIn = WebSocketFrame
+        unowned let client: WSBenchClient
+        init(_ client: WSBenchClient) { self.client = client }
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            let frame = self.unwrapInboundIn(data)
+            guard frame.opcode == .text else { return }
+            self.client.received(frame.unmaskedData, context: context)
+        }
+    }
+
+    let sampled: Bool
+    /// Requests to send once the hello arrived (JSON texts).
+    let opening: [String]
+    let hellos = Atomic<Int>(0)
+    let pushes = Atomic<Int>(0)
+    let acks = Atomic<Int>(0)
+    let lastIndex = Atomic<Int>(-1)
+    let closed = Atomic<Bool>(false)
+    var latencies: [UInt64] = []
+    private var head: [UInt8] = []
+    private var upgraded = false
+    private(set) var context: ChannelHandlerContext?
+
+    init(sampled: Bool, opening: [String]) {
+        self.sampled = sampled
+        self.opening = opening
+        if sampled { self.latencies.reserveCapacity(1 << 16) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        self.context = context
+        let request =
+            "GET /.ws?v=5&ns=default HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        context.writeAndFlush(NIOAny(ByteBuffer(string: request)), promise: nil)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !self.upgraded else { return context.fireChannelRead(data) }
+        self.head += self.unwrapInboundIn(data).readableBytesView
+        guard let end = self.head.firstRange(of: Array("\r\n\r\n".utf8)) else { return }
+        guard self.head.starts(with: Array("HTTP/1.1 101".utf8)) else {
+            context.close(promise: nil)
+            return
+        }
+        self.upgraded = true
+        let rest = ByteBuffer(bytes: self.head[end.upperBound...])
+        self.head = []
+        try? context.pipeline.syncOperations.addHandlers(
+            [ByteToMessageHandler(WebSocketFrameDecoder(maxFrameSize: 1 << 24)), WebSocketFrameEncoder(), Frames(self)],
+            position: .after(self))
+        if rest.readableBytes > 0 { context.fireChannelRead(NIOAny(rest)) }
+    }
+
+    /// A client frame (masked, as clients must).
+    func send(_ text: String) {
+        guard let context else { return }
+        let frame = WebSocketFrame(fin: true, opcode: .text, maskKey: .random(), data: ByteBuffer(string: text))
+        context.channel.writeAndFlush(frame, promise: nil)
+    }
+
+    /// An application message: the hello, an answer (`"r"`) or a push.
+    fileprivate func received(_ buffer: ByteBuffer, context: ChannelHandlerContext) {
+        let now = monotonicNanos()
+        let bytes = Array(buffer.readableBytesView)
+        if bytes.starts(with: Array(#"{"t":"c","d":{"t":"h""#.utf8)) {
+            self.hellos.wrappingAdd(1, ordering: .relaxed)
+            for request in self.opening { self.send(request) }
+            return
+        }
+        if bytes.starts(with: Array(#"{"t":"d","d":{"r":"#.utf8)) {
+            if bytes.firstRange(of: Array(#""s":"ok""#.utf8)) != nil { self.acks.wrappingAdd(1, ordering: .relaxed) }
+            if self.inFlight > 0 {
+                self.inFlight -= 1
+                self.pumpWrites()
+            }
+            return
+        }
+        guard bytes.starts(with: Array(#"{"t":"d","d":{"a":"#.utf8)) else { return }
+        self.pushes.wrappingAdd(1, ordering: .relaxed)
+        // The value is {"i":N,"w":T}: the index and the writer's send time.
+        if let i = Self.number(after: #""i":"#, in: bytes), i > self.lastIndex.load(ordering: .relaxed) {
+            self.lastIndex.store(i, ordering: .relaxed)
+        }
+        if self.sampled, let w = Self.number(after: #""w":"#, in: bytes), w > 0, now > UInt64(w) { self.latencies.append(now - UInt64(w)) }
+    }
+
+    // Pipelined puts (B11.ws.writes), on the channel's event loop.
+    private var writeKey = 0
+    private var writeEnd = 0
+    private var inFlight = 0
+    private var window = 0
+
+    /// Puts `{"n": key}` at `/w/k<key>` for `count` keys from `first`, `window` at a time.
+    func startWrites(first: Int, count: Int, window: Int) {
+        self.writeKey = first
+        self.writeEnd = first + count
+        self.window = window
+        self.pumpWrites()
+    }
+
+    private func pumpWrites() {
+        while self.writeKey < self.writeEnd && self.inFlight < self.window {
+            let key = self.writeKey
+            self.writeKey += 1
+            self.inFlight += 1
+            self.send(#"{"t":"d","d":{"r":"# + "\(key)" + #","a":"p","b":{"p":"/w/k"# + "\(key)" + #"","d":{"n":"# + "\(key)" + "}}}}")
+        }
+    }
+
+    static func number(after key: String, in bytes: [UInt8]) -> Int? {
+        guard let range = bytes.firstRange(of: Array(key.utf8)) else { return nil }
+        var value = 0
+        var j = range.upperBound
+        guard j < bytes.count, bytes[j] >= 48, bytes[j] <= 57 else { return nil }
+        while j < bytes.count, bytes[j] >= 48, bytes[j] <= 57 {
+            value = value &* 10 &+ Int(bytes[j] - 48)
+            j += 1
+        }
+        return value
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        self.closed.store(true, ordering: .relaxed)
+    }
+}
+
+/// Raises this process's open-file limit to its hard limit (the server child inherits it).
+func raiseOpenFiles() {
+    var limit = rlimit()
+    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return }
+    limit.rlim_cur = limit.rlim_max
+    _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+}
+
+/// Connects `clients` and waits until each got its hello and `ready` holds for it.
+func connectWebSocketClients(_ clients: [WSBenchClient], port: Int, group: any EventLoopGroup, ready: (WSBenchClient) -> Bool) throws {
+    _ = try blocking {
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            for (n, client) in clients.enumerated() {
+                tasks.addTask {
+                    _ = try await ClientBootstrap(group: group)
+                        .channelOption(.socketOption(.tcp_nodelay), value: 1)
+                        .channelInitializer { channel in
+                            channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(client) }
+                        }
+                        .connect(host: "127.0.0.1", port: port).get()
+                }
+                // A few hundred connections in flight at a time: the listen backlog is finite.
+                if n % 200 == 199 { try await tasks.waitForAll() }
+            }
+            try await tasks.waitForAll()
+        }
+        return 0
+    }
+    let deadline = monotonicNanos() + 120_000_000_000
+    while clients.contains(where: { !ready($0) }) && monotonicNanos() < deadline { usleep(10_000) }
+    guard !clients.contains(where: { !ready($0) }) else { throw BenchError("the WebSocket clients did not all start") }
+}
+
+/// B11 fan-out: `clients` connections each listen to `/fan` (a default listen); a REST writer
+/// puts `{"i": n, "w": now}` at `writesPerSecond`. Measures pushes delivered per second, the
+/// write-to-receive latency (every 10th client), and server memory per idle listening connection.
+func wsFanOut(_ name: String, clients requested: Int, writesPerSecond: Int, _ store: Store) throws -> BenchResult {
+    raiseOpenFiles()
+    let clients = Bench.scaled(requested)
+    let duration = max(1.0, 10 * Bench.scale)
+    let server = try ServerChild(store)
+    defer { server.stop() }
+    let port = server.port
+    _ = try blocking { try await fetch(port: port, "/fan.json?print=silent", method: "PUT", body: #"{"i":0,"w":0}"#) }
+    let baseline = server.rssBytes
+    let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    defer { try? group.syncShutdownGracefully() }
+    let listen = #"{"t":"d","d":{"r":1,"a":"q","b":{"p":"/fan","h":""}}}"#
+    let counters = (0..<clients).map { WSBenchClient(sampled: $0 % 10 == 0, opening: [listen]) }
+    // Ready: the initial data and the listen's answer arrived.
+    try connectWebSocketClients(counters, port: port, group: group) {
+        $0.pushes.load(ordering: .relaxed) >= 1 && $0.acks.load(ordering: .relaxed) >= 1
+    }
+    usleep(200_000)
+    let perConnection = Double(server.rssBytes - baseline) / Double(clients)
+    let initialPushes = counters.reduce(0) { $0 + $1.pushes.load(ordering: .relaxed) }
+
+    let totalWrites = Int(Double(writesPerSecond) * duration)
+    let interval = 1_000_000_000 / UInt64(writesPerSecond)
+    let writerGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    defer { try? writerGroup.syncShutdownGracefully() }
+    let start = monotonicNanos()
+    let written = try blocking { () async throws -> Int in
+        let (stream, continuation) = AsyncStream<Result<Int, any Error>>.makeStream()
+        let handler = HTTPLoadHandler(
+            nextRequest: { i in
+                guard i < totalWrites else { return nil }
+                let due = start + UInt64(i) * interval
+                let now = monotonicNanos()
+                if due > now { usleep(UInt32((due - now) / 1000)) }
+                return httpRequest("PUT", "/fan.json?print=silent", body: "{\"i\":\(i + 1),\"w\":\(monotonicNanos())}")
+            },
+            onDone: { result in
+                continuation.yield(result)
+                continuation.finish()
+            })
+        _ = try await ClientBootstrap(group: writerGroup)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler) }
+            }
+            .connect(host: "127.0.0.1", port: port).get()
+        for await result in stream { return try result.get() }
+        throw BenchError("the writer did not finish")
+    }
+    let writeSeconds = secondsSince(start)
+    let deadline = monotonicNanos() + 60_000_000_000
+    while monotonicNanos() < deadline {
+        if !counters.contains(where: { !$0.closed.load(ordering: .relaxed) && $0.lastIndex.load(ordering: .relaxed) != totalWrites }) {
+            break
+        }
+        usleep(5_000)
+    }
+    let seconds = secondsSince(start)
+    let delivered = counters.reduce(0) { $0 + $1.pushes.load(ordering: .relaxed) } - initialPushes
+    let complete = counters.filter {
+        $0.lastIndex.load(ordering: .relaxed) == totalWrites && $0.pushes.load(ordering: .relaxed) == totalWrites + 1
+    }.count
+    let dropped = counters.filter { $0.closed.load(ordering: .relaxed) }.count
+    try group.syncShutdownGracefully()
+    var samples = counters.filter(\.sampled).flatMap(\.latencies)
+    let latency = LatencySummary(sortingNanos: &samples)
+    let check: String
+    if written != totalWrites {
+        check = "FAIL \(written) of \(totalWrites) writes answered"
+    } else if complete != clients {
+        check = "FAIL \(complete) of \(clients) connections got every push (\(dropped) disconnected)"
+    } else {
+        check = "ok"
+    }
+    return BenchResult(
+        scenario: name, store: store, n: delivered, seconds: seconds,
+        extra: [
+            ("connections", .int(clients)), ("writes", .int(totalWrites)), ("writes_per_s", .int(Int(Double(totalWrites) / writeSeconds))),
+            ("idle_rss_per_connection_b", .double(perConnection, 0)),
+        ] + latency.fields.map { ($0.0.replacingOccurrences(of: "_us", with: "_write_to_receive_us"), $0.1) },
+        check: check)
+}
+
+/// B11 writes: `connections` WebSocket connections put `writes` small values in all, each keeping
+/// up to 64 requests in flight; measures acknowledged writes per second and checks that every
+/// write is there (a shallow read counts the children).
+func wsWrites(_ name: String, connections: Int, writes requested: Int, _ store: Store) throws -> BenchResult {
+    let writes = Bench.scaled(requested)
+    let server = try ServerChild(store)
+    defer { server.stop() }
+    let port = server.port
+    let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    defer { try? group.syncShutdownGracefully() }
+    let perConnection = (writes + connections - 1) / connections
+    let clients = (0..<connections).map { _ in WSBenchClient(sampled: false, opening: []) }
+    try connectWebSocketClients(clients, port: port, group: group) { $0.hellos.load(ordering: .relaxed) >= 1 }
+    let start = monotonicNanos()
+    // Each connection keeps up to 64 puts in flight, sending the next as each answer arrives.
+    for (c, client) in clients.enumerated() {
+        let first = c * perConnection
+        let count = max(0, min(perConnection, writes - first))
+        client.context?.eventLoop.execute { client.startWrites(first: first, count: count, window: 64) }
+    }
+    let deadline = monotonicNanos() + 600_000_000_000
+    while clients.reduce(0, { $0 + $1.acks.load(ordering: .relaxed) }) < writes && monotonicNanos() < deadline { usleep(1_000) }
+    let seconds = secondsSince(start)
+    let acknowledged = clients.reduce(0) { $0 + $1.acks.load(ordering: .relaxed) }
+    let shallow = try blocking { try await fetch(port: port, "/w.json?shallow=true") }
+    let present = shallow.components(separatedBy: ":true").count - 1
+    let check = acknowledged == writes && present == writes ? "ok" : "FAIL \(acknowledged) acknowledged, \(present) present of \(writes)"
+    return BenchResult(
+        scenario: name, store: store, n: acknowledged, seconds: seconds, extra: [("connections", .int(connections))], check: check)
+}
