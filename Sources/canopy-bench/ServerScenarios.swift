@@ -480,33 +480,13 @@ func sseFanOut(_ name: String, clients requested: Int, writesPerSecond: Int, que
     var rng = BenchRNG(seed: 9)
     let queryTargets = query ? (0..<totalWrites).map { _ in paddedKey(UInt8(ascii: "p"), rng.next(below: queryChildren), digits: 5) } : []
     let start = monotonicNanos()
-    let written = try blocking { () async throws -> Int in
-        let (stream, continuation) = AsyncStream<Result<Int, any Error>>.makeStream()
-        let handler = HTTPLoadHandler(
-            nextRequest: { i in
-                guard i < totalWrites else { return nil }
-                let due = start + UInt64(i) * interval
-                let now = monotonicNanos()
-                if due > now { usleep(UInt32((due - now) / 1000)) }
-                if query {
-                    return httpRequest(
-                        "PUT", "/fan/\(queryTargets[i]).json?print=silent",
-                        body: "{\"i\":\(i + 1),\"t\":\(monotonicNanos()),\"v\":\(1_000_000 + i + 1)}")
-                }
-                return httpRequest("PUT", "/fan.json?print=silent", body: "{\"i\":\(i + 1),\"t\":\(monotonicNanos())}")
-            },
-            onDone: { result in
-                continuation.yield(result)
-                continuation.finish()
-            })
-        _ = try await ClientBootstrap(group: writerGroup)
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler) }
-            }
-            .connect(host: "127.0.0.1", port: port).get()
-        for await result in stream { return try result.get() }
-        throw BenchError("the writer did not finish")
+    let written = try pacedWrites(port: port, group: writerGroup, count: totalWrites, start: start, interval: interval) { i in
+        if query {
+            return httpRequest(
+                "PUT", "/fan/\(queryTargets[i]).json?print=silent",
+                body: "{\"i\":\(i + 1),\"t\":\(monotonicNanos()),\"v\":\(1_000_000 + i + 1)}")
+        }
+        return httpRequest("PUT", "/fan.json?print=silent", body: "{\"i\":\(i + 1),\"t\":\(monotonicNanos())}")
     }
     let writeSeconds = secondsSince(start)
     // Wait for delivery to finish (every open client saw the last write), bounded.
@@ -544,4 +524,35 @@ func sseFanOut(_ name: String, clients requested: Int, writesPerSecond: Int, que
             ("idle_rss_per_stream_b", .double(perStream, 0)),
         ] + latency.fields.map { ($0.0.replacingOccurrences(of: "_us", with: "_write_to_receive_us"), $0.1) },
         check: check)
+}
+
+/// The fan-out scenarios' writer: one keep-alive connection on `group` (a loop of its own, which
+/// the pacing sleeps block) sends `request(i)` for i = 0..<count, request i due at `start + i ·
+/// interval`; returns the number of answered requests.
+func pacedWrites(
+    port: Int, group: any EventLoopGroup, count: Int, start: UInt64, interval: UInt64, request: @escaping @Sendable (Int) -> ByteBuffer
+) throws -> Int {
+    try blocking { () async throws -> Int in
+        let (stream, continuation) = AsyncStream<Result<Int, any Error>>.makeStream()
+        let handler = HTTPLoadHandler(
+            nextRequest: { i in
+                guard i < count else { return nil }
+                let due = start + UInt64(i) * interval
+                let now = monotonicNanos()
+                if due > now { usleep(UInt32((due - now) / 1000)) }
+                return request(i)
+            },
+            onDone: { result in
+                continuation.yield(result)
+                continuation.finish()
+            })
+        _ = try await ClientBootstrap(group: group)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler) }
+            }
+            .connect(host: "127.0.0.1", port: port).get()
+        for await result in stream { return try result.get() }
+        throw BenchError("the writer did not finish")
+    }
 }

@@ -233,28 +233,8 @@ func wsFanOut(_ name: String, clients requested: Int, writesPerSecond: Int, _ st
     let writerGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     defer { try? writerGroup.syncShutdownGracefully() }
     let start = monotonicNanos()
-    let written = try blocking { () async throws -> Int in
-        let (stream, continuation) = AsyncStream<Result<Int, any Error>>.makeStream()
-        let handler = HTTPLoadHandler(
-            nextRequest: { i in
-                guard i < totalWrites else { return nil }
-                let due = start + UInt64(i) * interval
-                let now = monotonicNanos()
-                if due > now { usleep(UInt32((due - now) / 1000)) }
-                return httpRequest("PUT", "/fan.json?print=silent", body: "{\"i\":\(i + 1),\"w\":\(monotonicNanos())}")
-            },
-            onDone: { result in
-                continuation.yield(result)
-                continuation.finish()
-            })
-        _ = try await ClientBootstrap(group: writerGroup)
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler) }
-            }
-            .connect(host: "127.0.0.1", port: port).get()
-        for await result in stream { return try result.get() }
-        throw BenchError("the writer did not finish")
+    let written = try pacedWrites(port: port, group: writerGroup, count: totalWrites, start: start, interval: interval) { i in
+        httpRequest("PUT", "/fan.json?print=silent", body: "{\"i\":\(i + 1),\"w\":\(monotonicNanos())}")
     }
     let writeSeconds = secondsSince(start)
     let deadline = monotonicNanos() + 60_000_000_000
