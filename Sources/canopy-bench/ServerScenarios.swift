@@ -263,24 +263,10 @@ func httpWrites(_ name: String, clients: Int, writes: Int, _ store: Store) throw
         try await withThrowingTaskGroup(of: Result<Int, any Error>.self) { tasks in
             for client in 0..<clients {
                 tasks.addTask {
-                    let (stream, continuation) = AsyncStream<Result<Int, any Error>>.makeStream()
-                    let handler = HTTPLoadHandler(
-                        nextRequest: { i in
-                            guard i < perClient, issued.next() < total else { return nil }
-                            return httpRequest("PUT", "/b10/c\(client)/k\(i % 100).json?print=silent", body: "{\"v\":\(i),\"c\":\(client)}")
-                        },
-                        onDone: { result in
-                            continuation.yield(result)
-                            continuation.finish()
-                        })
-                    _ = try await ClientBootstrap(group: group)
-                        .channelOption(.socketOption(.tcp_nodelay), value: 1)
-                        .channelInitializer { channel in
-                            channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler) }
-                        }
-                        .connect(host: "127.0.0.1", port: port).get()
-                    for await result in stream { return result }
-                    return .failure(BenchError("no outcome"))
+                    try await httpLoad(port: port, group: group) { i in
+                        guard i < perClient, issued.next() < total else { return nil }
+                        return httpRequest("PUT", "/b10/c\(client)/k\(i % 100).json?print=silent", body: "{\"v\":\(i),\"c\":\(client)}")
+                    }
                 }
             }
             var all: [Result<Int, any Error>] = []
@@ -533,26 +519,34 @@ func pacedWrites(
     port: Int, group: any EventLoopGroup, count: Int, start: UInt64, interval: UInt64, request: @escaping @Sendable (Int) -> ByteBuffer
 ) throws -> Int {
     try blocking { () async throws -> Int in
-        let (stream, continuation) = AsyncStream<Result<Int, any Error>>.makeStream()
-        let handler = HTTPLoadHandler(
-            nextRequest: { i in
-                guard i < count else { return nil }
-                let due = start + UInt64(i) * interval
-                let now = monotonicNanos()
-                if due > now { usleep(UInt32((due - now) / 1000)) }
-                return request(i)
-            },
-            onDone: { result in
-                continuation.yield(result)
-                continuation.finish()
-            })
-        _ = try await ClientBootstrap(group: group)
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler) }
-            }
-            .connect(host: "127.0.0.1", port: port).get()
-        for await result in stream { return try result.get() }
-        throw BenchError("the writer did not finish")
+        try await httpLoad(port: port, group: group) { i in
+            guard i < count else { return nil }
+            let due = start + UInt64(i) * interval
+            let now = monotonicNanos()
+            if due > now { usleep(UInt32((due - now) / 1000)) }
+            return request(i)
+        }.get()
     }
+}
+
+/// Runs one keep-alive connection on `group` that sends `nextRequest(i)` for i = 0, 1, … until it
+/// returns `nil`, each after the previous answer; the outcome is the number of answered requests.
+func httpLoad(port: Int, group: any EventLoopGroup, nextRequest: @escaping @Sendable (Int) -> ByteBuffer?) async throws -> Result<
+    Int, any Error
+> {
+    let (stream, continuation) = AsyncStream<Result<Int, any Error>>.makeStream()
+    let handler = HTTPLoadHandler(
+        nextRequest: nextRequest,
+        onDone: { result in
+            continuation.yield(result)
+            continuation.finish()
+        })
+    _ = try await ClientBootstrap(group: group)
+        .channelOption(.socketOption(.tcp_nodelay), value: 1)
+        .channelInitializer { channel in
+            channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler) }
+        }
+        .connect(host: "127.0.0.1", port: port).get()
+    for await result in stream { return result }
+    return .failure(BenchError("the connection ended without an outcome"))
 }
