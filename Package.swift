@@ -42,7 +42,7 @@ let package = Package(
         .target(
             name: "CanopyServer",
             dependencies: [
-                "Canopy", "CanopyCore", "CanopyWire",
+                "Canopy", "CanopyCore", "CanopyRules", "CanopyWire",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),

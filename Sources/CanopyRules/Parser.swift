@@ -55,6 +55,7 @@ struct Parser {
         case .punctuation("**"): return "The '**' operator is not supported"
         case .punctuation(let p) where ["&", "|", "^", "~"].contains(p): return "Bitwise operator '\(p)' is not supported"
         case .identifier(let name) where ["in", "instanceof"].contains(name): return "The '\(name)' operator is not supported"
+        case .end: return "The expression ends too early"
         default: return "Unexpected \(self.describe(token))"
         }
     }

@@ -6,13 +6,18 @@ import NIOCore
 
 /// GET of a location: the value (or a query's window, a shallow listing), with ETags.
 extension CanopyResponder {
-    func read(_ request: Request, path: DatabasePath, options: ReadOptions, namespace: Namespace, output: Output) async throws(RESTError)
-        -> Response
-    {
+    func read(
+        _ request: Request, path: DatabasePath, options: ReadOptions, namespace: Namespace, identity: Identity,
+        output: Output
+    ) async throws(RESTError) -> Response {
         if request.headers[.ifMatch] != nil {
             throw .badRequest("if-match is not supported for GET; use if-none-match.")
         }
-        let node = try await namespace.database.loop { access in access.node(at: path) }
+        let query = options.hasFilters ? options.query : nil
+        let node: Node? = try await namespace.database.loop { access in
+            namespace.mayRead(path, query: query, identity: identity, access: access) ? access.node(at: path) : nil
+        }
+        guard let node else { throw RESTError.permissionDenied }
         let result = options.apply(node)
         var headers: HTTPFields = [:]
         let ifNoneMatch = request.headers[.ifNoneMatch]

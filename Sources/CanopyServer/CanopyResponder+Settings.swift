@@ -7,19 +7,25 @@ import Synchronization
 
 /// The `.priority` of a location and the `/.settings/rules.json` document.
 extension CanopyResponder {
-    func priority(_ request: inout Request, method: HTTPRequest.Method, path: DatabasePath, namespace: Namespace, output: Output)
-        async throws(RESTError) -> Response
-    {
+    func priority(
+        _ request: inout Request, method: HTTPRequest.Method, path: DatabasePath, namespace: Namespace, identity: Identity, output: Output
+    ) async throws(RESTError) -> Response {
         switch method {
         case .get:
-            let node = try await namespace.database.loop { access in access.node(at: path) }
+            let node: Node? = try await namespace.database.loop { access in
+                namespace.mayRead(path, query: nil, identity: identity, access: access) ? access.node(at: path) : nil
+            }
+            guard let node else { throw RESTError.permissionDenied }
             let priority: Node = node.priority.map { .leaf($0) } ?? .empty
             if output.silent { return Response(status: .noContent) }
             return JSONBody.response(NodeWriter.bytes(priority, export: false, pretty: output.pretty))
         case .put, .delete:
             let argument: ValueConverter.PriorityArgument = method == .put ? try WriteBodies.priority(try await self.body(&request)) : .none
             let written: Node = try await namespace.database.apply { access in
-                .write(.setPriority(path, argument)) { access in access.node(at: path).priority.map { .leaf($0) } ?? .empty }
+                guard let write = namespace.permitted(.setPriority(path, argument), identity: identity, access: access) else {
+                    return .refuse(.permissionDenied)
+                }
+                return .write(write) { access in access.node(at: path).priority.map { .leaf($0) } ?? .empty }
             }
             if output.silent { return Response(status: .noContent) }
             return JSONBody.response(NodeWriter.bytes(written, export: false, pretty: output.pretty))
@@ -28,22 +34,26 @@ extension CanopyResponder {
         }
     }
 
+    /// `/.settings/rules.json`: the rules as they were given (comments included), and their
+    /// replacement: checked first (a document that does not compile changes nothing), kept durably,
+    /// then in force for every later request; listeners they no longer allow are cancelled.
     func rules(_ request: inout Request, method: HTTPRequest.Method, namespace: Namespace, output: Output) async throws(RESTError)
         -> Response
     {
         switch method {
         case .get:
-            let rules = namespace.rules.withLock { $0 }
-            return JSONBody.response(JSONWriter.bytes(rules, options: output.pretty ? [.pretty, .sortedKeys] : [.sortedKeys]))
+            let source = namespace.rules.withLock { $0.source }
+            return JSONBody.response(Array(source.utf8))
         case .put:
-            let rules = try Rules.parse(try await self.body(&request))
-            if let file = namespace.rulesFile {
-                let bytes = JSONWriter.bytes(rules, options: [.pretty, .sortedKeys])
-                guard FileSystem.writeAtomically(bytes, to: file) else {
-                    throw RESTError(.serviceUnavailable, "Could not save the rules.")
-                }
+            let body = try await self.body(&request)
+            guard let text = String(validating: body, as: UTF8.self) else { throw .badRequest("Invalid rules: the document is not UTF-8.") }
+            let rules: NamespaceRules
+            do {
+                rules = try NamespaceRules(source: text)
+            } catch {
+                throw .badRequest(error.report)
             }
-            namespace.rules.withLock { $0 = rules }
+            try await namespace.replaceRules(with: rules)
             if output.silent { return Response(status: .noContent) }
             return JSONBody.response(Array(#"{"status":"ok"}"#.utf8))
         default:

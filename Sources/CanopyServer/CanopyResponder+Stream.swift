@@ -8,14 +8,20 @@ import NIOCore
 extension CanopyResponder {
     /// A server-sent event stream of the location (or of a filtered query's window): the initial
     /// `put`, then one event per write that changes what it shows (see ``StreamHub``).
-    func stream(path: DatabasePath, options: ReadOptions, namespace: Namespace, context: Context) async throws(RESTError) -> Response {
+    ///
+    /// A stream the rules do not allow is refused (401) before it starts; one that new rules no
+    /// longer allow gets `cancel` and ends.
+    func stream(path: DatabasePath, options: ReadOptions, namespace: Namespace, identity: Identity, context: Context)
+        async throws(RESTError)
+        -> Response
+    {
         if options.shallow || options.export {
             throw .badRequest("shallow and format=export are not supported on streams.")
         }
         let channel = context.channel
         let stream = EventStream(
             location: path, query: options.hasFilters ? options.query : nil, limit: self.state.configuration.streamBufferBytes,
-            scheduler: self.state.wakes
+            identity: identity, scheduler: self.state.wakes
         ) {
             channel?.close(promise: nil)
         }
@@ -27,12 +33,20 @@ extension CanopyResponder {
             state.unregister(stream)
             database.onLoop { access in hub.remove(stream, access: access) }
         }
-        let added: Bool
+        let added: Bool?
         do {
-            added = try await database.loop { access in hub.add(stream, access: access) }
+            added = try await database.loop { access in
+                // Judged and added in one step: rules replaced after it see the stream.
+                guard namespace.mayRead(path, query: stream.query, identity: identity, access: access) else { return nil }
+                return hub.add(stream, access: access)
+            }
         } catch {
             cleanup()
             throw error
+        }
+        guard let added else {
+            cleanup()
+            throw RESTError.permissionDenied
         }
         guard added else {
             cleanup()

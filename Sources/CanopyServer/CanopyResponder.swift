@@ -47,7 +47,7 @@ struct CanopyResponder: HTTPResponder {
 
     private func handle(_ request: inout Request, context: Context) async throws(RESTError) -> Response {
         let target = try RESTTarget(uri: request.uri.description)
-        try self.authorize(request, target)
+        let identity = try await self.identify(request, target)
         var method = request.method
         if method == .post {
             if let override = request.headers[.methodOverride] ?? target.parameters["x-http-method-override"] {
@@ -60,7 +60,7 @@ struct CanopyResponder: HTTPResponder {
         let namespaceName = target.parameters["ns"].flatMap { $0.isEmpty ? nil : $0 } ?? self.state.configuration.defaultNamespace
         let namespace: Namespace
         do {
-            namespace = try await self.state.store.namespace(namespaceName)
+            namespace = try await self.state.store.namespace(namespaceName, create: identity.isAdmin || !self.state.isGuarded)
         } catch let error as RESTError {
             throw error
         } catch {
@@ -84,9 +84,11 @@ struct CanopyResponder: HTTPResponder {
 
         switch target.kind {
         case .rules:
+            // On a development server everyone may set rules (to try them); else only the administrator.
+            guard identity.isAdmin || !self.state.isGuarded else { throw RESTError.permissionDenied }
             return try await self.rules(&request, method: method, namespace: namespace, output: output)
         case .priority(let path):
-            return try await self.priority(&request, method: method, path: path, namespace: namespace, output: output)
+            return try await self.priority(&request, method: method, path: path, namespace: namespace, identity: identity, output: output)
         case .data(let path):
             if method != .get {
                 if let name = ReadOptions.filterNames.first(where: { target.parameters[$0] != nil })
@@ -103,26 +105,28 @@ struct CanopyResponder: HTTPResponder {
             case .get:
                 let options = try ReadOptions(target.parameters)
                 if let accept = request.headers[.accept], accept.contains("text/event-stream") {
-                    return try await self.stream(path: path, options: options, namespace: namespace, context: context)
+                    return try await self.stream(path: path, options: options, namespace: namespace, identity: identity, context: context)
                 }
-                return try await self.read(request, path: path, options: options, namespace: namespace, output: output)
+                return try await self.read(request, path: path, options: options, namespace: namespace, identity: identity, output: output)
             case .put:
                 let body = try await self.body(&request)
                 let value = try WriteBodies.value(body, location: path.keys, function: "set")
-                return try await self.set(request, path: path, value: value, namespace: namespace, output: output)
+                return try await self.set(request, path: path, value: value, namespace: namespace, identity: identity, output: output)
             case .delete:
-                return try await self.set(request, path: path, value: WriteValue(node: .empty), namespace: namespace, output: output)
+                return try await self.set(
+                    request, path: path, value: WriteValue(node: .empty), namespace: namespace, identity: identity, output: output)
             case .post:
                 let body = try await self.body(&request)
                 // Validate as if written at the (20-character) push id below the location.
                 let value = try WriteBodies.value(body, location: path.keys + [ChildKey("--------------------")], function: "push")
-                return try await self.push(path: path, value: value, namespace: namespace, output: output)
+                return try await self.push(path: path, value: value, namespace: namespace, identity: identity, output: output)
             case .patch:
                 let body = try await self.body(&request)
                 guard let entries = try WriteBodies.update(body, location: path.keys) else {
-                    return try await self.set(request, path: path, value: WriteValue(node: .empty), namespace: namespace, output: output)
+                    return try await self.set(
+                        request, path: path, value: WriteValue(node: .empty), namespace: namespace, identity: identity, output: output)
                 }
-                return try await self.update(path: path, entries: entries, namespace: namespace, output: output)
+                return try await self.update(path: path, entries: entries, namespace: namespace, identity: identity, output: output)
             default:
                 throw RESTError(.methodNotAllowed, "Method \(method) is not supported; use GET, PUT, POST, PATCH or DELETE.")
             }
@@ -137,16 +141,19 @@ struct CanopyResponder: HTTPResponder {
 
     // MARK: - Access
 
-    private func authorize(_ request: Request, _ target: RESTTarget) throws(RESTError) {
-        guard let token = self.state.configuration.authToken else { return }
+    /// Who the request acts as: the credential of `Authorization: Bearer`, `auth=` or
+    /// `access_token=`. A credential that proves nothing is refused (401) rather than treated as
+    /// none.
+    private func identify(_ request: Request, _ target: RESTTarget) async throws(RESTError) -> Identity {
         var presented: String?
         if let header = request.headers[.authorization] {
             let parts = header.split(separator: " ", maxSplits: 1)
             if parts.count == 2, parts[0].lowercased() == "bearer" { presented = String(parts[1]) }
         }
         presented = presented ?? target.parameters["auth"] ?? target.parameters["access_token"]
-        guard let presented, Self.constantTimeEqual(presented, token) else {
-            throw RESTError(.unauthorized, "Unauthorized request.")
+        switch await self.state.identify(presented) {
+        case .success(let identity): return identity
+        case .failure(let rejection): throw RESTError(.unauthorized, rejection.message)
         }
     }
 

@@ -27,6 +27,10 @@ public final class CanopyServer: Sendable {
         self.configuration = configuration
         self.store = store
         self.state = ServerState(configuration: configuration, store: store)
+        // Rules that don't compile (a configuration ``ServerConfiguration/validate()`` refuses) lock
+        // every namespace rather than opening it.
+        let initial = configuration.rules.map { (try? NamespaceRules(source: $0)) ?? .locked }
+        store.setRules(RulesSetup(guarded: self.state.isGuarded, initial: initial))
     }
 
     /// The Hummingbird application (for in-process tests: `app.test(.router)`).

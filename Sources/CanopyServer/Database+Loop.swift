@@ -21,7 +21,7 @@ extension Database {
                 switch decide(access) {
                 case .refuse(let error, let body):
                     var error = error
-                    error.body = body
+                    if let body { error.body = body }
                     continuation.resume(returning: .failure(error))
                 case .write(let write, let then):
                     let rendezvous = WriteRendezvous<T>(continuation)

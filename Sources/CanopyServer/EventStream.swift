@@ -40,10 +40,15 @@ final class EventStream: Sendable {
 
     private static let nextID = Atomic<UInt64>(1)
 
+    /// Who opened it: new rules that no longer let it read cancel it.
+    let identity: Identity
+
     init(
-        location: DatabasePath, query: QueryParams?, limit: Int, scheduler: WakeScheduler? = nil, disconnect: @escaping @Sendable () -> Void
+        location: DatabasePath, query: QueryParams?, limit: Int, identity: Identity = .admin, scheduler: WakeScheduler? = nil,
+        disconnect: @escaping @Sendable () -> Void
     ) {
         self.id = Self.nextID.wrappingAdd(1, ordering: .relaxed).oldValue
+        self.identity = identity
         self.location = location
         self.query = query
         self.limit = limit

@@ -1,6 +1,7 @@
 import Canopy
 import CanopyCore
 import Foundation
+import HTTPTypes
 import Synchronization
 
 /// One namespace: its database, the streams that follow it, and its rules document.
@@ -10,12 +11,13 @@ final class Namespace: Sendable {
     let hub: StreamHub
     /// The WebSocket listens.
     let wire: WireHub
-    let rules: Mutex<JSONValue>
+    /// The rules in force; read on the loop thread when a request is judged, replaced by
+    /// `PUT /.settings/rules.json`.
+    let rules: Mutex<NamespaceRules>
+    /// Where the rules are kept (`nil` in memory).
     let rulesFile: String?
 
-    static let defaultRules: JSONValue = .object(["rules": .object([".read": .bool(true), ".write": .bool(true)])])
-
-    private init(name: String, database: Database, rules: JSONValue, rulesFile: String?) {
+    private init(name: String, database: Database, rules: NamespaceRules, rulesFile: String?) {
         self.name = name
         self.database = database
         self.hub = StreamHub(database: database)
@@ -24,18 +26,39 @@ final class Namespace: Sendable {
         self.rulesFile = rulesFile
     }
 
-    static func open(name: String, directory: String?, configuration: Database.Configuration) throws -> Namespace {
+    /// Opens namespace `name`: its database, and its rules: the server's `--rules` when given
+    /// (kept as the namespace's rules), else the ones kept from an earlier
+    /// `PUT /.settings/rules.json`, else ``NamespaceRules/defaults(guarded:)``.
+    static func open(name: String, directory: String?, configuration: Database.Configuration, rules setup: RulesSetup) throws
+        -> Namespace
+    {
         guard let directory else {
-            return Namespace(name: name, database: try Database.inMemory(configuration), rules: defaultRules, rulesFile: nil)
+            let rules = setup.initial ?? NamespaceRules.defaults(guarded: setup.guarded)
+            return Namespace(name: name, database: try Database.inMemory(configuration), rules: rules, rulesFile: nil)
         }
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let base = URL(fileURLWithPath: directory)
         let rulesFile = base.appendingPathComponent("\(name).rules.json").path
-        var rules = defaultRules
-        if let data = FileManager.default.contents(atPath: rulesFile), let parsed = try? Rules.parse(Array(data)) {
-            rules = parsed
+        let rules: NamespaceRules
+        if let initial = setup.initial {
+            rules = initial
+            guard FileSystem.writeAtomically(Array(initial.source.utf8), to: rulesFile) else {
+                throw RESTError(.serviceUnavailable, "Could not save the rules of namespace \"\(name)\".")
+            }
+        } else if let data = FileManager.default.contents(atPath: rulesFile) {
+            // Kept rules were valid when set; a damaged file locks the namespace rather than opening it.
+            rules = (try? NamespaceRules(source: String(decoding: data, as: UTF8.self))) ?? .locked
+        } else {
+            rules = NamespaceRules.defaults(guarded: setup.guarded)
         }
         let database = try Database(path: base.appendingPathComponent(name).path, configuration)
         return Namespace(name: name, database: database, rules: rules, rulesFile: rulesFile)
     }
+}
+
+/// What namespaces start with: the server's `--rules`, and whether the server is guarded (see
+/// ``ServerState/isGuarded``).
+struct RulesSetup: Sendable {
+    var guarded = false
+    var initial: NamespaceRules?
 }

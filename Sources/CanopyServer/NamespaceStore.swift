@@ -18,6 +18,8 @@ public final class NamespaceStore: Sendable {
     private let closed = Atomic<Bool>(false)
     /// The most namespaces open at once.
     public let maxNamespaces: Int
+    /// What namespaces opened from now on start with (set by the server that serves them).
+    private let rulesSetup = Mutex(RulesSetup())
 
     /// - Parameters:
     ///   - directory: Where the databases live; `nil` keeps them in memory.
@@ -48,11 +50,27 @@ public final class NamespaceStore: Sendable {
         try await self.namespace(name).database
     }
 
-    func namespace(_ name: String) async throws -> Namespace {
+    /// Sets what namespaces opened from now on start with.
+    func setRules(_ setup: RulesSetup) {
+        self.rulesSetup.withLock { $0 = setup }
+    }
+
+    /// Whether namespace `name` is open, or kept in the store's directory.
+    func exists(_ name: String) -> Bool {
+        if self.open.withLock({ $0[name] != nil }) { return true }
+        guard let directory = self.directory, Self.isValidName(name) else { return false }
+        return FileManager.default.fileExists(atPath: URL(fileURLWithPath: directory).appendingPathComponent(name).path)
+    }
+
+    /// The namespace `name`, opened (and created) if needed; with `create` false, only an open
+    /// or kept one (a guarded server lets only its administrator create namespaces).
+    func namespace(_ name: String, create: Bool = true) async throws -> Namespace {
         if let namespace = self.open.withLock({ $0[name] }) { return namespace }
         guard Self.isValidName(name) else {
             throw RESTError.badRequest("Invalid namespace \"\(name)\": use 1 to 63 letters, digits, '-' or '_'.")
         }
+        // Refused like any denied request: whether it exists is not told.
+        if !create && !self.exists(name) { throw RESTError.permissionDenied }
         let task: Task<Namespace, any Error> = try self.entries.withLock { entries in
             if self.closed.load(ordering: .acquiring) { throw RESTError(.serviceUnavailable, "The server is shutting down.") }
             if let task = entries[name] { return task }
@@ -62,10 +80,11 @@ public final class NamespaceStore: Sendable {
             }
             let directory = self.directory
             let configuration = self.configuration
+            let rules = self.rulesSetup.withLock { $0 }
             let task = Task<Namespace, any Error> {
                 // Opening replays a journal: keep that off the event loops.
                 try await NIOThreadPool.singleton.runIfActive {
-                    try Namespace.open(name: name, directory: directory, configuration: configuration)
+                    try Namespace.open(name: name, directory: directory, configuration: configuration, rules: rules)
                 }
             }
             entries[name] = task

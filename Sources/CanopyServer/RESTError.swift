@@ -19,6 +19,10 @@ struct RESTError: Error {
 
     static func badRequest(_ message: String) -> RESTError { RESTError(.badRequest, message) }
 
+    /// What rules refusing a read or write answers (Firebase's status and words; nothing about
+    /// the data or the rules).
+    static let permissionDenied = RESTError(.unauthorized, "Permission denied")
+
     /// The status for a database error: the caller's mistakes are 400, a closed database 503.
     init(_ error: DatabaseError) {
         switch error.code {

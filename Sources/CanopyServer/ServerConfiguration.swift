@@ -33,6 +33,11 @@ public struct ServerConfiguration: Sendable {
     /// sending past it (a body much slower than its `Content-Length`) is disconnected. `nil` waits
     /// forever.
     public var requestBodyTimeout: Duration? = .seconds(120)
+    /// A rules document (Firebase's `database.rules.json`) that every namespace starts with,
+    /// replacing the rules it kept. Without it a namespace keeps the rules last set through
+    /// `PUT /.settings/rules.json`; one that has none starts locked on a guarded server (one with
+    /// an ``authToken``, user tokens or these rules) and open on a development server.
+    public var rules: String?
     /// The namespace of requests without `ns=`.
     public var defaultNamespace: String = "default"
     /// The server's logger; request lines are logged at `.info`, so the default level
@@ -53,6 +58,30 @@ public struct ServerConfiguration: Sendable {
         return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
     }
 
+    /// What is wrong with a rules document, naming the line, column and expression; `nil` when
+    /// it compiles.
+    public static func rulesProblem(_ source: String) -> String? {
+        do {
+            _ = try NamespaceRules(source: source)
+            return nil
+        } catch {
+            return error.report
+        }
+    }
+
+    /// How the server guards its data, for its start-up line.
+    public var accessSummary: String {
+        var parts: [String] = []
+        if self.authToken != nil { parts.append("admin token") }
+        if self.jwtSecret != nil || self.jwtKeys != nil { parts.append("user tokens") }
+        if self.allowUnsignedTokens { parts.append("WARNING: unsigned user tokens accepted, for development only") }
+        if self.rules != nil { parts.append("rules from --rules") }
+        guard !parts.isEmpty else {
+            return "development mode: no credentials or rules configured; namespaces without rules are open to anyone who can connect"
+        }
+        return parts.joined(separator: ", ") + "; namespaces without rules are locked"
+    }
+
     /// Checks the combination of options; the message says what to change.
     public func validate() throws(ServerError) {
         if self.authToken == nil && !self.allowInsecure && !Self.isLoopback(self.host) {
@@ -69,6 +98,7 @@ public struct ServerConfiguration: Sendable {
         if self.streamCoalescing < .zero || self.streamCoalescing > .seconds(1) {
             throw ServerError("The stream coalescing interval must be between 0 and 1 second.")
         }
+        if let problem = self.rules.flatMap(Self.rulesProblem) { throw ServerError(problem) }
         if !NamespaceStore.isValidName(self.defaultNamespace) {
             throw ServerError("Invalid default namespace \"\(self.defaultNamespace)\".")
         }

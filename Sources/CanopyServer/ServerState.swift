@@ -13,10 +13,13 @@ final class ServerState: Sendable {
     let wakes: WakeScheduler?
     /// The open SDK (WebSocket) connections.
     let wireSessions = WireSessions()
+    /// Verifies user tokens; `nil` when none are accepted.
+    let verifier: TokenVerifier?
 
     init(configuration: ServerConfiguration, store: NamespaceStore) {
         self.configuration = configuration
         self.store = store
+        self.verifier = configuration.verifiesUserTokens ? TokenVerifier(configuration: configuration) : nil
         self.wakes = configuration.streamCoalescing > .zero ? WakeScheduler(interval: configuration.streamCoalescing) : nil
     }
 

@@ -125,6 +125,17 @@ final class StreamHub: @unchecked Sendable {
         for stream in group.streams.values { stream.send(bytes) }
     }
 
+    /// Ends the streams `denied` says may no longer read, with a `cancel` event (loop thread):
+    /// new rules took their access away.
+    /// - Complexity: O(*t*) for *t* streams, plus the rule evaluations of `denied`.
+    func revoke(where denied: (EventStream) -> Bool, access: LoopAccess) {
+        self.assertOnLoop()
+        for stream in self.allStreams where denied(stream) {
+            stream.finish(trailer: EventRender.cancel("Permission denied"))
+            self.remove(stream, access: access)
+        }
+    }
+
     /// Every stream (loop thread).
     private var allStreams: [EventStream] {
         self.locations.values.flatMap { $0.streams.values } + self.queries.values.flatMap { $0.streams.values }

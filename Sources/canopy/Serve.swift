@@ -35,6 +35,13 @@ struct Serve: AsyncParsableCommand {
         help: ArgumentHelp("Require 'Authorization: Bearer TOKEN' (or auth=TOKEN) on every request.", valueName: "TOKEN"))
     var authToken: String?
 
+    @Option(
+        name: .customLong("rules"),
+        help: ArgumentHelp(
+            "A rules file (Firebase's database.rules.json) that every namespace starts with, replacing the rules it kept.",
+            valueName: "FILE"))
+    var rulesFile: String?
+
     @Flag(help: "Allow a non-loopback --host without --auth-token.")
     var insecure = false
 
@@ -104,6 +111,12 @@ struct Serve: AsyncParsableCommand {
         configuration.idleTimeout = self.idleTimeout > 0 ? .milliseconds(Int64(self.idleTimeout * 1000)) : nil
         configuration.requestBodyTimeout = self.bodyTimeout > 0 ? .milliseconds(Int64(self.bodyTimeout * 1000)) : nil
         configuration.defaultNamespace = self.defaultNamespace
+        if let file = self.rulesFile {
+            guard let data = FileManager.default.contents(atPath: file) else { throw ValidationError("Can't read the rules file \(file).") }
+            guard let text = String(validating: data, as: UTF8.self) else { throw ValidationError("The rules file \(file) is not UTF-8.") }
+            if let problem = ServerConfiguration.rulesProblem(text) { throw ValidationError("\(file): \(problem)") }
+            configuration.rules = text
+        }
         var logger = Logger(label: "canopy.server")
         logger.logLevel = Logger.Level(rawValue: self.logLevel) ?? .warning
         configuration.logger = logger
@@ -121,6 +134,8 @@ struct Serve: AsyncParsableCommand {
             if let port = await server.listeningPort() {
                 // One line on stdout (flushed), for scripts that start the server on port 0.
                 FileHandle.standardOutput.write(Data("canopy: serving \(self.database.resolvedPath) on http://\(self.host):\(port)\n".utf8))
+                // How it is guarded, on stderr: the line above is what scripts read.
+                FileHandle.standardError.write(Data("canopy: \(configuration.accessSummary)\n".utf8))
             }
         }
         try await server.run()

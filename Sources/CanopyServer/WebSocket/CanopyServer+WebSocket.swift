@@ -23,8 +23,10 @@ enum WireUpgrade {
         let name = parameters["ns"].flatMap { $0.isEmpty ? nil : $0 } ?? configuration.defaultNamespace
         // HTTP/1 carries the Host header as the request's authority.
         let host = request.authority ?? "\(configuration.host):\(configuration.port)"
+        // The Admin SDKs send their credential on the upgrade too (`Bearer owner` to an emulator);
+        // one that proves nothing leaves the connection anonymous until its `auth`.
         let bearer = request.headerFields[.authorization].flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
-        let isAdmin = bearer.map { token in configuration.authToken.map { CanopyResponder.constantTimeEqual(token, $0) } ?? false } ?? false
+        let identity = (try? await state.identify(bearer).get()) ?? .anonymous
         guard NamespaceStore.isValidName(name) else {
             return .upgrade([:]) { _, outbound, _ in
                 // A control `s`: the SDKs log the reason and stop reconnecting.
@@ -37,8 +39,10 @@ enum WireUpgrade {
             // A client that stops reading: cut it off, as a stream is.
             channel.close(promise: nil)
         }
-        let session = WireSession(sessionID: Self.newSessionID(), namespaceName: name, outbox: outbox) { channel.close(promise: nil) }
-        let connection = WireConnection(state: state, session: session, host: host, previousSession: parameters["ls"], isAdmin: isAdmin)
+        let session = WireSession(sessionID: Self.newSessionID(), namespaceName: name, outbox: outbox, identity: identity) {
+            channel.close(promise: nil)
+        }
+        let connection = WireConnection(state: state, session: session, host: host, previousSession: parameters["ls"])
         return .upgrade([:]) { inbound, outbound, context in
             await connection.run(inbound: inbound, outbound: outbound, logger: context.logger)
         }

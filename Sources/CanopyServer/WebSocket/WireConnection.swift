@@ -14,7 +14,6 @@ struct WireConnection {
     let session: WireSession
     let host: String
     let previousSession: String?
-    let isAdmin: Bool
 
     func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, logger: Logger) async {
         let session = self.session
@@ -54,7 +53,7 @@ struct WireConnection {
     /// the connection (a protocol error).
     private func read(_ inbound: WebSocketInboundStream, logger: Logger) async -> (code: WebSocketErrorCode, reason: String)? {
         var assembler = WireFrameAssembler(maxMessageBytes: self.state.configuration.maxBodyBytes)
-        var requests = WireRequests(session: self.session, state: self.state, isAdmin: self.isAdmin)
+        var requests = WireRequests(session: self.session, state: self.state)
         do {
             for try await message in inbound.messages(maxSize: Self.maxFrameBytes) {
                 guard case .text(let text) = message else {
@@ -88,14 +87,19 @@ struct WireConnection {
         return nil
     }
 
-    /// Applies a session's onDisconnect writes, in order, as ordinary writes, each awaited until
-    /// durable.
+    /// Applies a session's onDisconnect writes, in order, as ordinary writes judged by the rules
+    /// in force now (as the identity that asked for them), each awaited until durable.
     static func runCloseWrites(of session: WireSession, logger: Logger) async {
         // Close-time writes exist only once a request opened the namespace.
-        guard let database = session.namespace?.database else { return }
-        for write in session.takeCloseWrites() {
+        guard let namespace = session.namespace else { return }
+        for (write, identity) in session.takeCloseWrites() {
             do {
-                try await database.apply { _ in WriteDecision<Void>.write(write, then: { _ in () }) }
+                try await namespace.database.apply { access in
+                    guard let write = namespace.permitted(write, identity: identity, access: access) else {
+                        return WriteDecision<Void>.refuse(.permissionDenied)
+                    }
+                    return .write(write, then: { _ in () })
+                }
             } catch {
                 logger.warning("onDisconnect write at \(write.path.string) failed: \(error.message)")
             }

@@ -47,6 +47,8 @@ final class WireHub: @unchecked Sendable {
     private var locations = LocationTrie<LocationListens>()
     private var queries: [QueryKey: QueryListens] = [:]
     private var listens: [UInt64: Set<Listen>] = [:]
+    /// The connections with listens, by id.
+    private var sessions: [UInt64: WireSession] = [:]
     private var subscription: ChangeSubscription?
 
     init(database: Database) {
@@ -62,6 +64,7 @@ final class WireHub: @unchecked Sendable {
     func listen(_ session: WireSession, at location: DatabasePath, query: QueryParams?, tag: Int64?, access: LoopAccess) {
         self.assertOnLoop()
         let listen = Listen(location: location, query: query, tag: tag)
+        self.sessions[session.id] = session
         guard self.listens[session.id, default: []].insert(listen).inserted else {
             // The same listen again: send its data again, as a fresh listen would.
             return session.outbox.send(self.initialData(listen, access: access))
@@ -105,11 +108,46 @@ final class WireHub: @unchecked Sendable {
         let listen = Listen(location: location, query: query, tag: tag)
         guard self.listens[session.id]?.remove(listen) != nil else { return }
         self.drop(listen, of: session.id, access: access)
+        if self.listens[session.id]?.isEmpty == true {
+            self.listens[session.id] = nil
+            self.sessions[session.id] = nil
+        }
+    }
+
+    /// Revokes the listens `denied` says may no longer read, with a `c` to their connections
+    /// (loop thread): new rules, or a connection's new identity, took their access away.
+    /// `denied` gets the connection, the location, and the query the rules judge (a filtered
+    /// query's, `nil` for the location's whole data).
+    /// - Complexity: O(*l*) for *l* listens, plus the rule evaluations of `denied`.
+    func revoke(access: LoopAccess, where denied: (WireSession, DatabasePath, QueryParams?) -> Bool) {
+        self.assertOnLoop()
+        for session in Array(self.sessions.values) {
+            self.revoke(of: session, access: access) { denied(session, $0, $1) }
+        }
+    }
+
+    /// ``revoke(access:where:)`` for the listens of one connection.
+    /// - Complexity: O(*l*) for its *l* listens, plus the rule evaluations of `denied`.
+    func revoke(of session: WireSession, access: LoopAccess, where denied: (DatabasePath, QueryParams?) -> Bool) {
+        self.assertOnLoop()
+        guard let listens = self.listens[session.id] else { return }
+        for listen in listens {
+            let query = listen.tag != nil && listen.query?.isFiltered == true ? listen.query : nil
+            guard denied(listen.location, query) else { continue }
+            self.listens[session.id]?.remove(listen)
+            self.drop(listen, of: session.id, access: access)
+            session.outbox.send(ServerMessage.revoke(path: listen.location, query: query))
+        }
+        if self.listens[session.id]?.isEmpty == true {
+            self.listens[session.id] = nil
+            self.sessions[session.id] = nil
+        }
     }
 
     /// Ends every listen of `session` (loop thread), when its connection closes.
     func removeAll(_ session: WireSession, access: LoopAccess) {
         self.assertOnLoop()
+        self.sessions[session.id] = nil
         guard let listens = self.listens.removeValue(forKey: session.id) else { return }
         for listen in listens { self.drop(listen, of: session.id, access: access) }
     }

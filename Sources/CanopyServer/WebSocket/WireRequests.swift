@@ -1,22 +1,16 @@
 import Canopy
 import CanopyCore
+import CanopyRules
 import CanopyWire
 import HTTPTypes
 
 /// Answers one connection's data requests, strictly in the order they arrive (an `auth` takes
 /// effect for every later request). Reads and listens are answered once the loop has run them,
 /// after their data is queued; writes are acknowledged when durable, after the pushes they caused.
+/// Every read, listen and write is judged by the namespace's rules as the connection's identity.
 struct WireRequests {
     let session: WireSession
     let state: ServerState
-    /// Whether this connection acts as the server's administrator (the `--auth-token`).
-    var isAdmin: Bool
-
-    private var configuration: ServerConfiguration { self.state.configuration }
-
-    /// Whether requests may read and write: always on an open server (no `--auth-token`), else only
-    /// once the connection presented the admin token.
-    private var mayAccess: Bool { self.configuration.authToken == nil || self.isAdmin }
 
     mutating func handle(id: Int64, action: ClientAction) async {
         let outbox = self.session.outbox
@@ -24,32 +18,31 @@ struct WireRequests {
         case .stats, .appCheck, .unAppCheck:
             // Statistics are not kept; App Check is not enforced (see the Firebase SDKs article).
             outbox.send(ServerMessage.ok(id: id))
-        case .auth(let credential, _, _):
-            if self.accepts(credential) {
-                self.isAdmin = true
+        case .auth(let credential, let authVariable, let noAuth):
+            switch await self.state.identify(credential) {
+            case .success(let identity):
+                await self.become(Self.acting(identity, authVariable: authVariable, noAuth: noAuth))
                 outbox.send(ServerMessage.ok(id: id))
-            } else {
-                outbox.send(
-                    ServerMessage.failure(
-                        id: id, status: "invalid_token",
-                        message: "This server accepts only its admin token (user authentication is not configured)."))
+            case .failure(let rejection):
+                await self.become(.anonymous)
+                outbox.send(ServerMessage.failure(id: id, status: rejection.wireStatus, message: rejection.message))
             }
         case .unauth:
-            self.isAdmin = false
+            await self.become(.anonymous)
             outbox.send(ServerMessage.ok(id: id))
         case .invalid(let status, let message):
             outbox.send(ServerMessage.failure(id: id, status: status, message: message))
         case .unknown(let name):
             outbox.send(ServerMessage.failure(id: id, status: "invalid_action", message: "Unknown action \"\(name)\"."))
         case .listen, .unlisten, .get, .put, .putPriority, .merge, .onDisconnectPut, .onDisconnectMerge, .onDisconnectCancel:
-            guard self.mayAccess else {
-                return outbox.send(ServerMessage.failure(id: id, status: "permission_denied", message: "Permission denied"))
-            }
+            await self.expireIdentity()
             let namespace: Namespace
             do {
-                namespace = try await self.session.openNamespace(in: self.state.store)
+                let identity = self.session.identity
+                namespace = try await self.session.openNamespace(in: self.state.store, create: identity.isAdmin || !self.state.isGuarded)
             } catch {
-                let refused = (error as? RESTError)?.status == .forbidden
+                let status = (error as? RESTError)?.status
+                let refused = status == .forbidden || status == .unauthorized
                 let message = (error as? RESTError)?.message ?? "The namespace \"\(self.session.namespaceName)\" cannot be opened."
                 return outbox.send(ServerMessage.failure(id: id, status: refused ? "permission_denied" : "unavailable", message: message))
             }
@@ -57,11 +50,36 @@ struct WireRequests {
         }
     }
 
-    /// The admin token, and the emulator's `owner` on a server without one (where everyone may
-    /// read and write anyway).
-    private func accepts(_ credential: String) -> Bool {
-        guard let token = self.configuration.authToken else { return credential == "owner" }
-        return CanopyResponder.constantTimeEqual(credential, token)
+    /// The identity an `auth` gives: an administrator may act as someone else (the Admin SDKs'
+    /// `databaseAuthVariableOverride`: `authvar`, or `noauth` for unauthenticated), judged by rules
+    /// as that user.
+    static func acting(_ identity: Identity, authVariable: JSONValue?, noAuth: Bool) -> Identity {
+        guard identity.isAdmin else { return identity }
+        if noAuth { return .anonymous }
+        if let authVariable, case .object = authVariable { return .user(AuthContext(variable: authVariable), expires: nil) }
+        return identity
+    }
+
+    /// Changes the connection's identity; its listens the new identity may not read are revoked.
+    private func become(_ identity: Identity) async {
+        let session = self.session
+        let previous = session.identity
+        session.identity = identity
+        guard previous != identity, let namespace = session.namespace else { return }
+        let wire = namespace.wire
+        _ = try? await namespace.database.loop { access in
+            wire.revoke(of: session, access: access) { location, query in
+                !namespace.mayRead(location, query: query, identity: identity, access: access)
+            }
+        }
+    }
+
+    /// A user token that expired since it was presented: the client is told (`ac`, it reconnects
+    /// with a fresh one) and the connection goes on unauthenticated.
+    private func expireIdentity() async {
+        guard case .user(_, let expires?) = self.session.identity, expires <= WireConnection.now() else { return }
+        self.session.outbox.send(ServerMessage.authRevoked(status: "expired_token", reason: "The auth token has expired."))
+        await self.become(.anonymous)
     }
 
     private func handleData(id: Int64, action: ClientAction, namespace: Namespace) async {
@@ -69,21 +87,36 @@ struct WireRequests {
         let outbox = session.outbox
         let hub = namespace.wire
         let database = namespace.database
+        let identity = session.identity
         switch action {
         case .listen(let path, let query, let tag, _):
-            let done = await Self.onLoop(database) { access in hub.listen(session, at: path, query: query, tag: tag, access: access) }
-            outbox.send(done ? ServerMessage.listenOK(id: id) : Self.closed(id))
+            let judged = tag != nil && query?.isFiltered == true ? query : nil
+            let allowed: Bool? = await Self.onLoop(database) { access in
+                // Judged and started in one step: rules replaced after it see the listen.
+                guard namespace.mayRead(path, query: judged, identity: identity, access: access) else { return false }
+                hub.listen(session, at: path, query: query, tag: tag, access: access)
+                return true
+            }
+            outbox.send(allowed.map { $0 ? ServerMessage.listenOK(id: id) : Self.denied(id) } ?? Self.closed(id))
         case .unlisten(let path, let query, let tag):
             let done = await Self.onLoop(database) { access in hub.unlisten(session, at: path, query: query, tag: tag, access: access) }
             outbox.send(done ? ServerMessage.ok(id: id) : Self.closed(id))
         case .get(let path, let query):
-            let data: [UInt8]? = await Self.onLoop(database) { access in WireJSON.bytes(access.queryResult(at: path, params: query)) }
-            outbox.send(data.map { ServerMessage.response(id: id, status: "ok", data: $0) } ?? Self.closed(id))
+            let judged = query.isFiltered ? query : nil
+            let data: [UInt8]?? = await Self.onLoop(database) { access in
+                guard namespace.mayRead(path, query: judged, identity: identity, access: access) else { return nil }
+                return WireJSON.bytes(access.queryResult(at: path, params: query))
+            }
+            switch data {
+            case .some(.some(let data)): outbox.send(ServerMessage.response(id: id, status: "ok", data: data))
+            case .some(.none): outbox.send(Self.denied(id))
+            case .none: outbox.send(Self.closed(id))
+            }
         case .put(let path, let data, let hash):
             do {
                 try Self.checkWritable(path)
                 var converter = try ValueConverter(function: "set", location: path.keys.map(\.string))
-                self.write(id: id, on: database, .set(path, try converter.convert(data)), expectedHash: hash)
+                self.write(id: id, on: namespace, .set(path, try converter.convert(data)), expectedHash: hash)
             } catch {
                 outbox.send(ServerMessage.failure(id: id, status: error.code.name, message: error.message))
             }
@@ -91,7 +124,7 @@ struct WireRequests {
             do {
                 try Self.checkWritable(path)
                 self.write(
-                    id: id, on: database, .setPriority(path, try ValueConverter.priority(priority, function: "setPriority")),
+                    id: id, on: namespace, .setPriority(path, try ValueConverter.priority(priority, function: "setPriority")),
                     expectedHash: nil)
             } catch {
                 outbox.send(ServerMessage.failure(id: id, status: error.code.name, message: error.message))
@@ -101,7 +134,7 @@ struct WireRequests {
                 try Self.checkWritable(path)
                 let entries = try UpdateEntries.entries(data, location: path.keys, function: "update")
                 if entries.isEmpty { return outbox.send(ServerMessage.ok(id: id)) }
-                self.write(id: id, on: database, WriteOperation(path: path, entries: entries), expectedHash: nil)
+                self.write(id: id, on: namespace, WriteOperation(path: path, entries: entries), expectedHash: nil)
             } catch {
                 outbox.send(ServerMessage.failure(id: id, status: error.code.name, message: error.message))
             }
@@ -109,8 +142,7 @@ struct WireRequests {
             do {
                 try Self.checkWritable(path)
                 var converter = try ValueConverter(function: "onDisconnectSetValue", location: path.keys.map(\.string))
-                _ = session.addCloseWrite(.set(path, try converter.convert(data)))
-                outbox.send(ServerMessage.ok(id: id))
+                await self.addCloseWrite(id: id, .set(path, try converter.convert(data)), namespace: namespace)
             } catch {
                 outbox.send(ServerMessage.failure(id: id, status: error.code.name, message: error.message))
             }
@@ -118,8 +150,8 @@ struct WireRequests {
             do {
                 try Self.checkWritable(path)
                 let entries = try UpdateEntries.entries(data, location: path.keys, function: "onDisconnectUpdateChildValues")
-                if !entries.isEmpty { _ = session.addCloseWrite(WriteOperation(path: path, entries: entries)) }
-                outbox.send(ServerMessage.ok(id: id))
+                if entries.isEmpty { return outbox.send(ServerMessage.ok(id: id)) }
+                await self.addCloseWrite(id: id, WriteOperation(path: path, entries: entries), namespace: namespace)
             } catch {
                 outbox.send(ServerMessage.failure(id: id, status: error.code.name, message: error.message))
             }
@@ -135,11 +167,27 @@ struct WireRequests {
         if path.isInfo { throw DatabaseError(.invalidPath, "Can't modify data under /.info/.") }
     }
 
-    /// Applies `write` on the loop (a transaction's compare-and-set checks the hash in the same
-    /// step) without waiting for it: the acknowledgement is queued when the write is durable.
-    private func write(id: Int64, on database: Database, _ write: WriteOperation, expectedHash: String?) {
+    /// Records an onDisconnect write, if the rules allow it now (it is judged again when it runs).
+    private func addCloseWrite(id: Int64, _ write: WriteOperation, namespace: Namespace) async {
+        let session = self.session
+        let identity = session.identity
+        let allowed = await Self.onLoop(namespace.database) { access in
+            namespace.permitted(write, identity: identity, access: access) != nil
+        }
+        guard let allowed else { return session.outbox.send(Self.closed(id)) }
+        guard allowed else { return session.outbox.send(Self.denied(id)) }
+        _ = session.addCloseWrite(write, identity: identity)
+        session.outbox.send(ServerMessage.ok(id: id))
+    }
+
+    /// Applies `write` on the loop, if the rules allow it (a transaction's compare-and-set checks
+    /// the hash in the same step), without waiting for it: the acknowledgement is queued when the
+    /// write is durable. A refused write changes nothing and reaches no listener.
+    private func write(id: Int64, on namespace: Namespace, _ write: WriteOperation, expectedHash: String?) {
         let outbox = self.session.outbox
-        let accepted = database.onLoop { access in
+        let identity = self.session.identity
+        let accepted = namespace.database.onLoop { access in
+            guard let write = namespace.permitted(write, identity: identity, access: access) else { return outbox.send(Self.denied(id)) }
             if let expectedHash, access.node(at: write.path).wireHash != expectedHash {
                 return outbox.send(
                     ServerMessage.failure(id: id, status: "datastale", message: "The transaction's data changed on the server."))
@@ -158,6 +206,10 @@ struct WireRequests {
         case .invalidPath, .invalidKey, .invalidValue, .invalidPriority, .invalidQuery, .invalidJSON, .writeFailed: return error.code.name
         default: return "unavailable"
         }
+    }
+
+    private static func denied(_ id: Int64) -> [UInt8] {
+        ServerMessage.failure(id: id, status: "permission_denied", message: "Permission denied")
     }
 
     private static func closed(_ id: Int64) -> [UInt8] {

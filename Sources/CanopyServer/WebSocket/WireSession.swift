@@ -14,20 +14,34 @@ final class WireSession: Sendable {
     let outbox: WireOutbox
     /// Closes the connection (server shutdown).
     let disconnect: @Sendable () -> Void
-    /// onDisconnect writes, in the order they were asked for; `nil` once they ran.
-    private let closeWrites = Mutex<[(path: DatabasePath, write: WriteOperation)]?>([])
+    /// onDisconnect writes, in the order they were asked for, each with the identity that asked
+    /// (it is judged again, as that identity, when it runs); `nil` once they ran.
+    private let closeWrites = Mutex<[(path: DatabasePath, write: WriteOperation, identity: Identity)]?>([])
+    /// Who the connection acts as: set by `auth`/`gauth` (and the upgrade's bearer token),
+    /// cleared by `unauth`.
+    private let currentIdentity: Mutex<Identity>
     /// Opened by the first request allowed to read or write, not by the connection itself: a
     /// client without the admin token cannot make the server open a database.
     private let opened = Mutex<Namespace?>(nil)
 
     private static let nextID = Atomic<UInt64>(1)
 
-    init(sessionID: String, namespaceName: String, outbox: WireOutbox, disconnect: @escaping @Sendable () -> Void) {
+    init(
+        sessionID: String, namespaceName: String, outbox: WireOutbox, identity: Identity = .anonymous,
+        disconnect: @escaping @Sendable () -> Void
+    ) {
         self.id = Self.nextID.wrappingAdd(1, ordering: .relaxed).oldValue
+        self.currentIdentity = Mutex(identity)
         self.sessionID = sessionID
         self.namespaceName = namespaceName
         self.outbox = outbox
         self.disconnect = disconnect
+    }
+
+    /// Who the connection acts as now.
+    var identity: Identity {
+        get { self.currentIdentity.withLock { $0 } }
+        set { self.currentIdentity.withLock { $0 = newValue } }
     }
 
     /// The namespace, once a request opened it.
@@ -37,18 +51,18 @@ final class WireSession: Sendable {
     ///
     /// - Throws: ``RESTError`` when it cannot be opened (one namespace too many, the server
     ///   shutting down, a damaged database).
-    func openNamespace(in store: NamespaceStore) async throws -> Namespace {
+    func openNamespace(in store: NamespaceStore, create: Bool) async throws -> Namespace {
         if let namespace = self.namespace { return namespace }
-        let namespace = try await store.namespace(self.namespaceName)
+        let namespace = try await store.namespace(self.namespaceName, create: create)
         self.opened.withLock { $0 = namespace }
         return namespace
     }
 
     /// Records a write to run when the connection closes; `false` once they ran.
-    func addCloseWrite(_ write: WriteOperation) -> Bool {
+    func addCloseWrite(_ write: WriteOperation, identity: Identity) -> Bool {
         self.closeWrites.withLock { writes in
             guard writes != nil else { return false }
-            writes!.append((write.path, write))
+            writes!.append((write.path, write, identity))
             return true
         }
     }
@@ -60,10 +74,10 @@ final class WireSession: Sendable {
 
     /// Takes the close-time writes, once: the connection closed, or a reconnecting client named
     /// this session as its previous one (`ls`).
-    func takeCloseWrites() -> [WriteOperation] {
+    func takeCloseWrites() -> [(write: WriteOperation, identity: Identity)] {
         self.closeWrites.withLock { writes in
             defer { writes = nil }
-            return writes?.map(\.write) ?? []
+            return writes?.map { ($0.write, $0.identity) } ?? []
         }
     }
 }

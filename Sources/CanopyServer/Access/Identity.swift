@@ -1,0 +1,21 @@
+import CanopyRules
+
+/// Who a request or a connection acts as.
+enum Identity: Sendable, Equatable {
+    /// The server's administrator: the `--auth-token`, or the emulator's `owner` on a server
+    /// without configured credentials. Rules do not apply.
+    case admin
+    /// A user whose token was verified: rules see its claims as `auth`. `expires` is the token's
+    /// `exp` in ms since 1970, when it has one.
+    case user(AuthContext, expires: Int64?)
+    /// No credentials: rules see `auth == null`.
+    case anonymous
+
+    /// `auth` in rules (`nil` for anonymous); `nil` for the admin too, who is never judged.
+    var auth: AuthContext? {
+        if case .user(let context, _) = self { return context }
+        return nil
+    }
+
+    var isAdmin: Bool { self == .admin }
+}

@@ -1,0 +1,52 @@
+import CanopyCore
+import CanopyRules
+
+extension ServerState {
+    /// Whether the server guards its data: an admin token, user tokens or a rules file is
+    /// configured. A guarded server starts every namespace locked until rules grant access, and
+    /// only its administrator may open a namespace that does not exist yet; an unguarded one (a
+    /// loopback development server) starts every namespace open.
+    var isGuarded: Bool {
+        self.configuration.authToken != nil || self.configuration.verifiesUserTokens || self.configuration.rules != nil
+    }
+
+    /// Whether `owner` is the administrator: only where no real credential is configured (as in
+    /// Firebase's emulator). On a server with an admin token or verified user tokens it is just an
+    /// invalid token.
+    private var acceptsOwner: Bool {
+        self.configuration.authToken == nil && self.configuration.jwtSecret == nil && self.configuration.jwtKeys == nil
+    }
+
+    /// The identity a presented credential proves: the admin token (or `owner`, see above), a
+    /// verified user token, or none (`nil` token: anonymous).
+    ///
+    /// - Returns: the rejection's message for a token that proves nothing (never the token).
+    func identify(_ token: String?) async -> Result<Identity, TokenRejection> {
+        guard let token, !token.isEmpty else { return .success(.anonymous) }
+        if let admin = self.configuration.authToken, CanopyResponder.constantTimeEqual(token, admin) { return .success(.admin) }
+        if token == "owner" && self.acceptsOwner { return .success(.admin) }
+        guard let verifier = self.verifier else {
+            return .failure(
+                TokenRejection(
+                    message: self.configuration.authToken == nil
+                        ? "User tokens are not accepted: this server has no --jwt-secret-file, --jwt-keys or --allow-unsigned-tokens."
+                        : "The auth token is not valid."))
+        }
+        switch await verifier.verify(token) {
+        case .success(let context): return .success(.user(context, expires: Self.expiry(of: context)))
+        case .failure(let rejection): return .failure(rejection)
+        }
+    }
+
+    /// The `exp` claim, in ms.
+    static func expiry(of context: AuthContext) -> Int64? {
+        guard case .object(let auth) = context.variable, case .object(let claims)? = auth["token"], let exp = claims["exp"] else {
+            return nil
+        }
+        switch exp {
+        case .int(let seconds): return seconds.multipliedReportingOverflow(by: 1000).overflow ? nil : seconds * 1000
+        case .double(let seconds) where seconds.isFinite && abs(seconds) < 9e15: return Int64(seconds * 1000)
+        default: return nil
+        }
+    }
+}
