@@ -1,4 +1,5 @@
 import Canopy
+import Foundation
 import CanopyCore
 import HTTPTypes
 import Hummingbird
@@ -10,7 +11,8 @@ extension CanopyResponder {
     /// `put`, then one event per write that changes what it shows (see ``StreamHub``).
     ///
     /// A stream the rules do not allow is refused (401) before it starts; one that new rules no
-    /// longer allow gets `cancel` and ends.
+    /// longer allow gets `cancel` and ends; one opened with a user token gets `auth_revoked` and
+    /// ends when the token expires.
     func stream(path: DatabasePath, options: ReadOptions, namespace: Namespace, identity: Identity, context: Context)
         async throws(RESTError)
         -> Response
@@ -52,7 +54,20 @@ extension CanopyResponder {
             cleanup()
             throw RESTError(.serviceUnavailable, "The database was closed.")
         }
+        // A user token ends the stream when it expires (`auth_revoked`); the client reconnects with
+        // a fresh one.
+        let expiry: Task<Void, Never>? =
+            if case .user(_, let expires?) = identity {
+                Task {
+                    let remaining = expires - Int64(Date().timeIntervalSince1970 * 1000)
+                    try? await Task.sleep(for: .milliseconds(max(0, remaining)))
+                    if !Task.isCancelled { stream.finish(trailer: EventRender.authRevoked) }
+                }
+            } else {
+                nil
+            }
         channel?.closeFuture.whenComplete { _ in
+            expiry?.cancel()
             stream.drop()
             cleanup()
         }

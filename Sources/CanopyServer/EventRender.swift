@@ -6,6 +6,10 @@ import NIOCore
 enum EventRender {
     static let keepAlive = ByteBuffer(string: "event: keep-alive\ndata: null\n\n")
 
+    /// The stream's user token expired: the raw text (no quotes) is what firebase-admin recognizes,
+    /// reconnecting with a fresh token.
+    static let authRevoked = ByteBuffer(string: "event: auth_revoked\ndata: credential is no longer valid\n\n")
+
     static func cancel(_ reason: String) -> ByteBuffer {
         var out: [UInt8] = Array("event: cancel\ndata: ".utf8)
         JSONWriter.appendString(reason, to: &out)

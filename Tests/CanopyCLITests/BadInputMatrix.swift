@@ -849,7 +849,8 @@ struct BadInputMatrix {
         ]
     }
 
-    static let rows: [MatrixRow] = keyRows + pathRows + jsonRows + queryRows + methodRows + priorityRows + serverValueRows + updateRows
+    static let rows: [MatrixRow] =
+        keyRows + pathRows + jsonRows + queryRows + methodRows + priorityRows + serverValueRows + updateRows + rulesRows
 
     // MARK: - The three loops
 

@@ -1,9 +1,12 @@
-import CanopyCore
-import CanopyRules
+package import Canopy
+package import CanopyCore
+package import CanopyRules
 
 /// A namespace's rules in force: the document as given (returned verbatim by
-/// `GET /.settings/rules.json`), compiled once when it is set.
-struct NamespaceRules: Sendable {
+/// `GET /.settings/rules.json`), compiled once when it is set, and the server's two questions to
+/// them (``mayRead(_:query:auth:access:)``, ``permitted(_:auth:access:)``). Package-visible for
+/// `canopy-bench`, which measures them.
+package struct NamespaceRules: Sendable {
     let engine: RulesEngine
 
     var source: String { self.engine.document.source }
@@ -12,7 +15,7 @@ struct NamespaceRules: Sendable {
     ///
     /// - Throws: ``RulesError`` naming the line, column and expression; the caller keeps the
     ///   rules it had.
-    init(source: String) throws(RulesError) {
+    package init(source: String) throws(RulesError) {
         self.engine = RulesEngine(try RulesDocument(parsing: source))
     }
 
@@ -20,6 +23,26 @@ struct NamespaceRules: Sendable {
     /// everything open on a development server.
     static func defaults(guarded: Bool) -> NamespaceRules {
         guarded ? Self.locked : Self.open
+    }
+
+    /// Whether `auth` (`nil`: unauthenticated) may read `path`, with `query` for a filtered query
+    /// (loop thread).
+    /// - Complexity: O(*d*) rule evaluations for a path of depth *d*.
+    package func mayRead(_ path: DatabasePath, query: QueryParams?, auth: AuthContext?, access: LoopAccess) -> Bool {
+        self.engine.canRead(path: path, auth: auth, root: access.root, query: query.map(QueryDescription.init), now: access.now()).isAllowed
+    }
+
+    /// `write` as it may be applied for `auth` (its server values resolved, so that the rules
+    /// judged what is stored), or `nil` when the rules refuse it (loop thread: judge and apply in
+    /// one job, so that nothing comes between).
+    /// - Complexity: as ``CanopyRules/RulesEngine/canWrite(changes:auth:root:now:)``: the rules on
+    ///   the written paths and the locations of the written data that `.validate` rules match.
+    package func permitted(_ write: WriteOperation, auth: AuthContext?, access: LoopAccess) -> WriteOperation? {
+        let root = access.root
+        let now = access.now()
+        let resolved = write.resolved(root: root, now: now)
+        let verdict = self.engine.canWrite(changes: resolved.ruleChanges(root: root), auth: auth, root: root, now: now)
+        return verdict.isAllowed ? resolved : nil
     }
 
     // The two literals are valid: `try!` cannot fail.

@@ -9,10 +9,12 @@ what differed and exits 1.
 import asyncio
 import base64
 import hashlib
+import hmac
 import json
 import struct
 import sys
 import time
+import urllib.request
 
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
@@ -537,9 +539,127 @@ async def many_sockets(base):
     await asyncio.gather(*(c.close() for c in clients))
 
 
+def b64url(data):
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def hs256_token(claims, secret=b"test-secret"):
+    """A user token as an auth service would sign it (HS256, the server's --jwt-secret-file)."""
+    header = b64url(json.dumps({"alg": "HS256", "typ": "JWT"}).encode())
+    payload = b64url(json.dumps(claims).encode())
+    signature = hmac.new(secret, f"{header}.{payload}".encode(), hashlib.sha256).digest()
+    return f"{header}.{payload}.{b64url(signature)}"
+
+
+def user_token(uid, expires_in=3600, secret=b"test-secret"):
+    now = int(time.time())
+    return hs256_token({"sub": uid, "iat": now, "exp": now + expires_in, "email": f"{uid}@example.com"}, secret)
+
+
+async def rest_put_rules(base, document, token="s3cret"):
+    """Replaces the rules over REST, as the administrator."""
+    url = base.replace("ws://", "http://") + "/.settings/rules.json?ns=wire"
+    request = urllib.request.Request(url, data=document.encode(), method="PUT",
+                                     headers={"Authorization": f"Bearer {token}"})
+    reply = await asyncio.to_thread(urllib.request.urlopen, request, timeout=10)
+    check(reply.status == 200, f"rules replaced: {reply.status}")
+
+
+async def expect_revoked(client, path, timeout=5):
+    """Reads pushes until the listen at `path` is revoked (`c`)."""
+    while True:
+        push = await client.push(timeout)
+        if push["a"] == "c":
+            check(push["b"]["p"].strip("/") == path.strip("/"), f"revoked listen at {path}: {push}")
+            return push
+
+
+async def security_rules(base):
+    """A server with rules and user tokens (HS256): per-user reads and writes, validation,
+    query-based rules, all-or-nothing updates, onDisconnect judged, listens revoked by new
+    rules and by unauth, expired and forged tokens refused."""
+    admin = await Client.open(base)
+    await admin.ok("gauth", {"cred": "s3cret"})
+    await admin.ok("p", {"p": "/", "d": {
+        "users": {"alice": {"name": "A"}, "bob": {"name": "B"}}, "public": {"x": 1},
+        "posts": {"p1": {"author": "alice"}, "p2": {"author": "bob"}}}})
+    alice = await Client.open(base)
+    await alice.ok("s", {"c": {"sdk.js.12-18-0": 1}})
+    await alice.ok("auth", {"cred": user_token("alice")})
+    pushes, _ = await alice.ok("q", {"p": "/users/alice", "h": ""})
+    check(pushes and pushes[0]["b"]["d"] == {"name": "A"}, f"alice reads her own data: {pushes}")
+    for action, body in (("q", {"p": "/users/bob", "h": ""}), ("g", {"p": "/users/bob", "q": {}}),
+                         ("q", {"p": "/posts", "h": ""}), ("g", {"p": "/", "q": {}})):
+        pushes, denied = await alice.call(action, body)
+        check(denied["s"] == "permission_denied" and not pushes, f"{action} {body['p']}: {denied} {pushes}")
+    pushes, _ = await alice.ok("q", {"p": "/posts", "q": {"i": "author", "sp": "alice", "ep": "alice"}, "t": 1, "h": ""})
+    check(pushes[0]["b"]["d"] == {"p1": {"author": "alice"}}, f"the query the rules allow: {pushes}")
+    _, denied = await alice.call("q", {"p": "/posts", "q": {"i": "author", "sp": "bob", "ep": "bob"}, "t": 2, "h": ""})
+    check(denied["s"] == "permission_denied", f"another user's query: {denied}")
+    await alice.ok("p", {"p": "/users/alice/name", "d": "A2"})
+    refused = [("p", {"p": "/users/alice/name", "d": 5}), ("p", {"p": "/users/bob/name", "d": "X"}),
+               ("m", {"p": "/users", "d": {"alice/name": "A3", "bob/name": "X"}}),
+               ("o", {"p": "/users/bob/name", "d": "gone"}), ("p", {"p": "/public/x", "d": 2})]
+    for action, body in refused:
+        _, denied = await alice.call(action, body)
+        check(denied["s"] == "permission_denied", f"{action} {body}: {denied}")
+    _, data = await admin.ok("g", {"p": "/users", "q": {}})
+    check(data == {"alice": {"name": "A2"}, "bob": {"name": "B"}}, f"refused writes changed nothing: {data}")
+    pushes, _ = await alice.ok("q", {"p": "/public", "h": ""})
+    check(pushes[0]["b"]["d"] == {"x": 1}, f"public data: {pushes}")
+    # New rules without public reads: that listen is revoked, the others stay.
+    await rest_put_rules(base, RULES_WITHOUT_PUBLIC)
+    await expect_revoked(alice, "/public")
+    await admin.ok("p", {"p": "/users/alice/name", "d": "A4"})
+    push = await alice.push()
+    check(push["a"] == "d" and push["b"]["d"] == "A4", f"her own listen goes on: {push}")
+    # Signing out revokes what needed the sign-in.
+    await alice.ok("unauth", {})
+    await expect_revoked(alice, "/users/alice")
+    _, denied = await alice.call("g", {"p": "/users/alice", "q": {}})
+    check(denied["s"] == "permission_denied", f"after unauth: {denied}")
+    # Expired, forged and unverifiable tokens.
+    for token, status in ((user_token("alice", expires_in=-600), "expired_token"),
+                          (user_token("alice", secret=b"wrong"), "invalid_token"), ("owner", "invalid_token"),
+                          ("not-a-jwt", "invalid_token")):
+        _, refused_auth = await alice.call("auth", {"cred": token})
+        check(refused_auth["s"] == status and isinstance(refused_auth["d"], str), f"{token[:12]}: {refused_auth}")
+        check("alice" not in refused_auth["d"], "the reason does not echo the token")
+    _, denied = await alice.call("g", {"p": "/users/alice", "q": {}})
+    check(denied["s"] == "permission_denied", f"a refused auth leaves the connection unauthenticated: {denied}")
+    # A user's onDisconnect is judged when it runs, as that user.
+    bob = await Client.open(base)
+    await bob.ok("auth", {"cred": user_token("bob")})
+    await bob.ok("o", {"p": "/users/bob/name", "d": "offline"})
+    bob.ws.transport.abort()
+    deadline = time.time() + 10
+    while True:
+        _, data = await admin.ok("g", {"p": "/users/bob/name", "q": {}})
+        if data == "offline":
+            break
+        check(time.time() < deadline, f"bob's onDisconnect ran: {data}")
+        await asyncio.sleep(0.05)
+    await alice.close()
+    await admin.close()
+
+
+RULES_WITHOUT_PUBLIC = """{
+  "rules": {
+    "users": {
+      "$uid": {
+        ".read": "auth != null && auth.uid === $uid",
+        ".write": "auth != null && auth.uid === $uid",
+        "name": {".validate": "newData.isString()"}
+      }
+    },
+    "posts": {".read": "auth != null && query.orderByChild === 'author' && query.equalTo === auth.uid"}
+  }
+}"""
+
+
 SCENARIOS = {f.__name__: f for f in (handshake, captured_conversation, default_listen, large_messages, transactions,
                                       on_disconnect, reconnect_with_ls, queries_and_gets, admin_token, bad_frames,
-                                      random_differential, vanish_mid_frame, slow_reader, many_sockets)}
+                                      random_differential, vanish_mid_frame, slow_reader, many_sockets, security_rules)}
 
 
 def main():
