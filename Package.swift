@@ -61,7 +61,7 @@ let package = Package(
         .executableTarget(
             name: "canopy",
             dependencies: [
-                "Canopy", "CanopyCore", "CanopyStorage", "CanopyServer",
+                "Canopy", "CanopyCore", "CanopyRules", "CanopyStorage", "CanopyServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -39,7 +39,7 @@ public class DatabaseQuery: @unchecked Sendable {
     var core: DatabaseCore { self.database.core }
 
     /// The engine's parameters for this query.
-    var params: QueryParams { self.builder.params }
+    package var params: QueryParams { self.builder.params }
 
     var isDefaultQuery: Bool { self.params == .default }
 }

@@ -46,7 +46,11 @@ package struct QueryDescription: Sendable, Equatable {
             if case .key = index, case .key(let k) = bound.key { return .string(k.string) }
             return bound.value
         }
-        if let start = params.start, let end = params.end, start.inclusive, end.inclusive, start.value == end.value, start.key == end.key {
+        // `equalTo(v)` is both bounds at `v`: with a child key, at that key; without one, from
+        // before the first child with `v` to after the last (the SDKs send it as startAt + endAt).
+        if let start = params.start, let end = params.end, start.inclusive, end.inclusive, start.value == end.value,
+            start.key == end.key || (start.key == .min && end.key == .max)
+        {
             self.equalTo = .some(value(start, index: params.index))
         } else {
             self.startAt = params.start.map { .some(value($0, index: params.index)) } ?? nil

@@ -13,7 +13,7 @@ struct CanopyCommand: AsyncParsableCommand {
             """,
         subcommands: [
             Get.self, SetCommand.self, Update.self, Push.self, Remove.self, Observe.self, Import.self, Export.self, Serve.self, Info.self,
-            Compact.self, Repair.self,
+            Compact.self, Repair.self, Rules.self,
         ]
     )
 }

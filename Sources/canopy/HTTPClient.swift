@@ -32,7 +32,9 @@ enum HTTPClient {
         }
     }
 
-    static func head(_ server: ServerURL, _ method: HTTPMethod, _ target: String, bodyLength: Int?, accept: String) -> HTTPRequestHead {
+    static func head(
+        _ server: ServerURL, _ method: HTTPMethod, _ target: String, bodyLength: Int?, accept: String, extra: [(String, String)] = []
+    ) -> HTTPRequestHead {
         var headers = HTTPHeaders()
         headers.add(name: "Host", value: "\(server.host):\(server.port)")
         headers.add(name: "Accept", value: accept)
@@ -42,12 +44,15 @@ enum HTTPClient {
             headers.add(name: "Content-Type", value: "application/json; charset=utf-8")
             headers.add(name: "Content-Length", value: "\(bodyLength)")
         }
+        for (name, value) in extra { headers.add(name: name, value: value) }
         return HTTPRequestHead(version: .http1_1, method: method, uri: target, headers: headers)
     }
 
     /// Sends one request and returns the response; an error status becomes a `CLIError` with the
-    /// server's message (400: usage, others: failure).
-    static func send(_ server: ServerURL, _ method: HTTPMethod, _ target: String, body: [UInt8]? = nil) async throws(CLIError) -> Response {
+    /// server's message (400: usage, others: failure). `headers` are added to the request's.
+    static func send(
+        _ server: ServerURL, _ method: HTTPMethod, _ target: String, body: [UInt8]? = nil, headers: [(String, String)] = []
+    ) async throws(CLIError) -> Response {
         let channel = try await self.connect(server)
         let response: Response
         do {
@@ -56,7 +61,7 @@ enum HTTPClient {
                     .head(
                         Self.head(
                             server, method, target, bodyLength: body?.count ?? (method == .GET || method == .DELETE ? nil : 0),
-                            accept: "application/json"))
+                            accept: "application/json", extra: headers))
                 ]
                 if let body { parts.append(.body(.byteBuffer(ByteBuffer(bytes: body)))) }
                 parts.append(.end(nil))

@@ -47,7 +47,12 @@ struct ServerURL: Sendable {
 
     /// `/a/b.json?name=value&…` for `path`, the values percent-encoded.
     func target(_ path: DatabasePath, _ parameters: [(String, String)] = []) -> String {
-        var out = "/" + path.keys.map { Self.encode($0.string) }.joined(separator: "/") + ".json"
+        self.target(resource: "/" + path.keys.map { Self.encode($0.string) }.joined(separator: "/") + ".json", parameters)
+    }
+
+    /// `resource?name=value&…`, for a resource that is not a database path (`/.settings/rules.json`).
+    func target(resource: String, _ parameters: [(String, String)] = []) -> String {
+        var out = resource
         let all = parameters.map { ($0.0, Self.encode($0.1)) } + self.parameters
         if !all.isEmpty { out += "?" + all.map { "\($0.0)=\($0.1)" }.joined(separator: "&") }
         return out

@@ -501,7 +501,7 @@ struct BadInputMatrix {
                     expect: .error(
                         64,
                         .exact(
-                            "Unknown command 'sett': use one of get, set, update, push, remove, observe, import, export, serve, info, compact, repair (canopy --help)."
+                            "Unknown command 'sett': use one of get, set, update, push, remove, observe, import, export, serve, info, compact, repair, rules (canopy --help)."
                         )))))
         rows.append(
             MatrixRow(
@@ -850,7 +850,7 @@ struct BadInputMatrix {
     }
 
     static let rows: [MatrixRow] =
-        keyRows + pathRows + jsonRows + queryRows + methodRows + priorityRows + serverValueRows + updateRows + rulesRows
+        keyRows + pathRows + jsonRows + queryRows + methodRows + priorityRows + serverValueRows + updateRows + rulesRows + rulesTestRows
 
     // MARK: - The three loops
 
@@ -916,7 +916,7 @@ struct BadInputMatrix {
             let arguments = step.arguments.map {
                 $0.hasPrefix("@") && step.files[String($0.dropFirst())] != nil ? dir.file(String($0.dropFirst())) : $0
             }
-            r = try canopy(arguments + db, directory: dir.path)
+            r = try canopy(arguments + (step.usesDatabase ? db : []), directory: dir.path)
             var closesBatch = index == steps.count - 1
             switch step.expect {
             case .error(let status, let message):

@@ -56,6 +56,8 @@ struct CLIStep: Sendable {
 
     var arguments: [String]
     var files: [String: [UInt8]] = [:]
+    /// false: a command that takes no `--db` (`rules test` works offline on its own files).
+    var usesDatabase = true
     var expect: Expect
 }
 

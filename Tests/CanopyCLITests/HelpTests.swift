@@ -4,7 +4,9 @@ import Testing
 /// `--help` of every command, kept in Snapshots/ (CANOPY_RECORD_SNAPSHOTS=1 re-records them).
 @Suite(.serialized)
 struct HelpTests {
-    static let commands = ["", "get", "set", "update", "push", "remove", "observe", "import", "export", "info", "compact", "repair"]
+    static let commands = [
+        "", "get", "set", "update", "push", "remove", "observe", "import", "export", "info", "compact", "repair", "rules",
+    ]
 
     static let snapshots = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Snapshots")
 
