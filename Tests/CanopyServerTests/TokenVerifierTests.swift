@@ -126,5 +126,9 @@ struct TokenVerifierTests {
             await self.expectRejected(verifier, token, "is not a JWT")
         }
         await self.expectRejected(verifier, rawToken(header: #"{"typ":"JWT"}"#, payload: #"{"sub":"a"}"#), "is not a JWT")
+        // Unpadded base64url only, canonical.
+        #expect(SignedToken.base64URLDecoded(Array("YQ".utf8)) == [0x61])
+        #expect(SignedToken.base64URLDecoded(Array("_-8".utf8)) == [0xFF, 0xEF])
+        for bad in ["Y", "YR", "YQ==", "Y+", "Y/", "Y Q"] { #expect(SignedToken.base64URLDecoded(Array(bad.utf8)) == nil, "\(bad)") }
     }
 }

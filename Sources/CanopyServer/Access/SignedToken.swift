@@ -1,5 +1,4 @@
 import CanopyCore
-import Foundation
 
 /// A compact JWT taken apart, before its signature or claims are checked: the algorithm and key
 /// id its header names, and its claims.
@@ -37,18 +36,29 @@ struct SignedToken: Sendable {
 
     /// Decodes unpadded base64url (RFC 7515 §2); `nil` if `part` is not that.
     static func base64URLDecoded(_ part: some Collection<UInt8>) -> [UInt8]? {
-        var base64 = [UInt8]()
-        base64.reserveCapacity(part.count + 3)
-        for byte in part {
-            switch byte {
-            case UInt8(ascii: "-"): base64.append(UInt8(ascii: "+"))
-            case UInt8(ascii: "_"): base64.append(UInt8(ascii: "/"))
-            case UInt8(ascii: "+"), UInt8(ascii: "/"), UInt8(ascii: "="): return nil
-            default: base64.append(byte)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(part.count * 3 / 4)
+        var accumulator: UInt32 = 0
+        var bits = 0
+        for character in part {
+            let value: UInt8
+            switch character {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = character - UInt8(ascii: "A")
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): value = character - UInt8(ascii: "a") + 26
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = character - UInt8(ascii: "0") + 52
+            case UInt8(ascii: "-"): value = 62
+            case UInt8(ascii: "_"): value = 63
+            default: return nil
+            }
+            accumulator = accumulator << 6 | UInt32(value)
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                bytes.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
             }
         }
-        if base64.count % 4 == 1 { return nil }
-        while base64.count % 4 != 0 { base64.append(UInt8(ascii: "=")) }
-        return Data(base64Encoded: Data(base64)).map { [UInt8]($0) }
+        // A lone final character carries no whole byte; left-over bits must be zero.
+        guard bits < 6, accumulator & ((1 << UInt32(bits)) - 1) == 0 else { return nil }
+        return bytes
     }
 }

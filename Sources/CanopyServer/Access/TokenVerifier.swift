@@ -1,6 +1,9 @@
 import CanopyRules
-import Foundation
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Verifies user tokens (JWTs) with the keys the operator configured
 /// (``ServerConfiguration/jwtSecret``, ``ServerConfiguration/jwtKeys``), and turns their claims
@@ -28,7 +31,7 @@ final class TokenVerifier: Sendable {
     /// wrong. `clock` gives the time in seconds since 1970.
     init(
         configuration: ServerConfiguration, cacheCapacity: Int = 10_000,
-        clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
+        clock: @escaping @Sendable () -> Double = TokenVerifier.wallClock
     ) throws(ServerError) {
         self.keys = try TokenKeys(configuration: configuration)
         self.cache = Mutex(TokenCache(capacity: cacheCapacity))
@@ -51,6 +54,13 @@ final class TokenVerifier: Sendable {
         let auth = AuthContext(uid: claims.uid, token: parsed.claims)
         self.cache.withLock { $0.insert(token, auth: auth, expires: claims.expires, now: now) }
         return .success(auth)
+    }
+
+    /// The time, in seconds since 1970.
+    static func wallClock() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 
     /// The number of tokens cached.
