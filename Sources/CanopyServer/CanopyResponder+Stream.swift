@@ -1,6 +1,6 @@
 import Canopy
-import Foundation
 import CanopyCore
+import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore

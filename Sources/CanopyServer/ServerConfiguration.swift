@@ -10,6 +10,17 @@ public struct ServerConfiguration: Sendable {
     public var authToken: String?
     /// Allows binding a non-loopback address without an ``authToken``.
     public var allowInsecure: Bool = false
+    /// The secret that user tokens signed with HS256 are verified with (`--jwt-secret-file`:
+    /// the file's bytes, without one trailing newline); at least 32 bytes.
+    public var jwtSecret: [UInt8]?
+    /// The public keys that user tokens signed with RS256 or ES256 are verified with
+    /// (`--jwt-keys`): the text of PEM public keys and X.509 certificates (one or more blocks),
+    /// or a JWKS document (`{"keys": [...]}`).
+    public var jwtKeys: String?
+    /// Accepts user tokens without checking their signature (`alg: none`, or signed with any
+    /// key), as the Firebase emulator does; their claims are still checked. For development
+    /// only: anyone can then sign in as anyone.
+    public var allowUnsignedTokens: Bool = false
     /// The period of `keep-alive` events on streams (also the worst-case latency of a
     /// firebase-admin `ListenerRegistration.close()`).
     public var keepAliveInterval: Duration = .seconds(15)
@@ -50,6 +61,10 @@ public struct ServerConfiguration: Sendable {
 
     public init() {}
 
+    /// Whether the server verifies user tokens (JWTs): a secret, keys or unsigned tokens are
+    /// configured.
+    public var verifiesUserTokens: Bool { self.jwtSecret != nil || self.jwtKeys != nil || self.allowUnsignedTokens }
+
     /// Whether `host` names a loopback address (`127.0.0.0/8`, `::1`, `localhost`).
     public static func isLoopback(_ host: String) -> Bool {
         let h = host.lowercased()
@@ -74,7 +89,7 @@ public struct ServerConfiguration: Sendable {
         var parts: [String] = []
         if self.authToken != nil { parts.append("admin token") }
         if self.jwtSecret != nil || self.jwtKeys != nil { parts.append("user tokens") }
-        if self.allowUnsignedTokens { parts.append("WARNING: unsigned user tokens accepted, for development only") }
+        if self.allowUnsignedTokens { parts.append("unsigned user tokens (development only)") }
         if self.rules != nil { parts.append("rules from --rules") }
         guard !parts.isEmpty else {
             return "development mode: no credentials or rules configured; namespaces without rules are open to anyone who can connect"
@@ -102,5 +117,7 @@ public struct ServerConfiguration: Sendable {
         if !NamespaceStore.isValidName(self.defaultNamespace) {
             throw ServerError("Invalid default namespace \"\(self.defaultNamespace)\".")
         }
+        // The keys are read here so that a bad key file stops the server before it starts.
+        _ = try TokenKeys(configuration: self)
     }
 }

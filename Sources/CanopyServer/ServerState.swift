@@ -13,14 +13,16 @@ final class ServerState: Sendable {
     let wakes: WakeScheduler?
     /// The open SDK (WebSocket) connections.
     let wireSessions = WireSessions()
-    /// Verifies user tokens; `nil` when none are accepted.
+    /// Verifies user tokens; `nil` when the configuration has no keys for them and does not
+    /// allow unsigned ones (``ServerConfiguration/verifiesUserTokens``), and when its keys are
+    /// bad: ``ServerConfiguration/validate()``, run before the server starts, reports those.
     let verifier: TokenVerifier?
 
     init(configuration: ServerConfiguration, store: NamespaceStore) {
         self.configuration = configuration
         self.store = store
-        self.verifier = configuration.verifiesUserTokens ? TokenVerifier(configuration: configuration) : nil
         self.wakes = configuration.streamCoalescing > .zero ? WakeScheduler(interval: configuration.streamCoalescing) : nil
+        self.verifier = configuration.verifiesUserTokens ? try? TokenVerifier(configuration: configuration) : nil
     }
 
     func register(_ stream: EventStream) -> Bool {

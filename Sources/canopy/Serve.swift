@@ -45,6 +45,25 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Allow a non-loopback --host without --auth-token.")
     var insecure = false
 
+    @Option(
+        name: .customLong("jwt-secret-file"),
+        help: ArgumentHelp(
+            "Verify HS256-signed user tokens (JWTs) with the secret in FILE (at least 32 bytes; one trailing newline ignored).",
+            valueName: "FILE"))
+    var jwtSecretFile: String?
+
+    @Option(
+        name: .customLong("jwt-keys"),
+        help: ArgumentHelp(
+            "Verify RS256/ES256-signed user tokens (JWTs) with the public keys in FILE: PEM public keys or certificates, or a JWKS document.",
+            valueName: "FILE"))
+    var jwtKeysFile: String?
+
+    @Flag(
+        name: .customLong("allow-unsigned-tokens"),
+        help: "Accept user tokens without checking their signature, as the Firebase emulator does (development only).")
+    var allowUnsignedTokens = false
+
     @Option(name: .customLong("keep-alive"), help: ArgumentHelp("Seconds between keep-alive events on streams.", valueName: "SECONDS"))
     var keepAlive: Double = 15
 
@@ -117,6 +136,16 @@ struct Serve: AsyncParsableCommand {
             if let problem = ServerConfiguration.rulesProblem(text) { throw ValidationError("\(file): \(problem)") }
             configuration.rules = text
         }
+        if let path = self.jwtSecretFile {
+            var secret = try Self.readFile(path, option: "--jwt-secret-file")
+            if secret.last == UInt8(ascii: "\n") { secret.removeLast() }
+            if secret.last == UInt8(ascii: "\r") { secret.removeLast() }
+            configuration.jwtSecret = secret
+        }
+        if let path = self.jwtKeysFile {
+            configuration.jwtKeys = String(decoding: try Self.readFile(path, option: "--jwt-keys"), as: UTF8.self)
+        }
+        configuration.allowUnsignedTokens = self.allowUnsignedTokens
         var logger = Logger(label: "canopy.server")
         logger.logLevel = Logger.Level(rawValue: self.logLevel) ?? .warning
         configuration.logger = logger
@@ -133,11 +162,26 @@ struct Serve: AsyncParsableCommand {
         Task {
             if let port = await server.listeningPort() {
                 // One line on stdout (flushed), for scripts that start the server on port 0.
-                FileHandle.standardOutput.write(Data("canopy: serving \(self.database.resolvedPath) on http://\(self.host):\(port)\n".utf8))
+                // The URL stays last on the line.
+                let warning =
+                    self.allowUnsignedTokens
+                    ? "WARNING: --allow-unsigned-tokens: user tokens are accepted unsigned, anyone can sign in as anyone (development only); "
+                    : ""
+                let line = "canopy: \(warning)serving \(self.database.resolvedPath) on http://\(self.host):\(port)\n"
+                FileHandle.standardOutput.write(Data(line.utf8))
                 // How it is guarded, on stderr: the line above is what scripts read.
                 FileHandle.standardError.write(Data("canopy: \(configuration.accessSummary)\n".utf8))
             }
         }
         try await server.run()
+    }
+
+    /// The bytes of the file an option names; a usage error if it cannot be read.
+    private static func readFile(_ path: String, option: String) throws -> [UInt8] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            let reason = FileManager.default.fileExists(atPath: path) ? "cannot read" : "no such file"
+            throw ValidationError("\(option) \(path): \(reason).")
+        }
+        return [UInt8](data)
     }
 }

@@ -5,7 +5,10 @@ extension BadInputMatrix {
         let cases: [(name: String, document: String, message: String)] = [
             ("not JSON", #"{"rules": "#, "Invalid rules at line 1, column 11: "),
             ("no rules member", #"{"rulez": {}}"#, "Invalid rules at line 1, column 2: Expected 'rules' property."),
-            ("an expression cut short", #"{"rules": {".read": "auth.uid =="}}"#, "Invalid rules at line 1, column 33: The expression ends too early"),
+            (
+                "an expression cut short", #"{"rules": {".read": "auth.uid =="}}"#,
+                "Invalid rules at line 1, column 33: The expression ends too early"
+            ),
             ("an unknown variable", #"{"rules": {".write": "user != null"}}"#, "Invalid rules at line 1, column "),
             ("a rule of the wrong type", #"{"rules": {".read": 1}}"#, "Invalid rules at line 1, column "),
             ("assignment in a rule", #"{"rules": {".write": "a = 1"}}"#, "Invalid rules at line 1, column "),
@@ -15,7 +18,8 @@ extension BadInputMatrix {
             MatrixRow(
                 name: "rules: \(row.name)",
                 rest: RESTStep(
-                    method: "PUT", target: "/.settings/rules.json", body: Array(row.document.utf8), expect: .error(400, .prefix(row.message))))
+                    method: "PUT", target: "/.settings/rules.json", body: Array(row.document.utf8),
+                    expect: .error(400, .prefix(row.message))))
         }
     }
 }

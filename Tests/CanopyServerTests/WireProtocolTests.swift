@@ -36,4 +36,34 @@ struct WireProtocolTests {
                 "wire_protocol_client", ["ws://127.0.0.1:\(port)", "admin_token"], expecting: "wire: admin_token ok")
         }
     }
+
+    @Test(
+        "with rules and user tokens: per-user access, validation, query rules, revocation",
+        .enabled(if: PythonClient.runnable, PythonClient.skipReason))
+    func securityRules() async throws {
+        var configuration = ServerConfiguration()
+        configuration.port = 0
+        configuration.authToken = "s3cret"
+        configuration.jwtSecret = Array("canopy-test-secret-of-at-least-32-bytes".utf8)
+        configuration.rules = """
+            {
+              "rules": {
+                "users": {
+                  "$uid": {
+                    ".read": "auth != null && auth.uid === $uid",
+                    ".write": "auth != null && auth.uid === $uid",
+                    "name": {".validate": "newData.isString()"}
+                  }
+                },
+                "public": {".read": true},
+                "posts": {".read": "auth != null && query.orderByChild === 'author' && query.equalTo === auth.uid"}
+              }
+            }
+            """
+        let server = CanopyServer(configuration: configuration, store: NamespaceStore(directory: nil))
+        try await withLiveServer(server) { port in
+            try await PythonClient.run(
+                "wire_protocol_client", ["ws://127.0.0.1:\(port)", "security_rules"], expecting: "wire: security_rules ok")
+        }
+    }
 }

@@ -28,7 +28,7 @@ extension ServerState {
         guard let verifier = self.verifier else {
             return .failure(
                 TokenRejection(
-                    message: self.configuration.authToken == nil
+                    self.configuration.authToken == nil
                         ? "User tokens are not accepted: this server has no --jwt-secret-file, --jwt-keys or --allow-unsigned-tokens."
                         : "The auth token is not valid."))
         }

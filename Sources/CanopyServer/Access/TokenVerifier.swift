@@ -1,24 +1,84 @@
 import CanopyRules
+import Synchronization
 
-/// Placeholder until user tokens are verified: every token is refused.
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Verifies user tokens (JWTs) with the keys the operator configured
+/// (``ServerConfiguration/jwtSecret``, ``ServerConfiguration/jwtKeys``), and turns their claims
+/// into the `auth` of security rules: `auth.uid` from `sub`, `auth.token` the claims.
+///
+/// A token passes when:
+/// - it is a compact JWT whose header names its algorithm and whose payload is a JSON object;
+/// - its algorithm is HS256, RS256 or ES256 and a configured key of that algorithm (the one its
+///   `kid` names, when a key has that id; else any of them) verifies its signature, by jwt-kit;
+/// - its claims pass ``TokenClaims`` (`exp` required and in the future, `nbf` and `iat` not in the
+///   future, all with 60 s of leeway; `sub` a non-empty string of at most 128 characters).
+///
+/// With ``ServerConfiguration/allowUnsignedTokens`` the signature is not checked at all: tokens
+/// with `alg: none`, with a signature no key verifies, or with an algorithm no key is configured
+/// for all pass if their claims do, as in the Firebase emulator. Development only.
+///
+/// Verified tokens are cached (up to 10,000, each until its `exp`), so a client that sends the
+/// same token with every request costs one signature check.
 final class TokenVerifier: Sendable {
-    init(configuration: ServerConfiguration) {}
+    private let keys: TokenKeys
+    private let cache: Mutex<TokenCache>
+    private let clock: @Sendable () -> Double
 
-    func verify(_ token: String) async -> Result<AuthContext, TokenRejection> {
-        .failure(TokenRejection(message: "User tokens are not verified by this server."))
+    /// Reads the keys of `configuration`; the error names the part of the key file that is
+    /// wrong. `clock` gives the time in seconds since 1970.
+    init(
+        configuration: ServerConfiguration, cacheCapacity: Int = 10_000,
+        clock: @escaping @Sendable () -> Double = TokenVerifier.wallClock
+    ) throws(ServerError) {
+        self.keys = try TokenKeys(configuration: configuration)
+        self.cache = Mutex(TokenCache(capacity: cacheCapacity))
+        self.clock = clock
     }
-}
 
-struct TokenRejection: Error, Sendable {
-    var message: String
-}
+    /// The identity `token` proves, or why it proves none.
+    func verify(_ token: String) async -> Result<AuthContext, TokenRejection> {
+        let now = self.clock()
+        if let auth = self.cache.withLock({ $0.lookup(token, now: now) }) { return .success(auth) }
+        let parsed: SignedToken
+        let claims: (uid: String, expires: Double)
+        do {
+            parsed = try SignedToken(parsing: token)
+            claims = try TokenClaims.check(parsed.claims, now: now)
+            if !self.keys.allowsUnsigned { try await self.checkSignature(token, parsed) }
+        } catch {
+            return .failure(error)
+        }
+        let auth = AuthContext(uid: claims.uid, token: parsed.claims)
+        self.cache.withLock { $0.insert(token, auth: auth, expires: claims.expires, now: now) }
+        return .success(auth)
+    }
 
-extension ServerConfiguration {
-    public var verifiesUserTokens: Bool { false }
-}
+    /// The time, in seconds since 1970.
+    static func wallClock() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
 
-extension ServerConfiguration {
-    public var jwtSecret: [UInt8]? { nil }
-    public var jwtKeys: String? { nil }
-    public var allowUnsignedTokens: Bool { false }
+    /// The number of tokens cached.
+    var cachedCount: Int { self.cache.withLock { $0.count } }
+
+    private func checkSignature(_ token: String, _ parsed: SignedToken) async throws(TokenRejection) {
+        if parsed.algorithm == "none" { throw .unsigned }
+        let configured = self.keys.algorithms.map(\.rawValue).joined(separator: " or ")
+        guard let algorithm = TokenAlgorithm(rawValue: parsed.algorithm) else {
+            throw TokenRejection("The auth token's algorithm is not one this server verifies (\(configured)).")
+        }
+        let candidates = self.keys.candidates(for: algorithm, keyID: parsed.keyID)
+        guard !candidates.isEmpty else {
+            throw TokenRejection("The auth token is signed with \(algorithm.rawValue); this server verifies \(configured).")
+        }
+        for key in candidates {
+            if await key.verifies(token) { return }
+        }
+        throw .badSignature
+    }
 }

@@ -1,4 +1,4 @@
 extension TokenRejection {
     /// The status an `auth` refused for this reason answers: the SDKs refresh an expired token.
-    var wireStatus: String { self.message.contains("expired") ? "expired_token" : "invalid_token" }
+    var wireStatus: String { self == .expired ? "expired_token" : "invalid_token" }
 }

@@ -1,0 +1,39 @@
+import CanopyCore
+
+/// The checks on a token's registered claims, as Firebase makes them on ID tokens: an expiry
+/// (`exp`) in the future, no `nbf` or `iat` in the future, and a subject (`sub`, the user's id)
+/// that is a non-empty string of at most 128 characters. Times are seconds since 1970 and are
+/// allowed ``leeway`` of clock skew either way. (Firebase also checks `aud` and `iss` against its
+/// project; a Canopy server has no project, so those are not checked.)
+enum TokenClaims {
+    /// The clock skew allowed on `exp`, `nbf` and `iat`, in seconds.
+    static let leeway: Double = 60
+
+    /// The subject (the user id) and the expiry of `claims` if they pass at time `now`.
+    static func check(_ claims: [String: JSONValue], now: Double) throws(TokenRejection) -> (uid: String, expires: Double) {
+        guard let exp = claims["exp"] else { throw TokenRejection("The auth token has no expiry (exp).") }
+        guard let expires = self.seconds(exp) else { throw TokenRejection("The auth token's expiry (exp) is not a number.") }
+        guard now < expires + self.leeway else { throw .expired }
+        if let nbf = claims["nbf"] {
+            guard let notBefore = self.seconds(nbf) else { throw TokenRejection("The auth token's nbf is not a number.") }
+            guard notBefore <= now + self.leeway else { throw TokenRejection("The auth token is not valid yet (nbf).") }
+        }
+        if let iat = claims["iat"] {
+            guard let issued = self.seconds(iat) else { throw TokenRejection("The auth token's iat is not a number.") }
+            guard issued <= now + self.leeway else { throw TokenRejection("The auth token was issued in the future (iat).") }
+        }
+        guard case .string(let uid)? = claims["sub"], !uid.isEmpty else {
+            throw TokenRejection("The auth token has no subject (sub): it must name the user.")
+        }
+        guard uid.utf16.count <= 128 else { throw TokenRejection("The auth token's subject (sub) is longer than 128 characters.") }
+        return (uid, expires)
+    }
+
+    private static func seconds(_ value: JSONValue) -> Double? {
+        switch value {
+        case .int(let i): return Double(i)
+        case .double(let d) where d.isFinite: return d
+        default: return nil
+        }
+    }
+}

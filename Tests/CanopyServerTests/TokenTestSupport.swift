@@ -1,0 +1,39 @@
+import CanopyCore
+import Foundation
+import JWTKit
+import Synchronization
+
+/// The claims test tokens carry; `nil` ones are left out.
+struct TokenTestClaims: JWTPayload {
+    var sub: String?
+    var exp: Int?
+    var iat: Int?
+    var nbf: Int?
+    var name: String?
+
+    func verify(using algorithm: some JWTAlgorithm) async throws {}
+}
+
+/// A fixed time (seconds since 1970) that tests move by hand.
+final class TokenTestClock: Sendable {
+    let now = Mutex<Double>(1_800_000_000)
+    var seconds: Double { self.now.withLock { $0 } }
+    func advance(_ by: Double) { self.now.withLock { $0 += by } }
+}
+
+/// The text of a file in Fixtures/.
+func keyFixture(_ name: String) throws -> String {
+    let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures").appendingPathComponent(name)
+    return try String(contentsOf: url, encoding: .utf8)
+}
+
+/// Unpadded base64url.
+func base64URL(_ bytes: some Sequence<UInt8>) -> String {
+    Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        .replacingOccurrences(of: "=", with: "")
+}
+
+/// A token built by hand: `header` and `payload` JSON as given, any signature.
+func rawToken(header: String, payload: String, signature: String = "") -> String {
+    "\(base64URL(Array(header.utf8))).\(base64URL(Array(payload.utf8))).\(signature)"
+}
