@@ -21,6 +21,12 @@ public struct ServerConfiguration: Sendable {
     /// key), as the Firebase emulator does; their claims are still checked. For development
     /// only: anyone can then sign in as anyone.
     public var allowUnsignedTokens: Bool = false
+    /// When set, a user token's `aud` claim (a string, or an array of them) must name it: for
+    /// Firebase Auth ID tokens, the project id.
+    public var jwtAudience: String?
+    /// When set, a user token's `iss` claim must equal it: for Firebase Auth ID tokens,
+    /// `https://securetoken.google.com/PROJECT`.
+    public var jwtIssuer: String?
     /// The period of `keep-alive` events on streams (also the worst-case latency of a
     /// firebase-admin `ListenerRegistration.close()`).
     public var keepAliveInterval: Duration = .seconds(15)

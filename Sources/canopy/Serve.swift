@@ -59,6 +59,18 @@ struct Serve: AsyncParsableCommand {
             valueName: "FILE"))
     var jwtKeysFile: String?
 
+    @Option(
+        name: .customLong("jwt-audience"),
+        help: ArgumentHelp("Require user tokens' aud claim to name AUD (for Firebase Auth ID tokens: the project id).", valueName: "AUD"))
+    var jwtAudience: String?
+
+    @Option(
+        name: .customLong("jwt-issuer"),
+        help: ArgumentHelp(
+            "Require user tokens' iss claim to be ISS (for Firebase Auth ID tokens: https://securetoken.google.com/PROJECT).",
+            valueName: "ISS"))
+    var jwtIssuer: String?
+
     @Flag(
         name: .customLong("allow-unsigned-tokens"),
         help: "Accept user tokens without checking their signature, as the Firebase emulator does (development only).")
@@ -146,6 +158,8 @@ struct Serve: AsyncParsableCommand {
             configuration.jwtKeys = String(decoding: try Self.readFile(path, option: "--jwt-keys"), as: UTF8.self)
         }
         configuration.allowUnsignedTokens = self.allowUnsignedTokens
+        configuration.jwtAudience = self.jwtAudience
+        configuration.jwtIssuer = self.jwtIssuer
         var logger = Logger(label: "canopy.server")
         logger.logLevel = Logger.Level(rawValue: self.logLevel) ?? .warning
         configuration.logger = logger

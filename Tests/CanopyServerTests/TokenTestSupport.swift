@@ -10,6 +10,8 @@ struct TokenTestClaims: JWTPayload {
     var iat: Int?
     var nbf: Int?
     var name: String?
+    var aud: [String]?
+    var iss: String?
 
     func verify(using algorithm: some JWTAlgorithm) async throws {}
 }

@@ -117,6 +117,29 @@ struct TokenVerifierTests {
         await self.expectAccepted(verifier, try await self.hs256(self.claims(sub: long)), uid: long)
     }
 
+    @Test("with an audience and an issuer configured, aud must name the audience and iss be the issuer")
+    func audienceAndIssuer() async throws {
+        let verifier = try self.verifier {
+            $0.jwtSecret = Array(Self.secret.utf8)
+            $0.jwtAudience = "my-project"
+            $0.jwtIssuer = "https://securetoken.google.com/my-project"
+        }
+        var claims = self.claims()
+        await self.expectRejected(verifier, try await self.hs256(claims), "not meant for this server (aud)")
+        claims.aud = ["other-project"]
+        await self.expectRejected(verifier, try await self.hs256(claims), "not meant for this server (aud)")
+        claims.aud = ["other-project", "my-project"]
+        await self.expectRejected(verifier, try await self.hs256(claims), "not from the configured issuer (iss)")
+        claims.iss = "https://securetoken.google.com/other-project"
+        await self.expectRejected(verifier, try await self.hs256(claims), "not from the configured issuer (iss)")
+        claims.iss = "https://securetoken.google.com/my-project"
+        await self.expectAccepted(verifier, try await self.hs256(claims))
+        // Without them configured, neither is looked at.
+        let open = try self.verifier { $0.jwtSecret = Array(Self.secret.utf8) }
+        claims.aud = ["anything"]
+        await self.expectAccepted(open, try await self.hs256(claims))
+    }
+
     @Test("Not a JWT")
     func notJWT() async throws {
         let verifier = try self.verifier { $0.jwtSecret = Array(Self.secret.utf8) }

@@ -3,14 +3,29 @@ import CanopyCore
 /// The checks on a token's registered claims, as Firebase makes them on ID tokens: an expiry
 /// (`exp`) in the future, no `nbf` or `iat` in the future, and a subject (`sub`, the user's id)
 /// that is a non-empty string of at most 128 characters. Times are seconds since 1970 and are
-/// allowed ``leeway`` of clock skew either way. (Firebase also checks `aud` and `iss` against its
-/// project; a Canopy server has no project, so those are not checked.)
+/// allowed ``leeway`` of clock skew either way. Firebase also checks `aud` and `iss` against its
+/// project: here they are checked when the operator names them (`--jwt-audience`,
+/// `--jwt-issuer`).
 enum TokenClaims {
     /// The clock skew allowed on `exp`, `nbf` and `iat`, in seconds.
     static let leeway: Double = 60
 
     /// The subject (the user id) and the expiry of `claims` if they pass at time `now`.
-    static func check(_ claims: [String: JSONValue], now: Double) throws(TokenRejection) -> (uid: String, expires: Double) {
+    static func check(_ claims: [String: JSONValue], now: Double, audience: String? = nil, issuer: String? = nil) throws(TokenRejection)
+        -> (uid: String, expires: Double)
+    {
+        if let audience {
+            let named: Bool
+            switch claims["aud"] {
+            case .string(let aud)?: named = aud == audience
+            case .array(let auds)?: named = auds.contains(.string(audience))
+            default: named = false
+            }
+            guard named else { throw TokenRejection("The auth token is not meant for this server (aud).") }
+        }
+        if let issuer {
+            guard claims["iss"] == .string(issuer) else { throw TokenRejection("The auth token is not from the configured issuer (iss).") }
+        }
         guard let exp = claims["exp"] else { throw TokenRejection("The auth token has no expiry (exp).") }
         guard let expires = self.seconds(exp) else { throw TokenRejection("The auth token's expiry (exp) is not a number.") }
         guard now < expires + self.leeway else { throw .expired }

@@ -29,11 +29,17 @@ final class TokenVerifier: Sendable {
 
     /// Reads the keys of `configuration`; the error names the part of the key file that is
     /// wrong. `clock` gives the time in seconds since 1970.
+    /// The `aud` and `iss` a token must carry, when configured.
+    private let audience: String?
+    private let issuer: String?
+
     init(
         configuration: ServerConfiguration, cacheCapacity: Int = 10_000,
         clock: @escaping @Sendable () -> Double = TokenVerifier.wallClock
     ) throws(ServerError) {
         self.keys = try TokenKeys(configuration: configuration)
+        self.audience = configuration.jwtAudience
+        self.issuer = configuration.jwtIssuer
         self.cache = Mutex(TokenCache(capacity: cacheCapacity))
         self.clock = clock
     }
@@ -46,7 +52,7 @@ final class TokenVerifier: Sendable {
         let claims: (uid: String, expires: Double)
         do {
             parsed = try SignedToken(parsing: token)
-            claims = try TokenClaims.check(parsed.claims, now: now)
+            claims = try TokenClaims.check(parsed.claims, now: now, audience: self.audience, issuer: self.issuer)
             if !self.keys.allowsUnsigned { try await self.checkSignature(token, parsed) }
         } catch {
             return .failure(error)
