@@ -42,7 +42,7 @@ enum WireUpgrade {
         let session = WireSession(sessionID: Self.newSessionID(), namespaceName: name, outbox: outbox, identity: identity) {
             channel.close(promise: nil)
         }
-        let connection = WireConnection(state: state, session: session, host: host, previousSession: parameters["ls"])
+        let connection = WireConnection(state: state, session: session, host: host, previousSession: parameters["ls"], channel: channel)
         return .upgrade([:]) { inbound, outbound, context in
             await connection.run(inbound: inbound, outbound: outbound, logger: context.logger)
         }
