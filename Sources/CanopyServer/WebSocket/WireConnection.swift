@@ -14,35 +14,23 @@ struct WireConnection {
     let session: WireSession
     let host: String
     let previousSession: String?
-    /// The connection's channel, for writing queued frames in batches.
+    /// The connection's channel, which the outbox writes to.
     let channel: any Channel
 
     func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, logger: Logger) async {
         let session = self.session
         let sessions = self.state.wireSessions
         sessions.add(session)
+        session.outbox.attach(self.channel)
         session.outbox.send(ServerMessage.hello(timestamp: Self.now(), host: self.host, session: session.sessionID))
         if let previous = self.previousSession.flatMap({ sessions.session($0) }), previous.namespaceName == session.namespaceName {
             // A reconnecting client: its previous connection is gone, whatever the socket says.
             await Self.runCloseWrites(of: previous, logger: logger)
         }
-        await withTaskGroup(of: Void.self) { group in
-            let channel = self.channel
-            group.addTask {
-                while let frames = await session.outbox.next() {
-                    do {
-                        try await Self.write(frames, on: channel)
-                    } catch {
-                        session.outbox.close()
-                        return
-                    }
-                }
-            }
-            let close = await self.read(inbound, logger: logger)
-            session.outbox.close()
-            await group.next()
-            if let close { try? await outbound.close(close.code, reason: close.reason) }
-        }
+        let close = await self.read(inbound, logger: logger)
+        // What was queued goes first, then the close frame.
+        await session.outbox.finish()
+        if let close { try? await outbound.close(close.code, reason: close.reason) }
         sessions.remove(session)
         guard let namespace = session.namespace else { return }
         let hub = namespace.wire
@@ -105,23 +93,6 @@ struct WireConnection {
                 logger.warning("onDisconnect write at \(write.path.string) failed: \(error.message)")
             }
         }
-    }
-
-    /// Writes `frames` as text frames (encoded by NIO's WebSocket frame encoder) with one flush, and
-    /// returns once they were written to the socket. hummingbird-websocket's writer flushes each
-    /// frame, one system call per push; here a busy connection's pushes, which queue up while the
-    /// previous batch is written, go out together. Frames that wait meanwhile stay in the outbox,
-    /// which cuts off a client that stops reading.
-    static func write(_ frames: [ByteBuffer], on channel: any Channel) async throws {
-        guard !frames.isEmpty else { return }
-        let written = channel.eventLoop.makePromise(of: Void.self)
-        channel.eventLoop.execute {
-            for (i, data) in frames.enumerated() {
-                channel.write(WebSocketFrame(fin: true, opcode: .text, data: data), promise: i == frames.count - 1 ? written : nil)
-            }
-            channel.flush()
-        }
-        try await written.futureResult.get()
     }
 
     /// The largest WebSocket message a client may send: the SDKs split at 16,384 UTF-16 code units,

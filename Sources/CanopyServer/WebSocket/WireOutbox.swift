@@ -1,19 +1,35 @@
 import CanopyWire
 import NIOCore
+import NIOWebSocket
 import Synchronization
 
 /// One WebSocket connection's outgoing messages, in order: the database loop (pushes), the
 /// connection's request task (responses) and the journal thread (write acknowledgements) queue
-/// them; the connection's writer task sends them.
+/// them, and they are written on the connection's event loop as text frames (NIO's WebSocket
+/// frame encoder), everything queued since the last write going out with one flush.
 ///
-/// Bounded: when more than `limit` bytes wait for a client that does not read, the queue is
-/// dropped and `overflow` closes the connection; other connections are not affected.
+/// No task sits between the producer and the socket: a push costs one event-loop job at most,
+/// and a busy connection's pushes share it (hummingbird-websocket's writer would flush every
+/// frame from a task of its own).
+///
+/// Bounded: when more than `limit` bytes are queued or written but not yet taken by a client that
+/// does not read, the queue is dropped and `overflow` closes the connection; other connections
+/// are not affected.
 final class WireOutbox: Sendable {
     private struct State {
-        var frames: [ByteBuffer] = []
-        var bytes = 0
-        var waiter: CheckedContinuation<[ByteBuffer]?, Never>?
+        var pending: [ByteBuffer] = []
+        var pendingBytes = 0
+        /// Written to the channel, not yet to the socket.
+        var inFlightBytes = 0
+        /// A write job is queued on the event loop.
+        var scheduled = false
+        var channel: (any Channel)?
+        /// No more messages are taken.
         var closed = false
+        /// ``finish()`` callers, waiting for everything to be written.
+        var drained: [CheckedContinuation<Void, Never>] = []
+
+        var isIdle: Bool { self.pending.isEmpty && self.inFlightBytes == 0 && !self.scheduled }
     }
 
     private let state = Mutex(State())
@@ -23,6 +39,17 @@ final class WireOutbox: Sendable {
     init(limit: Int, overflow: @escaping @Sendable () -> Void) {
         self.limit = limit
         self.overflow = overflow
+    }
+
+    /// Starts writing to `channel` (what was queued before goes first).
+    func attach(_ channel: any Channel) {
+        let schedule = self.state.withLock { state -> Bool in
+            state.channel = channel
+            guard !state.pending.isEmpty, !state.scheduled else { return false }
+            state.scheduled = true
+            return true
+        }
+        if schedule { channel.eventLoop.execute { self.write(to: channel) } }
     }
 
     /// Queues one application message (its JSON text), split into frames when it is longer than
@@ -44,61 +71,78 @@ final class WireOutbox: Sendable {
     private func enqueue(_ frames: [ByteBuffer]) {
         enum Action {
             case none
-            case wake(CheckedContinuation<[ByteBuffer]?, Never>, [ByteBuffer])
-            case overflow(CheckedContinuation<[ByteBuffer]?, Never>?)
+            case schedule(any Channel)
+            case overflow([CheckedContinuation<Void, Never>])
         }
         let action: Action = self.state.withLock { state in
             guard !state.closed else { return .none }
             let size = frames.reduce(0) { $0 + $1.readableBytes }
-            if state.bytes + size > self.limit {
+            if state.pendingBytes + state.inFlightBytes + size > self.limit {
                 state.closed = true
-                state.frames = []
-                defer { state.waiter = nil }
-                return .overflow(state.waiter)
+                state.pending = []
+                state.pendingBytes = 0
+                defer { state.drained = [] }
+                return .overflow(state.drained)
             }
-            if let waiter = state.waiter {
-                state.waiter = nil
-                return .wake(waiter, frames)
-            }
-            state.frames.append(contentsOf: frames)
-            state.bytes += size
-            return .none
+            state.pending.append(contentsOf: frames)
+            state.pendingBytes += size
+            guard let channel = state.channel, !state.scheduled else { return .none }
+            state.scheduled = true
+            return .schedule(channel)
         }
         switch action {
         case .none: break
-        case .wake(let waiter, let frames): waiter.resume(returning: frames)
-        case .overflow(let waiter):
-            waiter?.resume(returning: nil)
+        case .schedule(let channel): channel.eventLoop.execute { self.write(to: channel) }
+        case .overflow(let waiters):
+            for waiter in waiters { waiter.resume() }
             self.overflow()
         }
     }
 
-    /// The frames queued so far, waiting for one when there is none; `nil` once closed.
-    func next() async -> [ByteBuffer]? {
-        await withCheckedContinuation { continuation in
-            let now: [ByteBuffer]?? = self.state.withLock { state in
-                if !state.frames.isEmpty {
-                    defer {
-                        state.frames = []
-                        state.bytes = 0
-                    }
-                    return .some(state.frames)
-                }
-                if state.closed { return .some(nil) }
-                state.waiter = continuation
-                return .none
+    /// On the channel's event loop: writes everything queued, with one flush.
+    private func write(to channel: any Channel) {
+        let (frames, bytes): ([ByteBuffer], Int) = self.state.withLock { state in
+            state.scheduled = false
+            defer {
+                state.pending = []
+                state.inFlightBytes += state.pendingBytes
+                state.pendingBytes = 0
             }
-            if let now { continuation.resume(returning: now) }
+            return (state.pending, state.pendingBytes)
+        }
+        guard !frames.isEmpty else { return }
+        let written = channel.eventLoop.makePromise(of: Void.self)
+        for (i, data) in frames.enumerated() {
+            channel.write(WebSocketFrame(fin: true, opcode: .text, data: data), promise: i == frames.count - 1 ? written : nil)
+        }
+        channel.flush()
+        written.futureResult.whenComplete { _ in
+            // Written, or never will be (the connection closed): either way no longer waiting.
+            let waiters: [CheckedContinuation<Void, Never>] = self.state.withLock { state in
+                state.inFlightBytes -= bytes
+                guard state.isIdle else { return [] }
+                defer { state.drained = [] }
+                return state.drained
+            }
+            for waiter in waiters { waiter.resume() }
         }
     }
 
-    /// Stops taking messages; the writer gets `nil` once what is queued is sent.
-    func close() {
-        let waiter = self.state.withLock { state in
-            state.closed = true
-            defer { state.waiter = nil }
-            return state.frames.isEmpty ? state.waiter : nil
+    /// Stops taking messages and returns once everything queued was written (or the connection
+    /// failed): then the close frame may follow.
+    func finish() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = self.state.withLock { state -> Bool in
+                state.closed = true
+                // Never attached (or cut off): nothing will be written.
+                if state.isIdle || state.channel == nil {
+                    state.pending = []
+                    return true
+                }
+                state.drained.append(continuation)
+                return false
+            }
+            if done { continuation.resume() }
         }
-        waiter?.resume(returning: nil)
     }
 }
