@@ -60,7 +60,7 @@ struct CanopyResponder: HTTPResponder {
         let namespaceName = target.parameters["ns"].flatMap { $0.isEmpty ? nil : $0 } ?? self.state.configuration.defaultNamespace
         let namespace: Namespace
         do {
-            namespace = try await self.state.store.namespace(namespaceName, create: identity.isAdmin || !self.state.isGuarded)
+            namespace = try await self.state.store.namespace(namespaceName, create: self.state.mayCreate(namespaceName, identity: identity))
         } catch let error as RESTError {
             throw error
         } catch {

@@ -10,6 +10,13 @@ extension ServerState {
         self.configuration.authToken != nil || self.configuration.verifiesUserTokens || self.configuration.rules != nil
     }
 
+    /// Whether `identity` may make the server open namespace `name` when it does not exist yet: on a
+    /// guarded server only the administrator may (each namespace is a database with threads of
+    /// its own), except for the server's default namespace.
+    func mayCreate(_ name: String, identity: Identity) -> Bool {
+        identity.isAdmin || !self.isGuarded || name == self.configuration.defaultNamespace
+    }
+
     /// Whether `owner` is the administrator: only where no real credential is configured (as in
     /// Firebase's emulator). On a server with an admin token or verified user tokens it is just an
     /// invalid token.

@@ -38,8 +38,8 @@ struct WireRequests {
             await self.expireIdentity()
             let namespace: Namespace
             do {
-                let identity = self.session.identity
-                namespace = try await self.session.openNamespace(in: self.state.store, create: identity.isAdmin || !self.state.isGuarded)
+                let create = self.state.mayCreate(self.session.namespaceName, identity: self.session.identity)
+                namespace = try await self.session.openNamespace(in: self.state.store, create: create)
             } catch {
                 let status = (error as? RESTError)?.status
                 let refused = status == .forbidden || status == .unauthorized
