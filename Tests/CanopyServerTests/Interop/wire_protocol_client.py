@@ -659,15 +659,50 @@ RULES_WITHOUT_PUBLIC = """{
 }"""
 
 
+async def script_replay(base, script_path, out_path):
+    """Replays a write script (written by the Swift differential test) against live listens, one
+    per query, and records each listen's data, built only from pushes, after every write: the
+    test compares it with what the embedded engine's observers saw for the same script."""
+    with open(script_path) as f:
+        script = json.load(f)
+    writer = await Client.open(base, ns="replay")
+    reader = await Client.open(base, ns="replay")
+    await writer.ok("p", {"p": script["path"], "d": script["initial"]})
+    queries = script["queries"]
+    local = {}
+    for tag, query in enumerate(queries, start=1):
+        body = {"p": script["path"], "h": ""}
+        if query is not None:
+            body |= {"q": query, "t": tag}
+        pushes, _ = await reader.ok("q", body)
+        local[tag] = None
+        for push in pushes:
+            local[push["b"].get("t", 1)] = apply_push(local[push["b"].get("t", 1)], script["path"], push["b"] | {"a": push["a"]})
+    states = []
+    for op in script["ops"]:
+        await writer.ok(op["a"], {"p": op["p"], "d": op["d"]})
+        # Every push the write caused reaches the reader before its answer to this get.
+        pushes, _ = await reader.ok("g", {"p": script["path"], "q": {}})
+        for push in pushes:
+            target = push["b"].get("t", 1)
+            local[target] = apply_push(local[target], script["path"], push["b"] | {"a": push["a"]})
+        states.append([local[tag] for tag in range(1, len(queries) + 1)])
+    with open(out_path, "w") as f:
+        json.dump(states, f)
+    await writer.close()
+    await reader.close()
+
+
 SCENARIOS = {f.__name__: f for f in (handshake, captured_conversation, default_listen, large_messages, transactions,
                                       on_disconnect, reconnect_with_ls, queries_and_gets, admin_token, bad_frames,
-                                      random_differential, vanish_mid_frame, slow_reader, many_sockets, security_rules)}
+                                      random_differential, vanish_mid_frame, slow_reader, many_sockets, security_rules,
+                                      script_replay)}
 
 
 def main():
     base, name = sys.argv[1], sys.argv[2]
     try:
-        asyncio.run(asyncio.wait_for(SCENARIOS[name](base), 60))
+        asyncio.run(asyncio.wait_for(SCENARIOS[name](base, *sys.argv[3:]), 60))
     except Exception as error:  # noqa: BLE001 - report any failure with its scenario
         print(f"wire: {name} FAILED: {type(error).__name__}: {error}")
         sys.exit(1)
