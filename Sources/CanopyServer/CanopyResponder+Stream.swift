@@ -27,7 +27,6 @@ extension CanopyResponder {
         ) {
             channel?.close(promise: nil)
         }
-        guard self.state.register(stream) else { throw RESTError(.serviceUnavailable, "The server is shutting down.") }
         let state = self.state
         let database = namespace.database
         let hub = namespace.hub
@@ -53,6 +52,12 @@ extension CanopyResponder {
         guard added else {
             cleanup()
             throw RESTError(.serviceUnavailable, "The database was closed.")
+        }
+        // Registered for keep-alives only now, after its initial `put` is queued: a keep-alive
+        // never comes first.
+        guard self.state.register(stream) else {
+            cleanup()
+            throw RESTError(.serviceUnavailable, "The server is shutting down.")
         }
         // A user token ends the stream when it expires (`auth_revoked`); the client reconnects with
         // a fresh one.
