@@ -73,8 +73,9 @@ let package = Package(
         .executableTarget(
             name: "canopy-bench",
             dependencies: [
-                "Canopy", "CanopyCore", "CanopyServer", .product(name: "NIOCore", package: "swift-nio"),
+                "Canopy", "CanopyCore", "CanopyRules", "CanopyServer", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: settings
         ),

@@ -47,11 +47,19 @@ var serverScenarios: [Scenario] {
 // MARK: - The server child
 
 /// Serves the namespaces in `directory` (in memory when it is `memory`) on a free loopback port,
-/// prints `port N`, and exits when its standard input closes.
+/// prints `port N`, and exits when its standard input closes. With `CANOPY_BENCH_RULES=1` every
+/// namespace has the blog's rules, user tokens are verified with ``BlogRules/secret``, and
+/// ``BlogRules/adminToken`` is the admin's (a guarded server lets only its admin open a namespace;
+/// B12).
 func serveForBenchmark(directory: String) -> Never {
     var configuration = ServerConfiguration()
     configuration.port = 0
     configuration.keepAliveInterval = .seconds(30)
+    if ProcessInfo.processInfo.environment["CANOPY_BENCH_RULES"] == "1" {
+        configuration.rules = BlogRules.source
+        configuration.jwtSecret = BlogRules.secret
+        configuration.authToken = BlogRules.adminToken
+    }
     let server = CanopyServer(configuration: configuration, store: NamespaceStore(directory: directory == "memory" ? nil : directory))
     Task {
         if let port = await server.listeningPort() { emit("port \(port)") }
@@ -79,8 +87,8 @@ final class ServerChild {
     let directory: String
 
     /// A server over in-memory databases (`.memory`) or durable ones with the default sync policy,
-    /// `always` (`.journal`).
-    init(_ store: Store) throws {
+    /// `always` (`.journal`); with `rules`, the blog's rules and HS256 user tokens (B12).
+    init(_ store: Store, rules: Bool = false) throws {
         self.directory = NSTemporaryDirectory() + "canopy-bench-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let output = Pipe()
         let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
@@ -88,6 +96,7 @@ final class ServerChild {
         self.process.arguments = ["__server"]
         var environment = ProcessInfo.processInfo.environment
         environment["CANOPY_BENCH_SERVER"] = store == .memory ? "memory" : self.directory
+        environment["CANOPY_BENCH_RULES"] = rules ? "1" : nil
         self.process.environment = environment
         self.process.standardInput = self.input
         self.process.standardOutput = output
