@@ -14,6 +14,9 @@ struct EvaluationContext {
     let oldRoot: Node
     /// The tree after the write; `nil` for reads.
     let newRoot: Node?
+    /// The node at the rule's location in `newRoot`, when the caller already has it (a walk
+    /// down the written data): `newData` then costs no lookup from the root.
+    var newNode: Node? = nil
     /// The rule's location.
     let location: [ChildKey]
     /// The keys bound by the wildcards on the rule's path, outermost first.
@@ -61,6 +64,9 @@ struct Evaluator {
         case .data: return .snapshot(RuleDataSnapshot(tree: self.context.oldRoot, path: self.context.location))
         case .newData:
             guard let newRoot = self.context.newRoot else { throw EvaluationError(message: "newData is not available") }
+            if let node = self.context.newNode {
+                return .snapshot(RuleDataSnapshot(tree: newRoot, path: self.context.location, node: node))
+            }
             return .snapshot(RuleDataSnapshot(tree: newRoot, path: self.context.location))
         case .variable(let i): return .string(self.context.variables[i])
         case .query(let property): return self.query(property)

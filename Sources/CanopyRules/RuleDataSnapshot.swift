@@ -16,7 +16,8 @@ struct RuleDataSnapshot: Sendable {
         self.node = tree.node(at: path)
     }
 
-    private init(tree: Node, path: [ChildKey], node: Node) {
+    /// A snapshot whose node the caller already has (it must be `tree.node(at: path)`).
+    init(tree: Node, path: [ChildKey], node: Node) {
         self.tree = tree
         self.path = path
         self.node = node

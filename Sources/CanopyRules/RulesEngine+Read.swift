@@ -15,6 +15,7 @@ extension RulesEngine {
     ///   expression plus its tree lookups; nothing under `path` is visited.
     package func canRead(path: DatabasePath, auth: AuthContext?, root: Node, query: QueryDescription? = nil, now: Int64) -> RuleVerdict {
         var trace: [RuleEvaluation] = []
+        let authValue = Self.authValue(auth)
         var node: RuleNode? = self.document.root
         var variables: [String] = []
         let keys = path.keys
@@ -23,11 +24,11 @@ extension RulesEngine {
             if let rule = current.read {
                 let location = Array(keys[..<depth])
                 let context = self.context(
-                    auth: auth, now: now, oldRoot: root, newRoot: nil, location: location, variables: variables, query: query ?? .none)
+                    auth: authValue, now: now, oldRoot: root, newRoot: nil, location: location, variables: variables, query: query ?? .none)
                 let (granted, reference) = self.run(rule, location: location, context: context, trace: &trace)
                 if granted {
-                    return RuleVerdict(
-                        isAllowed: true, decidingRule: reference, reason: "Read of \(path) allowed by \(reference)", trace: trace)
+                    let reason = self.explains ? "Read of \(path) allowed by \(reference)" : ""
+                    return RuleVerdict(isAllowed: true, decidingRule: reference, reason: reason, trace: trace)
                 }
             }
             guard depth < keys.count, let next = current.match(keys[depth].string) else { break }

@@ -28,6 +28,7 @@ extension RulesEngine {
             case .denied(let verdict): return verdict
             }
         }
+        guard self.explains else { return RuleVerdict(isAllowed: true, decidingRule: granting.first, reason: "", trace: []) }
         let paths = changes.map(\.path.description).joined(separator: ", ")
         return RuleVerdict(
             isAllowed: true,
@@ -54,7 +55,7 @@ struct WriteWalk {
     }
 
     let engine: RulesEngine
-    let auth: AuthContext?
+    let auth: RuleValue
     let now: Int64
     let oldRoot: Node
     let newRoot: Node
@@ -63,16 +64,19 @@ struct WriteWalk {
 
     init(engine: RulesEngine, auth: AuthContext?, now: Int64, oldRoot: Node, newRoot: Node) {
         self.engine = engine
-        self.auth = auth
+        self.auth = RulesEngine.authValue(auth)
         self.now = now
         self.oldRoot = oldRoot
         self.newRoot = newRoot
     }
 
-    private mutating func run(_ rule: CompiledRule, _ location: [ChildKey], _ variables: [String]) -> (Bool, RuleReference) {
-        let context = self.engine.context(
+    private mutating func run(_ rule: CompiledRule, _ location: [ChildKey], _ variables: [String], newNode: Node? = nil) -> (
+        Bool, RuleReference
+    ) {
+        var context = self.engine.context(
             auth: self.auth, now: self.now, oldRoot: self.oldRoot, newRoot: self.newRoot, location: location, variables: variables,
             query: .none)
+        context.newNode = newNode
         return self.engine.run(rule, location: location, context: context, trace: &self.trace)
     }
 
@@ -150,7 +154,7 @@ struct WriteWalk {
     {
         guard rules.hasValidation, !newNode.isEmpty else { return nil }
         if let rule = rules.validate, self.validated.insert(location).inserted {
-            let (ok, reference) = self.run(rule, location, variables)
+            let (ok, reference) = self.run(rule, location, variables, newNode: newNode)
             if !ok { return self.denied("Write of \(path) failed validation \(reference)", reference) }
         }
         return self.validateBelow(rules, location: location, variables: variables, newNode: newNode, path: path)

@@ -12,8 +12,14 @@ package import CanopyCore
 /// ```
 package struct RulesEngine: Sendable {
     package let document: RulesDocument
+    /// Whether verdicts carry their trace and an explanation of what allowed them (the rules
+    /// playground, tests); a server that only needs the answer turns it off.
+    package let explains: Bool
 
-    package init(_ document: RulesDocument) { self.document = document }
+    package init(_ document: RulesDocument, explains: Bool = true) {
+        self.document = document
+        self.explains = explains
+    }
 
     /// One location written with its new value (`.empty` deletes). Server values must already be
     /// resolved with the same `now` that is passed to ``RulesEngine/canWrite(changes:auth:root:now:)``.
@@ -27,11 +33,14 @@ package struct RulesEngine: Sendable {
         }
     }
 
+    /// `auth` as rules see it: converted once per read or write, not once per rule.
+    static func authValue(_ auth: AuthContext?) -> RuleValue { auth.map { RuleValue($0.variable) } ?? .null }
+
     func context(
-        auth: AuthContext?, now: Int64, oldRoot: Node, newRoot: Node?, location: [ChildKey], variables: [String], query: QueryDescription
+        auth: RuleValue, now: Int64, oldRoot: Node, newRoot: Node?, location: [ChildKey], variables: [String], query: QueryDescription
     ) -> EvaluationContext {
         EvaluationContext(
-            auth: auth.map { RuleValue($0.variable) } ?? .null,
+            auth: auth,
             now: Double(now),
             oldRoot: oldRoot,
             newRoot: newRoot,
@@ -41,7 +50,8 @@ package struct RulesEngine: Sendable {
         )
     }
 
-    /// Evaluates one rule; an error is a `false` (spec §3.3). Appends it to `trace`.
+    /// Evaluates one rule; an error is a `false` (spec §3.3). Appends it to `trace` when the
+    /// engine ``explains``.
     func run(_ rule: CompiledRule, location: [ChildKey], context: EvaluationContext, trace: inout [RuleEvaluation]) -> (Bool, RuleReference)
     {
         let reference = RuleReference(
@@ -58,7 +68,7 @@ package struct RulesEngine: Sendable {
         } catch {
             outcome = .error(error.message)
         }
-        trace.append(RuleEvaluation(rule: reference, outcome: outcome))
+        if self.explains { trace.append(RuleEvaluation(rule: reference, outcome: outcome)) }
         return (outcome == .true, reference)
     }
 }

@@ -16,7 +16,8 @@ package struct NamespaceRules: Sendable {
     /// - Throws: ``RulesError`` naming the line, column and expression; the caller keeps the
     ///   rules it had.
     package init(source: String) throws(RulesError) {
-        self.engine = RulesEngine(try RulesDocument(parsing: source))
+        // The server needs answers, not explanations (`canopy rules test` gives those).
+        self.engine = RulesEngine(try RulesDocument(parsing: source), explains: false)
     }
 
     /// What a namespace starts with when none were set: everything locked on a guarded server,
