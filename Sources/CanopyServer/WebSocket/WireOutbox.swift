@@ -110,7 +110,10 @@ final class WireOutbox: Sendable {
             }
             return (state.pending, state.pendingBytes)
         }
-        guard !frames.isEmpty else { return }
+        guard !frames.isEmpty else {
+            // Dropped by an overflow after this job was queued: a finish() may be waiting.
+            return self.resumeIfIdle()
+        }
         let written = channel.eventLoop.makePromise(of: Void.self)
         for (i, data) in frames.enumerated() {
             channel.write(WebSocketFrame(fin: true, opcode: .text, data: data), promise: i == frames.count - 1 ? written : nil)
@@ -118,14 +121,19 @@ final class WireOutbox: Sendable {
         channel.flush()
         written.futureResult.whenComplete { _ in
             // Written, or never will be (the connection closed): either way no longer waiting.
-            let waiters: [CheckedContinuation<Void, Never>] = self.state.withLock { state in
-                state.inFlightBytes -= bytes
-                guard state.isIdle else { return [] }
-                defer { state.drained = [] }
-                return state.drained
-            }
-            for waiter in waiters { waiter.resume() }
+            self.state.withLock { $0.inFlightBytes -= bytes }
+            self.resumeIfIdle()
         }
+    }
+
+    /// Resumes the ``finish()`` callers once nothing is queued, scheduled or in flight.
+    private func resumeIfIdle() {
+        let waiters: [CheckedContinuation<Void, Never>] = self.state.withLock { state in
+            guard state.isIdle else { return [] }
+            defer { state.drained = [] }
+            return state.drained
+        }
+        for waiter in waiters { waiter.resume() }
     }
 
     /// Stops taking messages and returns once everything queued was written (or the connection
