@@ -63,6 +63,11 @@ struct TriggerServerTests {
             #expect(read.body == "3")
             #expect(tally.all == ["rest", "rest", "rest"])
             await stream.connection.close()
+            // A PUT answers with what it wrote, not what the trigger it fired wrote after it.
+            let other = try await StreamTests.request(port, "PUT", "/restaurants/other.json", #"{"ratings": {"x": {"rating": 3}}}"#)
+            #expect(try json(other.body) == ["ratings": ["x": ["rating": 3]]])
+            let after = try await StreamTests.request(port, "GET", "/restaurants/other/avgRating.json")
+            #expect(after.body == "3")
         }
     }
 

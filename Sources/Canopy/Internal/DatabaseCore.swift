@@ -77,9 +77,11 @@ final class DatabaseCore: @unchecked Sendable {
         if !accepted { completion?(Self.closedError) }
     }
 
-    /// Applies `write` now, its server values resolved at `now` (the clock's time when `nil`), then
-    /// runs the triggers it fires. Loop thread only.
-    func apply(_ write: WriteOperation, now: Int64? = nil, completion: (@Sendable (DatabaseError?) -> Void)?) {
+    /// Applies `write` now, its server values resolved at `now` (the clock's time when `nil`), calls
+    /// `applied` (unless the write failed), then runs the triggers it fires. Loop thread only.
+    func apply(
+        _ write: WriteOperation, now: Int64? = nil, completion: (@Sendable (DatabaseError?) -> Void)?, applied: (() -> Void)? = nil
+    ) {
         self.loop.assertOnLoop()
         if let refusal = self.store?.refusal {
             completion?(refusal)
@@ -109,6 +111,7 @@ final class DatabaseCore: @unchecked Sendable {
             for listener in self.changeListeners { listener.change(write, root) }
         }
         if self.store == nil { completion?(nil) }
+        applied?()
         if let before { self.runTriggers(of: write, before: before, depth: depth) }
     }
 
