@@ -39,7 +39,7 @@ extension Database {
     public func runTransaction<T: Sendable>(_ block: @escaping (Transaction) throws -> T) async throws -> T {
         let update = LoopCallback(block)
         return try await withCheckedThrowingContinuation { continuation in
-            self.startTransaction(update) { result in continuation.resume(with: result.map(\.value)) }
+            self.startTransaction(update) { result in continuation.resume(with: result.map { $0.value }) }
         }
     }
 
@@ -52,7 +52,7 @@ extension Database {
     /// - Complexity: As ``runTransaction(_:)``.
     public func runTransaction<T>(_ block: @escaping (Transaction) throws -> T, completion: @escaping (Result<T, any Error>) -> Void) {
         let done = LoopCallback(completion)
-        self.startTransaction(LoopCallback(block)) { result in done.value(result.map(\.value)) }
+        self.startTransaction(LoopCallback(block)) { result in done.value(result.map { $0.value }) }
     }
 
     /// Queues the transaction on the loop; `completion` runs on the loop thread (on the calling

@@ -9,8 +9,9 @@ import CanopyCore
 /// block; used afterwards, every method throws.
 public final class Transaction {
     let database: Database
-    /// What each read saw (a remote database checks them at commit).
-    private(set) var reads: [(path: DatabasePath, node: Node)] = []
+    /// The locations read (a remote database will check their hashes at commit). Only paths: holding
+    /// the nodes read would make the commit copy the tree's nodes along them.
+    private(set) var reads: [DatabasePath] = []
     private(set) var writes: [WriteOperation] = []
     private var finished = false
 
@@ -33,7 +34,7 @@ public final class Transaction {
             )
         }
         let node = self.database.core.engine.node(at: ref.path)
-        self.reads.append((ref.path, node))
+        self.reads.append(ref.path)
         return DataSnapshot(node: node, path: ref.path, database: self.database)
     }
 

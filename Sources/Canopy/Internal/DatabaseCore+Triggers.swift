@@ -37,7 +37,9 @@ final class TriggerState: @unchecked Sendable {
 
     /// Whether a trigger may watch a location `write` changes.
     func watches(_ write: WriteOperation) -> Bool {
-        for entry in write.entries where self.tree.watches(write.path.keys + Self.target(entry)) { return true }
+        for entry in write.entries where self.tree.watches(write.path.keys, entry.isPriority ? Array(entry.path.dropLast()) : entry.path) {
+            return true
+        }
         return false
     }
 
@@ -71,26 +73,28 @@ final class TriggerState: @unchecked Sendable {
 
 extension DatabaseCore {
     /// Runs the triggers `write` fires, given the tree `before` it (the engine holds the tree after
-    /// it), then the work they queued. Loop thread only.
+    /// it); the work they queue runs in ``TriggerState/drain()`` after. Loop thread only.
     ///
     /// - Complexity: O(*e* · *d*) to find the triggers of *e* entries at depth *d* (more below a
     ///   written location, proportional to what it wrote), O(*d* log *n*) per trigger fired.
     func runTriggers(of write: WriteOperation, before: Node, depth: Int) {
         let after = self.engine.root
-        var firings: [(entry: TriggerEntry, location: [ChildKey])] = []
+        var firings: [(entry: TriggerEntry, location: [ChildKey], nodes: (old: Node, new: Node)?)] = []
         var seen: Set<Firing>? = write.entries.count > 1 ? [] : nil
         for entry in write.entries {
             let path = write.path.keys + TriggerState.target(entry)
+            let old = before.node(at: path)
+            let new = after.node(at: path)
             // An entry that left its location as it was changes nothing.
-            if before.node(at: path) == after.node(at: path) { continue }
-            self.triggers.tree.matches(path, before: before, after: after) { trigger, location in
+            if old == new { continue }
+            self.triggers.tree.matches(path, old: old, new: new) { trigger, location, nodes in
                 if seen?.insert(Firing(id: trigger.id, location: location)).inserted == false { return }
-                firings.append((trigger, location))
+                firings.append((trigger, location, nodes))
             }
         }
-        for (trigger, location) in firings where !trigger.removed.load(ordering: .acquiring) {
-            let old = before.node(at: location)
-            let new = after.node(at: location)
+        for (trigger, location, nodes) in firings where !trigger.removed.load(ordering: .acquiring) {
+            let old = nodes?.old ?? before.node(at: location)
+            let new = nodes?.new ?? after.node(at: location)
             guard trigger.kind.accepts(before: !old.isEmpty, after: !new.isEmpty) else { continue }
             let path = DatabasePath(location)
             let event = TriggerEvent(
@@ -108,7 +112,6 @@ extension DatabaseCore {
             }
             self.triggers.handlerDepth = outer
         }
-        self.triggers.drain()
     }
 
     /// Refuses a write a trigger made past ``TriggerState/maxDepth``.

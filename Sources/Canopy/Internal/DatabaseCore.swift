@@ -93,7 +93,7 @@ final class DatabaseCore: @unchecked Sendable {
             return
         }
         // With a trigger watching what the write changes, keep the tree before it (shared, not copied).
-        let before: Node? = self.triggers.tree.isEmpty ? nil : self.triggers.watches(write) ? self.engine.root : nil
+        var before: Node? = self.triggers.tree.isEmpty ? nil : self.triggers.watches(write) ? self.engine.root : nil
         let events: [Event]
         let now = now ?? self.clock()
         do throws(DatabaseError) {
@@ -112,7 +112,12 @@ final class DatabaseCore: @unchecked Sendable {
         }
         if self.store == nil { completion?(nil) }
         applied?()
-        if let before { self.runTriggers(of: write, before: before, depth: depth) }
+        if before != nil {
+            // Let go of the tree before the write first: the writes the triggers queued (run by
+            // `drain`) then change the tree in place instead of copying the nodes it shares.
+            self.runTriggers(of: write, before: before.take()!, depth: depth)
+            self.triggers.drain()
+        }
     }
 
     /// Puts the tree back to `root` after the journal failed the writes made since (loop thread):

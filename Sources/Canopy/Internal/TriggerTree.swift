@@ -96,15 +96,17 @@ final class TriggerTree {
         return all
     }
 
-    /// Whether a trigger may watch a location a change at `path` changes: one at or above it, or
-    /// below it.
+    /// Whether a trigger may watch a location a change at `base + path` changes: one at or above it,
+    /// or below it.
     ///
     /// - Complexity: O(*d*) per wildcard branch that exists along the path.
-    func watches(_ path: [ChildKey]) -> Bool {
+    func watches(_ base: [ChildKey], _ path: [ChildKey]) -> Bool {
+        let count = base.count + path.count
+        func key(_ depth: Int) -> ChildKey { depth < base.count ? base[depth] : path[depth - base.count] }
         func visit(_ node: TrieNode, _ depth: Int) -> Bool {
             guard node.count > 0 else { return false }
-            if !node.triggers.isEmpty || depth == path.count { return true }
-            if let next = node.literals[path[depth]], visit(next, depth + 1) { return true }
+            if !node.triggers.isEmpty || depth == count { return true }
+            if let next = node.literals[key(depth)], visit(next, depth + 1) { return true }
             if let next = node.wildcard, visit(next, depth + 1) { return true }
             return false
         }
@@ -113,20 +115,22 @@ final class TriggerTree {
 
     /// The triggers a change at `path` fires, with their locations: those at or above it, and those
     /// below it whose location's data differs between `before` and `after` (the trees before and
-    /// after the write). `visit` is called once per trigger and location found.
+    /// after the write; `old` and `new` are their nodes at `path`). `visit` is called once per
+    /// trigger and location found, with the location's old and new nodes when they are at hand.
     ///
     /// - Complexity: O(*d*) per wildcard branch along the path, plus, below it, O(*c* log *n*) for the *c*
     ///   children written or removed at each wildcard level (proportional to the write).
-    func matches(_ path: [ChildKey], before: Node, after: Node, visit: (TriggerEntry, [ChildKey]) -> Void) {
+    func matches(_ path: [ChildKey], old: Node, new: Node, visit: (TriggerEntry, [ChildKey], (old: Node, new: Node)?) -> Void) {
         func along(_ node: TrieNode, _ depth: Int) {
             guard node.count > 0 else { return }
+            if depth == path.count {
+                for entry in node.triggers { visit(entry, path, (old, new)) }
+                self.below(node, path, before: old, after: new, visit: visit)
+                return
+            }
             if !node.triggers.isEmpty {
                 let location = Array(path[..<depth])
-                for entry in node.triggers { visit(entry, location) }
-            }
-            if depth == path.count {
-                self.below(node, path, before: before.node(at: path), after: after.node(at: path), visit: visit)
-                return
+                for entry in node.triggers { visit(entry, location, nil) }
             }
             if let next = node.literals[path[depth]] { along(next, depth + 1) }
             if let next = node.wildcard { along(next, depth + 1) }
@@ -135,13 +139,16 @@ final class TriggerTree {
     }
 
     /// Triggers strictly below a written location, where its data changed.
-    private func below(_ node: TrieNode, _ location: [ChildKey], before: Node, after: Node, visit: (TriggerEntry, [ChildKey]) -> Void) {
+    private func below(
+        _ node: TrieNode, _ location: [ChildKey], before: Node, after: Node,
+        visit: (TriggerEntry, [ChildKey], (old: Node, new: Node)?) -> Void
+    ) {
         func descend(_ next: TrieNode, _ key: ChildKey) {
             let old = before.child(key)
             let new = after.child(key)
             guard old != new else { return }
             let childLocation = location + [key]
-            for entry in next.triggers { visit(entry, childLocation) }
+            for entry in next.triggers { visit(entry, childLocation, (old, new)) }
             self.below(next, childLocation, before: old, after: new, visit: visit)
         }
         for (key, next) in node.literals where next.count > 0 { descend(next, key) }
