@@ -95,11 +95,11 @@ extension DatabaseCore {
         for (trigger, location, nodes) in firings where !trigger.removed.load(ordering: .acquiring) {
             let old = nodes?.old ?? before.node(at: location)
             let new = nodes?.new ?? after.node(at: location)
-            guard trigger.kind.accepts(before: !old.isEmpty, after: !new.isEmpty) else { continue }
+            guard trigger.kind.accepts(before: !old.isEmpty, after: !new.isEmpty), let database = trigger.database else { continue }
             let path = DatabasePath(location)
             let event = TriggerEvent(
-                before: DataSnapshot(node: old, path: path, database: trigger.database),
-                after: DataSnapshot(node: new, path: path, database: trigger.database),
+                before: DataSnapshot(node: old, path: path, database: database),
+                after: DataSnapshot(node: new, path: path, database: database),
                 params: trigger.pattern.params(at: location), depth: depth)
             let outer = self.triggers.handlerDepth
             self.triggers.handlerDepth = depth

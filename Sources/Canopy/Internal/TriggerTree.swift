@@ -9,7 +9,8 @@ final class TriggerEntry: @unchecked Sendable {
     let kind: TriggerKind
     let pattern: TriggerPattern
     let handler: (TriggerEvent) throws -> Void
-    let database: Database
+    /// Weak: a trigger does not keep its database open (the database holds its triggers).
+    weak let database: Database?
     /// Set by `remove()` on any thread: the handler is not called again, even for a write whose
     /// triggers are being run.
     let removed = Atomic<Bool>(false)
