@@ -176,14 +176,14 @@ struct Evaluator {
         switch method {
         case .child: return .snapshot(s.child(try self.string(arguments[0], "child()")))
         case .parent:
-            let tree: Node
+            let parent: RuleDataSnapshot?
             if s.isNew {
                 guard let newTree = self.context.scope.newTree else { throw EvaluationError(message: "newData is not available") }
-                tree = newTree.root
+                parent = s.parent(lookup: newTree.node(at:))
             } else {
-                tree = self.context.scope.oldRoot
+                parent = s.parent { self.context.scope.oldRoot.node(at: $0) }
             }
-            guard let parent = s.parent(in: tree) else { throw EvaluationError(message: "parent() of the root") }
+            guard let parent else { throw EvaluationError(message: "parent() of the root") }
             return .snapshot(parent)
         case .hasChild: return .bool(s.child(try self.string(arguments[0], "hasChild()")).exists)
         case .hasChildren: return .bool(s.node.hasChildren)

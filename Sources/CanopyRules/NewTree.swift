@@ -25,16 +25,21 @@ final class NewTree {
         return root
     }
 
-    /// The node at `location` in the new tree. A location at or under the only change is read
-    /// from the written value, without building the tree.
+    /// The node at `location` in the new tree. For the only change of a write, a location at or
+    /// under it is read from the written value, and one above it is the old node there with the
+    /// value set in place (a copy of that node's path only): the tree is never built.
     /// - Complexity: O(*d* log *n*).
     func node(at location: ArraySlice<ChildKey>) -> Node {
-        if self.built == nil, self.changes.count == 1 {
+        if self.built == nil, self.changes.count == 1, self.changes[0].path.keys.last?.isPriorityKey != true {
             let written = self.changes[0].path.keys
-            if location.count >= written.count, written.last?.isPriorityKey != true,
-                location.prefix(written.count).elementsEqual(written)
-            {
-                return self.changes[0].value.node(at: location.dropFirst(written.count))
+            if location.count >= written.count {
+                if location.prefix(written.count).elementsEqual(written) {
+                    return self.changes[0].value.node(at: location.dropFirst(written.count))
+                }
+            } else if !location.isEmpty, written.prefix(location.count).elementsEqual(location) {
+                var node = self.oldRoot.node(at: location)
+                node.set(self.changes[0].value, at: written[location.count...])
+                return node
             }
         }
         return self.root.node(at: location)

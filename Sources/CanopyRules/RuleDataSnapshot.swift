@@ -36,12 +36,13 @@ struct RuleDataSnapshot: Sendable {
     /// - Complexity: O(*d* log *n*) for *d* keys.
     func hasChild(_ keys: [ChildKey]) -> Bool { !self.node.node(at: keys).isEmpty }
 
-    /// The snapshot one level up in `tree` (this snapshot's version of the tree), `nil` at the root.
-    /// - Complexity: O(*d* log *n*) in the depth.
-    func parent(in tree: Node) -> RuleDataSnapshot? {
+    /// The snapshot one level up, `nil` at the root; `lookup` finds a node in this snapshot's
+    /// version of the tree.
+    /// - Complexity: that of `lookup`, O(*d* log *n*) in the depth.
+    func parent(lookup: (ArraySlice<ChildKey>) -> Node) -> RuleDataSnapshot? {
         guard !self.path.isEmpty else { return nil }
         let up = self.path.dropLast()
-        return RuleDataSnapshot(isNew: self.isNew, path: up, node: tree.node(at: up))
+        return RuleDataSnapshot(isNew: self.isNew, path: up, node: lookup(up))
     }
 
     var exists: Bool { !self.node.isEmpty }
