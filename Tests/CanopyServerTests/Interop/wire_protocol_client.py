@@ -317,6 +317,19 @@ async def transactions(base):
     await a.close()
 
 
+async def trigger_write(base):
+    """A rating written over the WebSocket fires the server's trigger (registered by the test with
+    NamespaceStore.onDatabaseOpen), whose aggregate write the client then reads back."""
+    a = await Client.open(base)
+    await a.ok("p", {"p": "/restaurants/ws/ratings/w1", "d": {"rating": 4}})
+    await a.ok("p", {"p": "/restaurants/ws/ratings/w2", "d": {"rating": 1}})
+    pushes, _ = await a.ok("q", {"p": "/restaurants/ws", "h": ""})
+    check(pushes, f"the restaurant's data is pushed: {pushes}")
+    data = pushes[-1]["b"]["d"]
+    check(data.get("numRatings") == 2 and data.get("avgRating") == 2.5, f"the trigger kept the aggregate: {data}")
+    await a.close()
+
+
 async def on_disconnect(base):
     """onDisconnect put/merge/cancel run when the socket drops, and are seen by other clients."""
     watcher = await Client.open(base)
@@ -702,7 +715,7 @@ async def script_replay(base, script_path, out_path):
     await reader.close()
 
 
-SCENARIOS = {f.__name__: f for f in (handshake, captured_conversation, default_listen, large_messages, transactions,
+SCENARIOS = {f.__name__: f for f in (handshake, captured_conversation, default_listen, large_messages, transactions, trigger_write,
                                       on_disconnect, reconnect_with_ls, queries_and_gets, admin_token, bad_frames,
                                       random_differential, vanish_mid_frame, slow_reader, many_sockets, security_rules,
                                       script_replay)}
