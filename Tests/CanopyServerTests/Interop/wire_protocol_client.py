@@ -81,7 +81,8 @@ class Client:
     @classmethod
     async def open(cls, base, ns="wire", ls=None, headers=None):
         url = f"{base}/.ws?v=5" + (f"&ls={ls}" if ls else "") + f"&ns={ns}"
-        ws = await connect(url, additional_headers=headers or {}, max_size=None, ping_interval=None)
+        ws = await connect(url, additional_headers=headers or {}, max_size=None, ping_interval=None,
+                           open_timeout=30)
         client = cls(ws)
         hello = await client.recv()
         check(hello.get("t") == "c" and hello["d"].get("t") == "h", f"first message is the hello: {hello}")
