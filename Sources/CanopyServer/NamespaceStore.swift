@@ -83,6 +83,17 @@ public final class NamespaceStore: Sendable {
         return FileManager.default.fileExists(atPath: URL(fileURLWithPath: directory).appendingPathComponent(name).path)
     }
 
+    /// The names of the namespaces open, being opened, or kept in the store's directory.
+    /// - Complexity: O(*n*) for *n* namespaces plus the files of the directory.
+    func names() -> [String] {
+        var names = self.entries.withLock { Array($0.keys) }
+        if let directory = self.directory, let files = try? FileManager.default.contentsOfDirectory(atPath: directory) {
+            // A namespace is kept as a directory `NAME` (its rules beside it in `NAME.rules.json`).
+            names += files.filter { Self.isValidName($0) }
+        }
+        return names
+    }
+
     /// The namespace `name`, opened (and created) if needed; with `create` false, only an open
     /// or kept one (a guarded server lets only its administrator create namespaces).
     func namespace(_ name: String, create: Bool = true) async throws -> Namespace {

@@ -11,6 +11,8 @@ struct RESTTarget {
         case priority(DatabasePath)
         /// `/.settings/rules.json`.
         case rules
+        /// `/.inspect/databases.json`: the namespaces (as the Firebase emulator lists them).
+        case databases
     }
 
     var kind: Kind
@@ -55,6 +57,10 @@ struct RESTTarget {
         }
         if segments == [".settings", "rules"] {
             self.kind = .rules
+            return
+        }
+        if segments == [".inspect", "databases"] {
+            self.kind = .databases
             return
         }
         var isPriority = false

@@ -19,7 +19,9 @@ final class DatabaseCore: @unchecked Sendable {
     private let closed = Atomic<Bool>(false)
     /// The handle of the observer whose block runs on the loop thread now (0: none), so that a
     /// removal on another thread can wait for that call to return (see ``awaitDeliveries(to:)``).
-    private let delivering = Atomic<UInt>(0)
+    let delivering = Atomic<UInt>(0)
+    /// Aggregate observers by handle (see `DatabaseCore+Aggregate.swift`).
+    let aggregateObservers = Mutex<[DatabaseHandle: AggregateObserverBox]>([:])
     /// Loop-thread only: followers of every applied write (see ``LoopAccess/followChanges(_:)``).
     private var changeListeners: [(id: UInt64, change: (WriteOperation, Node) -> Void)] = []
     private var nextChangeListener: UInt64 = 1
@@ -106,6 +108,7 @@ final class DatabaseCore: @unchecked Sendable {
         self.store?.record(write, now: now, completion: completion)
         self.deliver(events)
         self.deliverViewChanges()
+        self.deliverAggregateChanges()
         if !self.changeListeners.isEmpty {
             let root = self.engine.root
             for listener in self.changeListeners { listener.change(write, root) }
@@ -127,6 +130,7 @@ final class DatabaseCore: @unchecked Sendable {
         guard let events = try? self.engine.apply(.set(.root, WriteValue(node: root)), now: self.clock()) else { return }
         self.deliver(events)
         self.deliverViewChanges()
+        self.deliverAggregateChanges()
         if !self.changeListeners.isEmpty {
             let write = WriteOperation.set(.root, WriteValue(node: root))
             for listener in self.changeListeners { listener.change(write, root) }
@@ -258,7 +262,7 @@ final class DatabaseCore: @unchecked Sendable {
     /// After deactivating the observers `handles` on another thread: waits until no block of
     /// theirs is running on the loop thread, so none is called once the removal returns. On the
     /// loop thread (inside a callback) there is nothing to wait for: the loop is here.
-    private func awaitDeliveries(to handles: Set<DatabaseHandle>) {
+    func awaitDeliveries(to handles: Set<DatabaseHandle>) {
         guard !self.loop.inLoop else { return }
         atomicMemoryFence(ordering: .sequentiallyConsistent)
         var spins = 0
@@ -289,6 +293,7 @@ final class DatabaseCore: @unchecked Sendable {
             }
             // Triggers hold their database: let it go.
             for entry in self.triggers.tree.removeAll() { entry.removed.store(true, ordering: .releasing) }
+            self.endAggregates(error: error)
         }
         // After a signal stopped `run()`, the loop no longer takes jobs and nothing else touches
         // the engine: cancel on this thread.

@@ -55,14 +55,19 @@ extension SyncEngine {
         for (path, node) in values { self.root.set(node, at: (base.keys + path)[...]) }
         for path in removals { self.root.set(.empty, at: (base.keys + path)[...]) }
         for (path, node) in priorities { self.root.set(node, at: (base.keys + path)[...]) }
-        for update in indexUpdates { update.apply(self) }
+        for update in indexUpdates {
+            update.apply(self)
+            if !update.treeNode.aggregateListeners.isEmpty { self.refreshAggregates(of: update.treeNode) }
+        }
         return hasViews ? self.raiseEvents(base: base, entryPaths: entryPaths) : []
     }
 
     /// What an index needs to follow a write: the old children (or old node) it must update from.
     struct IndexUpdate {
         let location: [ChildKey]
+        let treeNode: ViewTreeNode
         let indexes: [ChildIndex]
+        let aggregates: [AggregateIndex]
         /// Old children for the candidate keys, or `nil` with `oldNode` for a whole change.
         let oldChildren: [(ChildKey, Node)]?
         let oldNode: Node
@@ -76,6 +81,22 @@ extension SyncEngine {
                     index.update(from: self.oldNode, to: newNode)
                 }
             }
+            for index in self.aggregates {
+                if let oldChildren = self.oldChildren {
+                    for (key, old) in oldChildren { index.update(key: key, old: old, new: newNode.child(key)) }
+                } else {
+                    index.update(from: self.oldNode, to: newNode)
+                }
+            }
+        }
+
+        init(location: [ChildKey], treeNode: ViewTreeNode, oldChildren: [(ChildKey, Node)]?, oldNode: Node) {
+            self.location = location
+            self.treeNode = treeNode
+            self.indexes = Array(treeNode.indexes.values)
+            self.aggregates = Array(treeNode.aggregates.values)
+            self.oldChildren = oldChildren
+            self.oldNode = oldNode
         }
     }
 
@@ -86,11 +107,10 @@ extension SyncEngine {
         var treeNode: ViewTreeNode? = self.viewRoot
         for (depth, key) in base.keys.enumerated() {
             guard let node = treeNode else { return updates }
-            if !node.indexes.isEmpty {
+            if node.hasIndexes {
                 let location = Array(base.keys.prefix(depth))
                 let child = self.root.node(at: location + [key])
-                updates.append(
-                    IndexUpdate(location: location, indexes: Array(node.indexes.values), oldChildren: [(key, child)], oldNode: .empty))
+                updates.append(IndexUpdate(location: location, treeNode: node, oldChildren: [(key, child)], oldNode: .empty))
             }
             treeNode = node.children[key]
         }
@@ -98,21 +118,16 @@ extension SyncEngine {
         func visit(_ node: ViewTreeNode, relative: [ChildKey]) {
             let candidates = Self.candidates(for: relative, entryPaths: entryPaths)
             if candidates == .untouched { return }
-            if !node.indexes.isEmpty {
+            if node.hasIndexes {
                 let location = base.keys + relative
                 switch candidates {
                 case .untouched: break
                 case .whole:
-                    updates.append(
-                        IndexUpdate(
-                            location: location, indexes: Array(node.indexes.values), oldChildren: nil, oldNode: self.root.node(at: location)
-                        ))
+                    updates.append(IndexUpdate(location: location, treeNode: node, oldChildren: nil, oldNode: self.root.node(at: location)))
                 case .children(let keys):
                     let old = self.root.node(at: location)
                     updates.append(
-                        IndexUpdate(
-                            location: location, indexes: Array(node.indexes.values), oldChildren: keys.map { ($0, old.child($0)) },
-                            oldNode: .empty))
+                        IndexUpdate(location: location, treeNode: node, oldChildren: keys.map { ($0, old.child($0)) }, oldNode: .empty))
                 }
             }
             for (key, child) in node.children { visit(child, relative: relative + [key]) }

@@ -10,6 +10,8 @@ package final class SyncEngine {
     var pins = Set<Pin>()
     /// The ``ViewChange``s of the writes applied since the last ``takeViewChanges()``.
     var viewChanges: [ViewChange] = []
+    /// The ``AggregateChange``s of the writes applied since the last ``takeAggregateChanges()``.
+    var aggregateChanges: [AggregateChange] = []
 
     package init(root: Node = .empty) {
         self.root = root

@@ -6,8 +6,18 @@ final class ViewTreeNode {
     var views: [QueryView] = []
     /// Indexes of this location's children, by order; shared by the views here.
     var indexes: [QueryIndex: ChildIndex] = [:]
+    /// Aggregate indexes of this location's children, by order and field; shared by its live
+    /// aggregates.
+    var aggregates: [AggregateIndex.Key: AggregateIndex] = [:]
+    /// Live aggregates at this location.
+    var aggregateListeners: [AggregateListener] = []
 
-    var isEmpty: Bool { self.children.isEmpty && self.views.isEmpty && self.indexes.isEmpty }
+    var isEmpty: Bool {
+        self.children.isEmpty && self.views.isEmpty && self.indexes.isEmpty && self.aggregates.isEmpty && self.aggregateListeners.isEmpty
+    }
+
+    /// Whether a write below this location must update indexes here.
+    var hasIndexes: Bool { !self.indexes.isEmpty || !self.aggregates.isEmpty }
 
     /// The node at `path`, created on the way when `create` is set.
     func descendant(_ path: some Sequence<ChildKey>, create: Bool) -> ViewTreeNode? {

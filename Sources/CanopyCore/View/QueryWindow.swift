@@ -123,12 +123,21 @@ extension ChildOrder {
     /// last one at or before the end bound, then cut to the first or last `n` by a limit.
     /// - Complexity: O(log *n*)
     package func range(_ params: QueryParams) -> Range<Int> {
+        params.ranks(count: self.count) { self.partitionRank($0) }
+    }
+}
+
+extension QueryParams {
+    /// The ranks the range and limit cover among `count` children in this order, given how to
+    /// count the children for which a predicate holds (one that holds on a prefix of the order).
+    /// - Complexity: two calls of `partitionRank`.
+    package func ranks(count: Int, partitionRank: ((IndexEntry) -> Bool) -> Int) -> Range<Int> {
         var lo = 0
-        var hi = self.count
-        if let start = params.start { lo = self.partitionRank { start.excludesAsStart($0) } }
-        if let end = params.end { hi = self.partitionRank { end.includesAsEnd($0) } }
+        var hi = count
+        if let start = self.start { lo = partitionRank { start.excludesAsStart($0) } }
+        if let end = self.end { hi = partitionRank { end.includesAsEnd($0) } }
         if hi < lo { hi = lo }
-        switch params.limit {
+        switch self.limit {
         case .first(let n)?: hi = min(hi, lo + n)
         case .last(let n)?: lo = max(lo, hi - n)
         case nil: break

@@ -81,7 +81,8 @@ class Client:
     @classmethod
     async def open(cls, base, ns="wire", ls=None, headers=None):
         url = f"{base}/.ws?v=5" + (f"&ls={ls}" if ls else "") + f"&ns={ns}"
-        ws = await connect(url, additional_headers=headers or {}, max_size=None, ping_interval=None)
+        ws = await connect(url, additional_headers=headers or {}, max_size=None, ping_interval=None,
+                           open_timeout=30)
         client = cls(ws)
         hello = await client.recv()
         check(hello.get("t") == "c" and hello["d"].get("t") == "h", f"first message is the hello: {hello}")
@@ -642,6 +643,15 @@ async def security_rules(base):
         check("alice" not in refused_auth["d"], "the reason does not echo the token")
     _, denied = await alice.call("g", {"p": "/users/alice", "q": {}})
     check(denied["s"] == "permission_denied", f"a refused auth leaves the connection unauthenticated: {denied}")
+    # A token that expires while the connection is idle: the server says so (`ac`) and revokes
+    # the listen that needed it, without waiting for a request.
+    await alice.ok("auth", {"cred": user_token("alice", expires_in=2)})
+    await alice.ok("q", {"p": "/users/alice", "h": ""})
+    revoked_auth = await alice.push(timeout=10)
+    check(revoked_auth["a"] == "ac" and revoked_auth["b"]["s"] == "expired_token", f"the expiry is announced: {revoked_auth}")
+    await expect_revoked(alice, "/users/alice")
+    _, denied = await alice.call("g", {"p": "/users/alice", "q": {}})
+    check(denied["s"] == "permission_denied", f"after the expiry, unauthenticated: {denied}")
     # A user's onDisconnect is judged when it runs, as that user.
     bob = await Client.open(base)
     await bob.ok("auth", {"cred": user_token("bob")})

@@ -1,0 +1,59 @@
+/// The value of an aggregate query now: for each term of its ``AggregateRequest``, a number or
+/// null.
+///
+/// - `count`: the children in the query's range (after its limit, if any).
+/// - `sum(f)`: the sum of the numeric values of field `f` (0 when there are none): an integer
+///   while every one is an integer and the sum fits in 64 bits, else a double.
+/// - `avg(f)`: their mean, a double; null when there are none.
+/// - `min(f)`, `max(f)`: the smallest and largest, as stored (integer or double); null when none.
+package struct AggregateResult: Sendable, Equatable {
+    package let request: AggregateRequest
+    /// One per term, in the request's order; `nil` is null.
+    package let values: [AggregateNumber?]
+    /// The children in the range, asked for or not.
+    package let count: Int
+
+    /// The result of `request` given the summaries of the range for each of its fields.
+    package init(request: AggregateRequest, summaries: [[ChildKey]?: AggregateSummary]) {
+        self.request = request
+        self.count = summaries.first?.value.count ?? 0
+        self.values = request.terms.map { term in
+            let summary = summaries[term.field] ?? summaries.first?.value ?? AggregateSummary()
+            switch term.function {
+            case .count: return .int(Int64(summary.count))
+            case .sum: return summary.sum
+            case .average: return summary.average.map(AggregateNumber.double)
+            case .min: return summary.min
+            case .max: return summary.max
+            }
+        }
+    }
+
+    /// The value of `term`, `nil` when null or not asked.
+    package func value(of term: AggregateRequest.Term) -> AggregateNumber? {
+        guard let i = self.request.terms.firstIndex(of: term) else { return nil }
+        return self.values[i]
+    }
+
+    /// The JSON object of the result: each term's name (`count`, `sum(stars)`…) to its value.
+    package var json: JSONValue {
+        var object: [String: JSONValue] = [:]
+        for (term, value) in zip(self.request.terms, self.values) {
+            switch value {
+            case .int(let i)?: object[term.name] = .int(i)
+            case .double(let d)?: object[term.name] = .double(d)
+            case nil: object[term.name] = .null
+            }
+        }
+        return .object(object)
+    }
+
+    /// The result as a node (a null term is left out, as a null child is absent).
+    package var node: Node {
+        var node = Node.empty
+        for (term, value) in zip(self.request.terms, self.values) {
+            if let value { node.setChild(ChildKey(term.name), to: .leaf(value.leafValue)) }
+        }
+        return node
+    }
+}

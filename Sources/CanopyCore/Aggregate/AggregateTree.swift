@@ -1,0 +1,322 @@
+/// The children of one location in one order, each with the number its aggregated field holds,
+/// in a B+tree that caches an ``AggregateSummary`` (count, numeric count, sums, min, max) per
+/// subtree: insertion, removal and a change of value cost O(log *n*), and the summary of any range
+/// of ranks combines O(log *n*) cached summaries.
+///
+/// A tree of its own, not ``SortedMap`` with an extra field: plain indexes and views (every
+/// observer, every one-shot query) never pay for summaries; only a location with a live aggregate
+/// has one of these, next to (not instead of) its ``ChildIndex``. It has a single owner (its
+/// ``AggregateIndex``, on the loop thread), so nodes are mutated in place, without copy-on-write.
+package struct AggregateTree {
+    private(set) var root = AggregateTreeNode(keys: [], values: [])
+
+    package init() {}
+
+    /// Builds the tree of elements already sorted by strictly increasing entry.
+    /// - Complexity: O(*n*)
+    package init(sorted elements: [(entry: IndexEntry, value: AggregateNumber?)]) {
+        guard elements.count > AggregateTreeNode.capacity else {
+            self.root = AggregateTreeNode(keys: ContiguousArray(elements.map(\.entry)), values: ContiguousArray(elements.map(\.value)))
+            return
+        }
+        var level = ContiguousArray<AggregateTreeNode>()
+        var start = 0
+        let capacity = AggregateTreeNode.capacity
+        while start < elements.count {
+            let remaining = elements.count - start
+            let take = remaining > capacity && remaining < capacity + AggregateTreeNode.minWidth ? remaining / 2 : min(capacity, remaining)
+            let slice = elements[start..<(start + take)]
+            level.append(AggregateTreeNode(keys: ContiguousArray(slice.map(\.entry)), values: ContiguousArray(slice.map(\.value))))
+            start += take
+        }
+        while level.count > 1 {
+            var next = ContiguousArray<AggregateTreeNode>()
+            var i = 0
+            while i < level.count {
+                let remaining = level.count - i
+                let take =
+                    remaining > capacity && remaining < capacity + AggregateTreeNode.minWidth ? remaining / 2 : min(capacity, remaining)
+                next.append(AggregateTreeNode(children: ContiguousArray(level[i..<(i + take)])))
+                i += take
+            }
+            level = next
+        }
+        self.root = level[0]
+    }
+
+    /// The number of children.
+    package var count: Int { self.root.summary.count }
+
+    /// The summary of every child.
+    package var summary: AggregateSummary { self.root.summary }
+
+    /// Inserts `entry` with `value`, or replaces its value when present.
+    /// - Complexity: O(log *n*)
+    package mutating func set(_ entry: IndexEntry, _ value: AggregateNumber?) {
+        let root = self.root
+        if let split = AggregateTreeNode.insert(into: root, entry, value) {
+            self.root = AggregateTreeNode(children: [root, split])
+        }
+    }
+
+    /// Removes `entry` if present.
+    /// - Complexity: O(log *n*)
+    package mutating func remove(_ entry: IndexEntry) {
+        let root = self.root
+        guard AggregateTreeNode.remove(from: root, entry) != nil else { return }
+        if !root.isLeaf && root.children.count == 1 { self.root = root.children[0] }
+    }
+
+    /// The number of leading entries for which `isBelow` holds (a predicate true on a prefix).
+    /// - Complexity: O(log *n* · B)
+    package func partitionRank(_ isBelow: (IndexEntry) -> Bool) -> Int {
+        var node = self.root
+        var rank = 0
+        while true {
+            var low = 0
+            var high = node.keys.count
+            while low < high {
+                let mid = (low + high) >> 1
+                if isBelow(node.keys[mid]) { low = mid + 1 } else { high = mid }
+            }
+            if node.isLeaf { return rank + low }
+            if low == 0 { return rank }
+            for j in 0..<(low - 1) { rank += node.children[j].summary.count }
+            node = node.children[low - 1]
+        }
+    }
+
+    /// The summary of the children of ranks `range`.
+    /// - Complexity: O(log *n* · B)
+    package func summary(ranks range: Range<Int>) -> AggregateSummary {
+        AggregateTreeNode.summary(of: self.root, range.lowerBound, range.upperBound)
+    }
+
+    /// Every element in order. For tests and diagnostics.
+    package var elements: [(entry: IndexEntry, value: AggregateNumber?)] {
+        var result: [(entry: IndexEntry, value: AggregateNumber?)] = []
+        func walk(_ node: AggregateTreeNode) {
+            if node.isLeaf {
+                for i in 0..<node.width { result.append((node.keys[i], node.values[i])) }
+            } else {
+                for child in node.children { walk(child) }
+            }
+        }
+        walk(self.root)
+        return result
+    }
+}
+
+/// A node of ``AggregateTree``: a leaf holds entries and values, an internal node children and a
+/// lower bound of each child's entries (`keys[i] <= every entry of children[i] < keys[i + 1]`).
+/// Each caches the summary of its subtree.
+final class AggregateTreeNode {
+    static let capacity = 32
+    static let minWidth = 8
+
+    var keys: ContiguousArray<IndexEntry>
+    /// Leaf only.
+    var values: ContiguousArray<AggregateNumber?>
+    /// Internal only.
+    var children: ContiguousArray<AggregateTreeNode>
+    var summary = AggregateSummary()
+
+    init(keys: ContiguousArray<IndexEntry>, values: ContiguousArray<AggregateNumber?>) {
+        self.keys = keys
+        self.values = values
+        self.children = []
+        self.recompute()
+    }
+
+    init(children: ContiguousArray<AggregateTreeNode>) {
+        self.children = children
+        self.keys = ContiguousArray(children.map { $0.keys[0] })
+        self.values = []
+        self.recompute()
+    }
+
+    var isLeaf: Bool { self.children.isEmpty }
+    var width: Int { self.keys.count }
+
+    /// Recomputes the summary from the values or the children's summaries: O(B).
+    func recompute() {
+        var s = AggregateSummary()
+        if self.isLeaf {
+            for v in self.values { s.add(v) }
+        } else {
+            for c in self.children { s.add(c.summary) }
+        }
+        self.summary = s
+    }
+
+    /// Recomputes only the minimum and maximum (after removing one of them): O(B).
+    func recomputeMinMax() {
+        self.summary.min = nil
+        self.summary.max = nil
+        if self.isLeaf {
+            for case let v? in self.values { self.summary.mergeMinMax(v, v) }
+        } else {
+            for c in self.children { self.summary.mergeMinMax(c.summary.min, c.summary.max) }
+        }
+    }
+
+    func lowerBound(_ key: IndexEntry) -> Int {
+        var low = 0
+        var high = self.keys.count
+        while low < high {
+            let mid = (low + high) >> 1
+            if self.keys[mid] < key { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+
+    /// The child that may hold `key`: the last `i` with `keys[i] <= key`, or 0.
+    func childIndex(for key: IndexEntry) -> Int {
+        var low = 0
+        var high = self.keys.count
+        while low < high {
+            let mid = (low + high) >> 1
+            if key < self.keys[mid] { high = mid } else { low = mid + 1 }
+        }
+        return low == 0 ? 0 : low - 1
+    }
+
+    /// What an insertion did below a node, for its ancestors' summaries.
+    enum Insertion {
+        case added
+        case replaced(AggregateNumber?)
+    }
+
+    func apply(_ insertion: Insertion, _ value: AggregateNumber?) {
+        if case .replaced(let old) = insertion {
+            if self.summary.remove(old) {
+                self.summary.add(value)
+                self.recomputeMinMax()
+                return
+            }
+        }
+        self.summary.add(value)
+    }
+
+    /// Inserts into `node`'s subtree; returns the right sibling split off when it overflowed.
+    static func insert(into node: AggregateTreeNode, _ key: IndexEntry, _ value: AggregateNumber?) -> AggregateTreeNode? {
+        insertReporting(into: node, key, value).split
+    }
+
+    private static func insertReporting(into node: AggregateTreeNode, _ key: IndexEntry, _ value: AggregateNumber?) -> (
+        insertion: Insertion, split: AggregateTreeNode?
+    ) {
+        if node.isLeaf {
+            let i = node.lowerBound(key)
+            if i < node.width && node.keys[i] == key {
+                let old = node.values[i]
+                node.values[i] = value
+                node.apply(.replaced(old), value)
+                return (.replaced(old), nil)
+            }
+            node.keys.insert(key, at: i)
+            node.values.insert(value, at: i)
+            node.summary.add(value)
+            guard node.width > capacity else { return (.added, nil) }
+            let cut = node.width / 2
+            let right = AggregateTreeNode(keys: ContiguousArray(node.keys[cut...]), values: ContiguousArray(node.values[cut...]))
+            node.keys.removeSubrange(cut...)
+            node.values.removeSubrange(cut...)
+            node.recompute()
+            return (.added, right)
+        }
+        let c = node.childIndex(for: key)
+        if c == 0 && key < node.keys[0] { node.keys[0] = key }
+        let (insertion, split) = insertReporting(into: node.children[c], key, value)
+        node.apply(insertion, value)
+        guard let split else { return (insertion, nil) }
+        node.children.insert(split, at: c + 1)
+        node.keys.insert(split.keys[0], at: c + 1)
+        guard node.width > capacity else { return (insertion, nil) }
+        let cut = node.width / 2
+        let right = AggregateTreeNode(children: ContiguousArray(node.children[cut...]))
+        node.children.removeSubrange(cut...)
+        node.keys.removeSubrange(cut...)
+        node.recompute()
+        return (insertion, right)
+    }
+
+    /// Removes `key` from `node`'s subtree; returns its value (`.some(nil)` for a child without a
+    /// number), `nil` when absent.
+    static func remove(from node: AggregateTreeNode, _ key: IndexEntry) -> AggregateNumber?? {
+        if node.isLeaf {
+            let i = node.lowerBound(key)
+            guard i < node.width && node.keys[i] == key else { return nil }
+            node.keys.remove(at: i)
+            let old = node.values.remove(at: i)
+            if node.summary.remove(old) { node.recomputeMinMax() }
+            return .some(old)
+        }
+        let c = node.childIndex(for: key)
+        guard let old = remove(from: node.children[c], key) else { return nil }
+        let stale = node.summary.remove(old)
+        if node.children[c].width < minWidth { node.rebalance(child: c) }
+        if stale { node.recomputeMinMax() }
+        return .some(old)
+    }
+
+    /// Merges child `c` with a neighbour, or evens the two out when together they overflow. The
+    /// node's own summary does not change.
+    private func rebalance(child c: Int) {
+        guard self.children.count > 1 else { return }
+        let l = c > 0 ? c - 1 : c
+        let r = l + 1
+        let left = self.children[l]
+        let right = self.children[r]
+        left.keys.append(contentsOf: right.keys)
+        if left.isLeaf {
+            left.values.append(contentsOf: right.values)
+        } else {
+            left.children.append(contentsOf: right.children)
+        }
+        if left.width <= Self.capacity {
+            left.summary.add(right.summary)
+            self.children.remove(at: r)
+            self.keys.remove(at: r)
+            if left.width == 0 {
+                self.children.remove(at: l)
+                self.keys.remove(at: l)
+            }
+            return
+        }
+        let cut = left.width / 2
+        let newRight: AggregateTreeNode
+        if left.isLeaf {
+            newRight = AggregateTreeNode(keys: ContiguousArray(left.keys[cut...]), values: ContiguousArray(left.values[cut...]))
+            left.values.removeSubrange(cut...)
+        } else {
+            newRight = AggregateTreeNode(children: ContiguousArray(left.children[cut...]))
+            left.children.removeSubrange(cut...)
+        }
+        left.keys.removeSubrange(cut...)
+        left.recompute()
+        self.children[r] = newRight
+        self.keys[r] = newRight.keys[0]
+    }
+
+    /// The summary of ranks `lo..<hi` of `node`'s subtree.
+    static func summary(of node: AggregateTreeNode, _ lo: Int, _ hi: Int) -> AggregateSummary {
+        if lo <= 0 && hi >= node.summary.count { return node.summary }
+        var result = AggregateSummary()
+        if lo >= hi { return result }
+        if node.isLeaf {
+            for i in max(lo, 0)..<min(hi, node.width) { result.add(node.values[i]) }
+            return result
+        }
+        var offset = 0
+        for child in node.children {
+            let n = child.summary.count
+            if offset + n > lo {
+                result.add(summary(of: child, lo - offset, hi - offset))
+            }
+            offset += n
+            if offset >= hi { break }
+        }
+        return result
+    }
+}
