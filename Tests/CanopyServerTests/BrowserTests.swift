@@ -1,3 +1,4 @@
+import CanopyCore
 import CanopyServer
 import Foundation
 import HTTPTypes

@@ -1,3 +1,4 @@
+import CanopyCore
 import CanopyServer
 import HTTPTypes
 import Hummingbird
@@ -44,10 +45,10 @@ struct RulesSimulationTests {
     @Test("verdicts: the deciding rule with line and column, or none; data and server values taken into account")
     func verdicts() async throws {
         try await self.run { client in
-            try await client.execute(uri: "/.settings/rules.json", method: .put, body: body(Self.rules)) { (r: TestResponse) throws in
+            try await client.execute(uri: "/users/ada.json", method: .put, body: body(#"{"age": 36}"#)) { (r: TestResponse) throws in
                 #expect(r.status == .ok)
             }
-            try await client.execute(uri: "/users/ada.json", method: .put, body: body(#"{"age": 36}"#)) { (r: TestResponse) throws in
+            try await client.execute(uri: "/.settings/rules.json", method: .put, body: body(Self.rules)) { (r: TestResponse) throws in
                 #expect(r.status == .ok)
             }
             var (status, verdict) = try await self.simulate(client, #"{"operation": "read", "path": "/users/ada", "auth": null}"#)
@@ -78,8 +79,8 @@ struct RulesSimulationTests {
                 client, #"{"operation": "read", "path": "/", "rules": "{\"rules\": {\".read\": true}}"}"#)
             #expect(verdict["allowed"] == true && verdict["rule"]?["rule"] == "/.read")
             // Nothing was written, the rules in force are unchanged.
-            try await client.execute(uri: "/.json", method: .get) { (r: TestResponse) throws in
-                #expect(try json(String(buffer: r.body)) == ["users": ["ada": ["age": 36]]])
+            try await client.execute(uri: "/users.json", method: .get) { (r: TestResponse) throws in
+                #expect(try json(String(buffer: r.body)) == ["ada": ["age": 36]])
             }
             try await client.execute(uri: "/.settings/rules.json", method: .get) { (r: TestResponse) throws in
                 #expect(String(buffer: r.body) == Self.rules)
