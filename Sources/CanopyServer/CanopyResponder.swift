@@ -79,6 +79,9 @@ struct CanopyResponder: HTTPResponder {
             // On a development server everyone may set rules (to try them); else only the administrator.
             guard identity.isAdmin || !self.state.isGuarded else { throw RESTError.permissionDenied }
             return try await self.rules(&request, method: method, namespace: namespace, output: output)
+        case .rulesSimulation:
+            guard identity.isAdmin || !self.state.isGuarded else { throw RESTError.permissionDenied }
+            return try await self.simulateRules(&request, method: method, namespace: namespace)
         case .priority(let path):
             return try await self.priority(&request, method: method, path: path, namespace: namespace, identity: identity, output: output)
         case .data(let path):

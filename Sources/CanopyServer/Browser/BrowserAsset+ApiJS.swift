@@ -89,23 +89,11 @@ extension BrowserAsset {
           }
         }
 
-        /** Whether `token` (or no token) may read `path`: true, or the server's refusal as a ServerError. */
-        export async function readAs(path, token) {
-          const params = { shallow: 'true', limitToFirst: '1' };
-          if (token) params.auth = token;
-          const query = new URLSearchParams(params);
-          if (session.ns) query.set('ns', session.ns);
-          const url = '/' + path.map(encodeURIComponent).join('/') + '.json?' + query;
-          let response;
-          try {
-            response = await fetch(url, { cache: 'no-store' });
-          } catch {
-            throw new ServerError(0, 'The server can\'t be reached.');
-          }
-          if (response.ok) return true;
-          let message = '';
-          try { message = (await response.json()).error; } catch { /* not JSON */ }
-          throw new ServerError(response.status, message || `${response.status} ${response.statusText}`);
-        }
+        /**
+         * Judges a read or write by the rules without making it (`/.settings/rules/simulate.json`):
+         * `{operation, path, data, auth, rules}` → `{allowed, rule, reason}`.
+         */
+        export const simulateRules = async (request) =>
+          send('POST', restURL(['.settings', 'rules', 'simulate']), JSON.stringify(request));
         """#
 }

@@ -70,11 +70,21 @@ extension BrowserAsset {
               <button type="button" data-action="reload-rules">Reload</button>
               <span id="rules-state" class="rules-state" role="status"></span>
             </div>
-            <h2>Test a read</h2>
+            <h2>Simulate a request</h2>
+            <p class="hint">Judges a read or a write by the rules against the data as it is now, as a signed-in user or signed out. Nothing is written.</p>
             <form id="rules-test" class="rules-test">
+              <label>Operation
+                <select name="operation">
+                  <option value="read">read</option>
+                  <option value="set">set</option>
+                  <option value="update">update</option>
+                </select>
+              </label>
               <label>Location <input name="path" value="/" spellcheck="false"></label>
-              <label>As <input name="token" placeholder="no token (anonymous), or a user's ID token" spellcheck="false" autocomplete="off"></label>
-              <button type="submit" data-action="test-read">Test</button>
+              <label>As <input name="auth" placeholder="signed out, or claims: {&quot;sub&quot;: &quot;alice&quot;}" spellcheck="false" autocomplete="off"></label>
+              <label class="wide">Data <textarea name="data" rows="3" spellcheck="false" placeholder="JSON written by a set; child paths and values for an update"></textarea></label>
+              <label><input type="checkbox" name="draft"> the rules above, unsaved</label>
+              <button type="submit" data-action="simulate">Simulate</button>
               <p id="rules-test-result" role="status"></p>
             </form>
           </section>

@@ -2,12 +2,11 @@
 extension BrowserAsset {
     static let rulesJS = #"""
         // The rules panel: the namespace's rules document (/.settings/rules.json) to view and replace
-        // (the server checks it and answers line and column of a mistake), and a read test: may this
-        // location be read with no token, or with a given one (a user's ID token, say)?
+        // (the server checks it and answers line and column of a mistake), and the simulator: may this
+        // read or write happen, as this user (or signed out), by these rules?
 
         import * as api from './api.js';
         import { notify } from './dom.js';
-        import { parsePath } from './values.js';
 
         export class RulesPanel {
           /** @param onSaved called after new rules are in force (streams they now refuse were cancelled) */
@@ -51,17 +50,47 @@ extension BrowserAsset {
 
           async test() {
             const form = this.container.querySelector('#rules-test');
-            const path = parsePath(form.querySelector('[name="path"]').value);
-            const token = form.querySelector('[name="token"]').value.trim();
+            const field = (name) => form.querySelector(`[name="${name}"]`);
             const result = this.container.querySelector('#rules-test-result');
+            const show = (className, text) => {
+              result.className = className;
+              result.textContent = text;
+            };
+            const request = { operation: field('operation').value, path: field('path').value || '/' };
             try {
-              await api.readAs(path, token);
-              result.textContent = `Allowed: ${token ? 'this token' : 'a client with no token'} can read /${path.join('/')}.`;
-              result.className = 'allowed';
-            } catch (error) {
-              result.textContent = `Denied: ${error.message}`;
-              result.className = 'denied';
+              const auth = field('auth').value.trim();
+              request.auth = auth ? JSON.parse(auth) : null;
+            } catch (e) {
+              show('denied', `As: the user's claims must be JSON, such as {"sub": "alice"} (${e.message}).`);
+              return;
             }
+            if (request.operation !== 'read') {
+              try {
+                request.data = JSON.parse(field('data').value);
+              } catch (e) {
+                show('denied', `Data: not valid JSON (${e.message}).`);
+                return;
+              }
+            }
+            if (field('draft').checked) request.rules = this.text.value;
+            try {
+              const verdict = await api.simulateRules(request);
+              const rule = verdict.rule
+                ? ` by ${verdict.rule.rule} (line ${verdict.rule.line}, column ${verdict.rule.column}) at ${verdict.rule.location}: ${verdict.rule.expression}`
+                : verdict.allowed ? '' : ': no rule grants it';
+              show(verdict.allowed ? 'allowed' : 'denied', `${verdict.allowed ? 'Allowed' : 'Denied'}${rule}`);
+              if (verdict.rule) this.select(verdict.rule.line);
+            } catch (error) {
+              show('denied', `Could not simulate: ${error.message}`);
+            }
+          }
+
+          /** Selects line `line` (1-based) of the rules text, when that is the document judged. */
+          select(line) {
+            const lines = this.text.value.split('\n');
+            if (line < 1 || line > lines.length) return;
+            const start = lines.slice(0, line - 1).reduce((n, l) => n + l.length + 1, 0);
+            this.text.setSelectionRange(start, start + lines[line - 1].length);
           }
         }
         """#

@@ -97,7 +97,10 @@ extension BrowserAsset {
         .results .value { font-family: ui-monospace, Menlo, Consolas, monospace; }
         #rules-text { min-height: 18em; }
         .rules-test { display: flex; gap: 10px; align-items: center; flex-wrap: wrap; }
-        .rules-test input[name="token"] { width: 28em; }
+        .rules-test label { display: flex; gap: 6px; align-items: center; }
+        .rules-test input[name="auth"] { width: 22em; }
+        .rules-test .wide { width: 100%; align-items: flex-start; }
+        .rules-test .wide textarea { flex: 1; }
         .rules-test p { width: 100%; margin: 4px 0; }
         """#
 }

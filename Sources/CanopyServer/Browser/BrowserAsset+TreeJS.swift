@@ -51,10 +51,24 @@ extension BrowserAsset {
               onValue: (value, changed) => {
                 this.value = value;
                 this.loaded = true;
-                this.render(changed);
+                if (value === null && this.page === 0) this.loadLeaf();
+                else this.render(changed);
               },
               onStatus: (status) => this.setStatus(status),
             }).start();
+          }
+
+          /**
+           * A window of no children: the location holds a single value (a query window doesn't show it),
+           * or nothing. One read tells which.
+           */
+          async loadLeaf() {
+            try {
+              this.value = await api.get(this.path, { shallow: 'true' });
+            } catch {
+              this.value = null;
+            }
+            this.render(null);
           }
 
           /** The shallow listing of this page's keys (not live). */
@@ -292,10 +306,12 @@ extension BrowserAsset {
             for (const view of this.views.values()) view.render(null);
           }
 
-          /** After a write from the page: a view showing only keys reloads them. */
+          /** After a write from the page: a view showing only keys (or a single value) reads again. */
           wrote(path) {
             for (const view of this.views.values()) {
-              if (view.shallow && path.slice(0, view.path.length).every((k, i) => k === view.path[i])) view.loadKeys();
+              if (!path.slice(0, view.path.length).every((k, i) => k === view.path[i])) continue;
+              if (view.shallow) view.loadKeys();
+              else if (view.loaded && view.value !== null && typeof view.value !== 'object') view.loadLeaf();
             }
           }
 
