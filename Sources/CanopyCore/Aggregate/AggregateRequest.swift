@@ -67,6 +67,7 @@ package struct AggregateRequest: Sendable, Hashable {
     /// Parses a comma-separated list as the REST parameter and the command line take it:
     /// `count,sum(stars),avg(stats/rating),min($value)` (`average` is accepted for `avg`).
     package static func parse(_ text: String) throws(DatabaseError) -> AggregateRequest {
+        if text.allSatisfy({ $0 == " " }) { return try AggregateRequest([]) }
         var terms: [Term] = []
         for raw in text.split(separator: ",", omittingEmptySubsequences: false) {
             let part = raw.trimmingSpaces
