@@ -66,7 +66,7 @@ let scenarios: [Scenario] =
         Scenario(name: "B7.limit.first10", stores: [.memory]) {
             try rangeQueries("B7.limit.first10", children: 1_000_000, k: 10, limitOnly: true, $0)
         },
-    ] + serverScenarios + webSocketScenarios + rulesScenarios
+    ] + serverScenarios + webSocketScenarios + rulesScenarios + aggregateScenarios()
 
 /// Runs one scenario here and prints its line; returns whether its check passed.
 func runInProcess(_ scenario: Scenario, _ store: Store) -> Bool {
