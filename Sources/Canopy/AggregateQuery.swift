@@ -13,6 +13,8 @@ public final class AggregateQuery: Sendable {
     /// The functions, in the order asked.
     public let functions: [AggregateFunction]
     let request: AggregateRequest?
+    /// For each of `functions`, the index of its term in the request.
+    let termOfFunction: [Int]
     /// An invalid query or function, reported when used.
     let error: DatabaseError?
 
@@ -21,14 +23,15 @@ public final class AggregateQuery: Sendable {
         self.functions = functions
         var failure = query.constraintError
         var request: AggregateRequest?
+        var terms: [AggregateRequest.Term] = []
         do throws(DatabaseError) {
-            var terms: [AggregateRequest.Term] = []
             for function in functions { terms.append(try function.term()) }
             request = try AggregateRequest(terms)
         } catch {
             if failure == nil { failure = error }
         }
         self.request = request
+        self.termOfFunction = request.map { request in terms.map { request.terms.firstIndex(of: $0) ?? 0 } } ?? []
         self.error = failure
     }
 
@@ -42,11 +45,10 @@ public final class AggregateQuery: Sendable {
     public func getData() async throws -> AggregateSnapshot {
         guard let request = self.request, self.error == nil else { throw self.error! }
         let query = self.query
-        let functions = self.functions
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<AggregateSnapshot, any Error>) in
             let accepted = self.core.read { engine in
                 let result = engine.aggregate(at: query.path, params: query.params, request: request)
-                continuation.resume(returning: AggregateSnapshot(functions: functions, result: result))
+                continuation.resume(returning: AggregateSnapshot(self, result: result))
             }
             if !accepted { continuation.resume(throwing: DatabaseCore.closedError) }
         }
@@ -63,10 +65,9 @@ public final class AggregateQuery: Sendable {
             return
         }
         let query = self.query
-        let functions = self.functions
         let accepted = self.core.read { engine in
             let result = engine.aggregate(at: query.path, params: query.params, request: request)
-            callback.value(nil, AggregateSnapshot(functions: functions, result: result))
+            callback.value(nil, AggregateSnapshot(self, result: result))
         }
         if !accepted { callback.value(DatabaseCore.closedError, nil) }
     }

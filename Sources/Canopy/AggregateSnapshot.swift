@@ -15,17 +15,22 @@ public struct AggregateSnapshot: Sendable, Equatable, CustomStringConvertible {
     public let count: Int
     private let values: [JSONValue]
 
-    init(functions: [AggregateFunction], result: AggregateResult) {
+    /// The snapshot of `query`'s result.
+    init(_ query: AggregateQuery, result: AggregateResult) {
         var seen = Set<AggregateFunction>()
-        self.functions = functions.filter { seen.insert($0).inserted }
-        self.count = result.count
-        self.values = self.functions.map { function in
-            switch (try? function.term()).flatMap(result.value(of:)) {
-            case .int(let i)?: return .int(i)
-            case .double(let d)?: return .double(d)
-            case nil: return .null
+        var functions: [AggregateFunction] = []
+        var values: [JSONValue] = []
+        for (function, term) in zip(query.functions, query.termOfFunction) where seen.insert(function).inserted {
+            functions.append(function)
+            switch result.values[term] {
+            case .int(let i)?: values.append(.int(i))
+            case .double(let d)?: values.append(.double(d))
+            case nil: values.append(.null)
             }
         }
+        self.functions = functions
+        self.count = result.count
+        self.values = values
     }
 
     /// The value of `function`: `.int`, `.double` or `.null`; `nil` when it was not asked.

@@ -59,6 +59,31 @@ package struct LoopAccess {
         self.core.engine.unlisten(listener)
     }
 
+    /// The value of the aggregate `request` over the query at `path` now: O(log *n*) per field
+    /// when a live aggregate keeps its indexes, else O(*n* log *n*).
+    package func aggregate(at path: DatabasePath, params: QueryParams, request: AggregateRequest) -> AggregateResult {
+        self.assertOnLoop()
+        return self.core.engine.aggregate(at: path, params: params, request: request)
+    }
+
+    /// Starts a live aggregate (sharing its indexes with others of the same location, order and
+    /// field): `onChange` runs on the loop thread after every write that changes its value.
+    /// Returns the listener (for ``stopListening(_:)-(AggregateListener)``) and the value now.
+    package func listen(
+        at path: DatabasePath, params: QueryParams, request: AggregateRequest, onChange: @escaping (AggregateResult) -> Void
+    )
+        -> (AggregateListener, AggregateResult)
+    {
+        self.assertOnLoop()
+        let listener = AggregateListener(path: path, params: params, request: request, onChange: onChange)
+        return (listener, self.core.engine.listen(listener))
+    }
+
+    /// Stops a live aggregate: it gets nothing more.
+    package func stopListening(_ listener: AggregateListener) {
+        self.core.engine.unlisten(listener)
+    }
+
     /// Starts following writes: `change` runs on the loop thread after every write applied from
     /// now on, in commit order, with the write and the whole tree after it.
     package func followChanges(_ change: @escaping (WriteOperation, Node) -> Void) -> ChangeSubscription {

@@ -14,6 +14,9 @@ extension CanopyResponder {
             throw .badRequest("if-match is not supported for GET; use if-none-match.")
         }
         let query = options.hasFilters ? options.query : nil
+        if let request = options.aggregate {
+            return try await self.aggregate(request, path: path, query: query, namespace: namespace, identity: identity, output: output)
+        }
         let node: Node? = try await namespace.database.loop { access in
             namespace.mayRead(path, query: query, identity: identity, access: access) ? access.node(at: path) : nil
         }
@@ -30,5 +33,19 @@ extension CanopyResponder {
         }
         if output.silent { return Response(status: .noContent, headers: headers) }
         return JSONBody.response(NodeWriter.bytes(result, export: options.export, pretty: output.pretty), headers: headers)
+    }
+
+    /// GET with `aggregate=`: the aggregate of the query's range as a JSON object (each term's
+    /// name to its value), after the same read check as the query itself.
+    private func aggregate(
+        _ request: AggregateRequest, path: DatabasePath, query: QueryParams?, namespace: Namespace, identity: Identity, output: Output
+    ) async throws(RESTError) -> Response {
+        let result: AggregateResult? = try await namespace.database.loop { access in
+            guard namespace.mayRead(path, query: query, identity: identity, access: access) else { return nil }
+            return access.aggregate(at: path, params: query ?? .default, request: request)
+        }
+        guard let result else { throw RESTError.permissionDenied }
+        if output.silent { return Response(status: .noContent) }
+        return JSONBody.response(Array(result.json.jsonString(pretty: output.pretty).utf8))
     }
 }

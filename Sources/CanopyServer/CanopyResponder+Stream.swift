@@ -22,7 +22,8 @@ extension CanopyResponder {
         }
         let channel = context.channel
         let stream = EventStream(
-            location: path, query: options.hasFilters ? options.query : nil, limit: self.state.configuration.streamBufferBytes,
+            location: path, query: options.hasFilters ? options.query : nil, aggregate: options.aggregate,
+            limit: self.state.configuration.streamBufferBytes,
             identity: identity, scheduler: self.state.wakes
         ) {
             channel?.close(promise: nil)

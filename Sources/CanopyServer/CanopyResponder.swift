@@ -87,7 +87,7 @@ struct CanopyResponder: HTTPResponder {
         case .data(let path):
             if method != .get {
                 if let name = ReadOptions.filterNames.first(where: { target.parameters[$0] != nil })
-                    ?? ["shallow", "format"].first(where: { target.parameters[$0] != nil })
+                    ?? ["shallow", "format", "aggregate"].first(where: { target.parameters[$0] != nil })
                 {
                     throw .badRequest("\(name) is only supported when reading (GET); this is a \(method).")
                 }

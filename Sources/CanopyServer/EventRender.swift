@@ -28,6 +28,11 @@ enum EventRender {
         return out
     }
 
+    /// `put` of a JSON value at the listened location (an aggregate's value, nulls kept).
+    static func put(_ value: JSONValue) -> [UInt8] {
+        Array("event: put\ndata: {\"path\":\"/\",\"data\":\(value.jsonString())}\n\n".utf8)
+    }
+
     /// `patch` at `path` with one member per (relative, possibly multi-segment) key.
     static func patch(_ path: some Collection<ChildKey>, _ members: [(key: String, node: Node)]) -> [UInt8] {
         var out: [UInt8] = Array("event: patch\ndata: {\"path\":".utf8)

@@ -31,6 +31,8 @@ final class EventStream: Sendable {
     let location: DatabasePath
     /// For a filtered query stream: the query, whose window the stream shows.
     let query: QueryParams?
+    /// For an aggregate stream: what it aggregates over the query's range (or the location).
+    let aggregate: AggregateRequest?
     private let limit: Int
     private let state = Mutex(State())
     /// Closes the connection (after an overflow).
@@ -44,13 +46,15 @@ final class EventStream: Sendable {
     let identity: Identity
 
     init(
-        location: DatabasePath, query: QueryParams?, limit: Int, identity: Identity = .admin, scheduler: WakeScheduler? = nil,
+        location: DatabasePath, query: QueryParams?, aggregate: AggregateRequest? = nil, limit: Int, identity: Identity = .admin,
+        scheduler: WakeScheduler? = nil,
         disconnect: @escaping @Sendable () -> Void
     ) {
         self.id = Self.nextID.wrappingAdd(1, ordering: .relaxed).oldValue
         self.identity = identity
         self.location = location
         self.query = query
+        self.aggregate = aggregate
         self.limit = limit
         self.scheduler = scheduler
         self.disconnect = disconnect

@@ -2,11 +2,14 @@ import CanopyCore
 
 /// The read options of a GET (or a stream), parsed from its query parameters: the query
 /// (`orderBy`, `limitToFirst`, `limitToLast`, `startAt`, `startAfter`, `endAt`, `endBefore`,
-/// `equalTo`, each a JSON value), `shallow` and `format=export`.
+/// `equalTo`, each a JSON value), `shallow`, `format=export` and `aggregate` (Canopy's live
+/// aggregates: `aggregate=count,sum(stars),avg(stars),min(stars),max(stars)`).
 struct ReadOptions {
     var query: QueryParams?
     var shallow = false
     var export = false
+    /// `aggregate=`: the response is the aggregate of the query's range, not its data.
+    var aggregate: AggregateRequest?
 
     static let filterNames = ["orderBy", "limitToFirst", "limitToLast", "startAt", "startAfter", "endAt", "endBefore", "equalTo"]
 
@@ -24,6 +27,12 @@ struct ReadOptions {
             case "false": break
             default: throw .badRequest("shallow must be true or false.")
             }
+        }
+        if let raw = parameters["aggregate"] {
+            if self.shallow || self.export {
+                throw .badRequest("aggregate cannot be combined with \(self.shallow ? "shallow" : "format=export").")
+            }
+            do { self.aggregate = try AggregateRequest.parse(raw) } catch { throw .badRequest(error.message) }
         }
         let present = Self.filterNames.filter { parameters[$0] != nil }
         if present.isEmpty { return }

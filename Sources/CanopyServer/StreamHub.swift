@@ -29,10 +29,23 @@ final class StreamHub: @unchecked Sendable {
         var params: QueryParams
     }
 
+    /// The streams on one live aggregate, its engine listener and the value they were last sent.
+    private final class AggregateStreams {
+        var streams: [UInt64: EventStream] = [:]
+        var listener: AggregateListener?
+        var value: JSONValue = .null
+    }
+
+    private struct AggregateKey: Hashable {
+        var query: QueryKey
+        var request: AggregateRequest
+    }
+
     /// Weak: the database's change followers hold the hub.
     private weak let database: Database?
     private var locations: [DatabasePath: LocationStreams] = [:]
     private var queries: [QueryKey: QueryStreams] = [:]
+    private var aggregates: [AggregateKey: AggregateStreams] = [:]
     private var subscription: ChangeSubscription?
     private var closed = false
 
@@ -49,6 +62,25 @@ final class StreamHub: @unchecked Sendable {
     func add(_ stream: EventStream, access: LoopAccess) -> Bool {
         self.assertOnLoop()
         guard !self.closed else { return false }
+        if let request = stream.aggregate {
+            let key = AggregateKey(query: QueryKey(location: stream.location, params: stream.query ?? .default), request: request)
+            let group: AggregateStreams
+            if let existing = self.aggregates[key] {
+                group = existing
+            } else {
+                group = AggregateStreams()
+                let (listener, value) = access.listen(at: key.query.location, params: key.query.params, request: request) {
+                    [self, group] value in
+                    self.aggregateChanged(value, group)
+                }
+                group.listener = listener
+                group.value = value.json
+                self.aggregates[key] = group
+            }
+            group.streams[stream.id] = stream
+            stream.send(EventRender.put(group.value))
+            return true
+        }
         let initial: Node
         if let params = stream.query {
             let key = QueryKey(location: stream.location, params: params)
@@ -87,6 +119,15 @@ final class StreamHub: @unchecked Sendable {
     /// Removes `stream` (loop thread); idempotent.
     func remove(_ stream: EventStream, access: LoopAccess) {
         self.assertOnLoop()
+        if let request = stream.aggregate {
+            let key = AggregateKey(query: QueryKey(location: stream.location, params: stream.query ?? .default), request: request)
+            guard let group = self.aggregates[key], group.streams.removeValue(forKey: stream.id) != nil else { return }
+            if group.streams.isEmpty {
+                self.aggregates[key] = nil
+                if let listener = group.listener { access.stopListening(listener) }
+            }
+            return
+        }
         if let params = stream.query {
             let key = QueryKey(location: stream.location, params: params)
             guard let group = self.queries[key], group.streams.removeValue(forKey: stream.id) != nil else { return }
@@ -125,6 +166,14 @@ final class StreamHub: @unchecked Sendable {
         for stream in group.streams.values { stream.send(bytes) }
     }
 
+    /// Loop thread: after a write that changed a live aggregate's value.
+    private func aggregateChanged(_ value: AggregateResult, _ group: AggregateStreams) {
+        self.assertOnLoop()
+        group.value = value.json
+        let bytes = ByteBuffer(bytes: EventRender.put(group.value))
+        for stream in group.streams.values { stream.send(bytes) }
+    }
+
     /// Ends the streams `denied` says may no longer read, with a `cancel` event (loop thread):
     /// new rules took their access away.
     /// - Complexity: O(*t*) for *t* streams, plus the rule evaluations of `denied`.
@@ -139,6 +188,7 @@ final class StreamHub: @unchecked Sendable {
     /// Every stream (loop thread).
     private var allStreams: [EventStream] {
         self.locations.values.flatMap { $0.streams.values } + self.queries.values.flatMap { $0.streams.values }
+            + self.aggregates.values.flatMap { $0.streams.values }
     }
 
     /// Ends every stream with a `cancel` event carrying `reason` and stops taking new ones (any
@@ -154,6 +204,10 @@ final class StreamHub: @unchecked Sendable {
                 for group in self.queries.values {
                     if let listener = group.listener { access.stopListening(listener) }
                 }
+                for group in self.aggregates.values {
+                    if let listener = group.listener { access.stopListening(listener) }
+                }
+                self.aggregates = [:]
                 self.locations = [:]
                 self.queries = [:]
                 self.subscription?.cancel()

@@ -14,10 +14,16 @@ struct Observe: ParsableCommand {
             --url it follows a running canopy serve, so writes made by any client appear live, and \
             child events are derived by the library from the server's stream.
 
+            With --count, --sum, --avg, --min or --max it prints the aggregate of the query's \
+            range instead: one JSON object per line, the current value first, then a line each \
+            time a write changes it (with --url the server keeps it live; bounds then take no \
+            child key).
+
             Examples:
               canopy observe users --events child_added,child_removed
               canopy observe scores --order-by-value --limit-to-last 3 --url http://127.0.0.1:9000
               canopy observe / --events value --format text --url http://127.0.0.1:9000
+              canopy observe ratings --order-by-child stars --start-at 3 --count --avg stars
             """
     )
 
@@ -38,6 +44,7 @@ struct Observe: ParsableCommand {
     var format: Format = .json
 
     @OptionGroup(title: "Query") var query: QueryOptions
+    @OptionGroup(title: "Aggregate") var aggregate: AggregateOptions
     @OptionGroup var connection: ConnectionOptions
 
     static let eventNames: [(String, DataEventType)] = [
@@ -66,6 +73,7 @@ struct Observe: ParsableCommand {
 
     func run() throws {
         let path = try parsePath(self.path)
+        if !self.aggregate.isEmpty { return try self.observeAggregate(path) }
         let types = try self.eventTypes
         let printer = EventPrinter(format: self.format, colour: self.format == .text && Output.stdoutIsTerminal)
         let failure = Locked<CLIError?>(nil)

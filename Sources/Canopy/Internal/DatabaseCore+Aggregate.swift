@@ -68,6 +68,6 @@ extension DatabaseCore {
         self.delivering.store(box.handle, ordering: .relaxed)
         atomicMemoryFence(ordering: .sequentiallyConsistent)
         guard box.isActive else { return }
-        box.block(AggregateSnapshot(functions: box.query.functions, result: value))
+        box.block(AggregateSnapshot(box.query, result: value))
     }
 }

@@ -23,9 +23,7 @@ package final class AggregateListener {
 
     /// The value now, from the live indexes: O(log *n*) per field.
     func compute() -> AggregateResult {
-        var summaries: [[ChildKey]?: AggregateSummary] = [:]
-        for index in self.indexes { summaries[index.key.field] = index.summary(self.params) }
-        return AggregateResult(request: self.request, summaries: summaries)
+        AggregateResult(request: self.request, summaries: self.indexes.map { $0.summary(self.params) })
     }
 }
 

@@ -48,25 +48,29 @@ package struct AggregateRequest: Sendable, Hashable {
     }
 
     /// The terms, in the order asked, without repeats.
-    package private(set) var terms: [Term]
+    package let terms: [Term]
+    /// The fields whose numbers the terms need (`nil` alone when only `count` is asked), distinct.
+    package let fields: [[ChildKey]?]
+    /// For each term, the index of its field in ``fields`` (0 for `count`: any field's summary
+    /// counts the children).
+    package let fieldOfTerm: [Int]
 
     /// - Throws: `.invalidQuery` when `terms` is empty.
     package init(_ terms: [Term]) throws(DatabaseError) {
         guard !terms.isEmpty else { throw DatabaseError(.invalidQuery, "aggregate needs at least one of count, sum, avg, min, max.") }
         var seen = Set<Term>()
         self.terms = terms.filter { seen.insert($0).inserted }
-    }
-
-    /// The fields whose numbers the terms need (`nil` alone when only `count` is asked), distinct.
-    package var fields: [[ChildKey]?] {
-        var result: [[ChildKey]?] = []
-        for term in self.terms where term.field != nil && !result.contains(term.field) { result.append(term.field) }
-        return result.isEmpty ? [nil] : result
+        var fields: [[ChildKey]?] = []
+        for term in self.terms where term.field != nil && !fields.contains(term.field) { fields.append(term.field) }
+        if fields.isEmpty { fields = [nil] }
+        self.fields = fields
+        self.fieldOfTerm = self.terms.map { term in term.field.flatMap { f in fields.firstIndex(of: f) } ?? 0 }
     }
 
     /// Parses a comma-separated list as the REST parameter and the command line take it:
     /// `count,sum(stars),avg(stats/rating),min($value)` (`average` is accepted for `avg`).
     package static func parse(_ text: String) throws(DatabaseError) -> AggregateRequest {
+        if text.allSatisfy({ $0 == " " }) { return try AggregateRequest([]) }
         var terms: [Term] = []
         for raw in text.split(separator: ",", omittingEmptySubsequences: false) {
             let part = raw.trimmingSpaces

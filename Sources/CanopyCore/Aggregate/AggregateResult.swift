@@ -13,12 +13,13 @@ package struct AggregateResult: Sendable, Equatable {
     /// The children in the range, asked for or not.
     package let count: Int
 
-    /// The result of `request` given the summaries of the range for each of its fields.
-    package init(request: AggregateRequest, summaries: [[ChildKey]?: AggregateSummary]) {
+    /// The result of `request` given the summary of the range for each of its fields (in the
+    /// order of ``AggregateRequest/fields``).
+    package init(request: AggregateRequest, summaries: [AggregateSummary]) {
         self.request = request
-        self.count = summaries.first?.value.count ?? 0
-        self.values = request.terms.map { term in
-            let summary = summaries[term.field] ?? summaries.first?.value ?? AggregateSummary()
+        self.count = summaries.first?.count ?? 0
+        self.values = zip(request.terms, request.fieldOfTerm).map { term, field in
+            let summary = summaries[field]
             switch term.function {
             case .count: return .int(Int64(summary.count))
             case .sum: return summary.sum
@@ -27,6 +28,11 @@ package struct AggregateResult: Sendable, Equatable {
             case .max: return summary.max
             }
         }
+    }
+
+    /// Whether the two values are the same (the request is not compared).
+    package func sameValue(as other: AggregateResult) -> Bool {
+        self.count == other.count && self.values == other.values
     }
 
     /// The value of `term`, `nil` when null or not asked.

@@ -73,12 +73,7 @@ package struct AggregateTree {
         var node = self.root
         var rank = 0
         while true {
-            var low = 0
-            var high = node.keys.count
-            while low < high {
-                let mid = (low + high) >> 1
-                if isBelow(node.keys[mid]) { low = mid + 1 } else { high = mid }
-            }
+            let low = node.partition(isBelow)
             if node.isLeaf { return rank + low }
             if low == 0 { return rank }
             for j in 0..<(low - 1) { rank += node.children[j].summary.count }
@@ -161,24 +156,42 @@ final class AggregateTreeNode {
     }
 
     func lowerBound(_ key: IndexEntry) -> Int {
-        var low = 0
-        var high = self.keys.count
-        while low < high {
-            let mid = (low + high) >> 1
-            if self.keys[mid] < key { low = mid + 1 } else { high = mid }
+        // Through a buffer pointer: no retain of each probed key.
+        self.keys.withUnsafeBufferPointer { keys in
+            var low = 0
+            var high = keys.count
+            while low < high {
+                let mid = (low &+ high) >> 1
+                if keys[mid] < key { low = mid &+ 1 } else { high = mid }
+            }
+            return low
         }
-        return low
     }
 
     /// The child that may hold `key`: the last `i` with `keys[i] <= key`, or 0.
     func childIndex(for key: IndexEntry) -> Int {
-        var low = 0
-        var high = self.keys.count
-        while low < high {
-            let mid = (low + high) >> 1
-            if key < self.keys[mid] { high = mid } else { low = mid + 1 }
+        self.keys.withUnsafeBufferPointer { keys in
+            var low = 0
+            var high = keys.count
+            while low < high {
+                let mid = (low &+ high) >> 1
+                if key < keys[mid] { high = mid } else { low = mid &+ 1 }
+            }
+            return low == 0 ? 0 : low - 1
         }
-        return low == 0 ? 0 : low - 1
+    }
+
+    /// The number of leading keys for which `isBelow` holds.
+    func partition(_ isBelow: (IndexEntry) -> Bool) -> Int {
+        self.keys.withUnsafeBufferPointer { keys in
+            var low = 0
+            var high = keys.count
+            while low < high {
+                let mid = (low &+ high) >> 1
+                if isBelow(keys[mid]) { low = mid &+ 1 } else { high = mid }
+            }
+            return low
+        }
     }
 
     /// What an insertion did below a node, for its ancestors' summaries.

@@ -51,14 +51,14 @@ extension SyncEngine {
     package func aggregate(at path: DatabasePath, params: QueryParams, request: AggregateRequest) -> AggregateResult {
         let live = self.viewRoot.descendant(path.keys, create: false)?.aggregates
         var location: Node?
-        var summaries: [[ChildKey]?: AggregateSummary] = [:]
+        var summaries: [AggregateSummary] = []
         for field in request.fields {
             let key = AggregateIndex.Key(index: params.index, field: field)
             if let index = live?[key] {
-                summaries[field] = index.summary(params)
+                summaries.append(index.summary(params))
             } else {
                 if location == nil { location = self.node(at: path) }
-                summaries[field] = AggregateIndex(key, node: location!).summary(params)
+                summaries.append(AggregateIndex(key, node: location!).summary(params))
             }
         }
         return AggregateResult(request: request, summaries: summaries)
@@ -69,7 +69,7 @@ extension SyncEngine {
     func refreshAggregates(of treeNode: ViewTreeNode) {
         for listener in treeNode.aggregateListeners {
             let value = listener.compute()
-            if value != listener.value {
+            if !(listener.value?.sameValue(as: value) ?? false) {
                 listener.value = value
                 self.aggregateChanges.append(AggregateChange(listener: listener, value: value))
             }

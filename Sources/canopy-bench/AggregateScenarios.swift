@@ -1,0 +1,157 @@
+import Canopy
+import Dispatch
+import Foundation
+
+/// B14: a live `orderByChild("score").queryStarting(atValue: 250_000).queryEnding(atValue: 750_000)`
+/// `.aggregate(.count, .sum("rating"), .average("rating"))` over `children` children while random
+/// updates replace whole children (a new score, so children move in and out of the range, and a
+/// new rating). The aggregate must equal a brute-force recount at the end, both as observed and
+/// as read; per-update cost must not grow with the number of children (O(log *n*)).
+struct AggregateConfig {
+    var children = 100_000
+    var updates = 200_000
+    /// Children written per call: 1 is one `setValue` per update; more is one
+    /// `updateChildValues` of that many children.
+    var batch = 1
+    /// Run the same updates with no aggregate attached (the cost baseline).
+    var withAggregate = true
+}
+
+func aggregateScenarios() -> [Scenario] {
+    var result: [Scenario] = []
+    for (suffix, n) in [("n10k", 10_000), ("n100k", 100_000), ("n1M", 1_000_000)] {
+        result.append(
+            Scenario(name: "B14.aggregate.\(suffix)", stores: [.memory]) {
+                try liveAggregate("B14.aggregate.\(suffix)", AggregateConfig(children: n), $0)
+            })
+        result.append(
+            Scenario(name: "B14.aggregate.batch100.\(suffix)", stores: [.memory]) {
+                try liveAggregate("B14.aggregate.batch100.\(suffix)", AggregateConfig(children: n, batch: 100), $0)
+            })
+    }
+    result.append(
+        Scenario(name: "B14.aggregate.none.n1M", stores: [.memory]) {
+            try liveAggregate("B14.aggregate.none.n1M", AggregateConfig(children: 1_000_000, withAggregate: false), $0)
+        })
+    result.append(
+        Scenario(name: "B14.aggregate.none.batch100.n1M", stores: [.memory]) {
+            try liveAggregate("B14.aggregate.none.batch100.n1M", AggregateConfig(children: 1_000_000, batch: 100, withAggregate: false), $0)
+        })
+    return result
+}
+
+/// The last value an observer saw, and how many it saw (loop thread; read after a barrier).
+final class AggregateSeen: @unchecked Sendable {  // mutated only on the loop thread, read after a blocking read
+    var last: AggregateSnapshot?
+    var calls = 0
+}
+
+func liveAggregate(_ name: String, _ config: AggregateConfig, _ store: Store) throws -> BenchResult {
+    let db = try Database.inMemory()
+    defer { db.close() }
+    let items = db.reference(withPath: "items")
+    let count = Bench.scaled(config.children)
+    let updates = Bench.scaled(config.updates)
+    var rng = BenchRNG(seed: 14)
+    var keys: [String] = []
+    var scores: [Int] = []
+    /// Ratings in quarters: dyadic doubles, so every sum is exact and the check can be too.
+    var ratings: [Int] = []
+    var initial: [String: JSONValue] = [:]
+    initial.reserveCapacity(count)
+    for i in 0..<count {
+        let key = paddedKey(UInt8(ascii: "i"), i, digits: 7)
+        keys.append(key)
+        scores.append(rng.next(below: 1_000_000))
+        ratings.append(rng.next(below: 21))
+        initial[key] = ["score": .int(Int64(scores[i])), "rating": .double(Double(ratings[i]) / 4)]
+    }
+    try items.setValue(JSONValue.object(initial))
+    initial = [:]
+    let query = items.queryOrdered(byChild: "score").queryStarting(atValue: 250_000).queryEnding(atValue: 750_000)
+    let aggregate = query.aggregate(.count, .sum("rating"), .average("rating"))
+    let seen = AggregateSeen()
+    if config.withAggregate {
+        aggregate.observe { snapshot in
+            seen.last = snapshot
+            seen.calls += 1
+        }
+    }
+    _ = try blockingGetData(items.child("i0000000"))
+    let setupCalls = seen.calls
+
+    var plan: [(index: Int, score: Int, rating: Int)] = []
+    plan.reserveCapacity(updates)
+    for _ in 0..<updates { plan.append((rng.next(below: count), rng.next(below: 1_000_000), rng.next(below: 21))) }
+    let values: [Any] = plan.map { ["score": $0.score, "rating": Double($0.rating) / 4] as [String: Any] }
+
+    let start = monotonicNanos()
+    if config.batch <= 1 {
+        for (i, update) in plan.enumerated() { try items.child(keys[update.index]).setValue(values[i]) }
+    } else {
+        var i = 0
+        while i < plan.count {
+            var entries: [String: Any] = [:]
+            let end = min(plan.count, i + config.batch)
+            for j in i..<end { entries[keys[plan[j].index]] = values[j] }
+            try items.updateChildValues(entries)
+            i = end
+        }
+    }
+    let issued = secondsSince(start)
+    // A read queued behind every write: when it returns, all are applied and observed.
+    _ = try blockingGetData(items.child("i0000000"))
+    let seconds = secondsSince(start)
+
+    // The brute-force recount.
+    for update in plan {
+        scores[update.index] = update.score
+        ratings[update.index] = update.rating
+    }
+    var inRange = 0
+    var quarters = 0
+    for i in 0..<count where scores[i] >= 250_000 && scores[i] <= 750_000 {
+        inRange += 1
+        quarters += ratings[i]
+    }
+    let sum = Double(quarters) / 4
+    let average = inRange == 0 ? nil : sum / Double(inRange)
+    var check = "ok"
+    let read = try blockingAggregate(aggregate)
+    if read.count != inRange || read.sum("rating") != sum || read.average("rating") != average {
+        check = "FAIL read \(read) expected count \(inRange) sum \(sum)"
+    }
+    if config.withAggregate {
+        if let last = seen.last, last != read {
+            check = "FAIL observed \(last) read \(read)"
+        } else if seen.calls - setupCalls > updates {
+            check = "FAIL \(seen.calls - setupCalls) calls for \(updates) updates"
+        }
+    }
+    return BenchResult(
+        scenario: name, store: store, n: updates, seconds: seconds,
+        extra: [
+            ("children", .int(count)), ("batch", .int(config.batch)), ("aggregate", .bool(config.withAggregate)),
+            ("issue_seconds", .double(issued, 4)), ("observer_calls", .int(seen.calls - setupCalls)), ("in_range", .int(inRange)),
+        ],
+        check: check)
+}
+
+/// Reads an aggregate once and waits for it.
+func blockingAggregate(_ aggregate: AggregateQuery) throws -> AggregateSnapshot {
+    final class Outcome: @unchecked Sendable {  // written by the loop before `done` is signalled
+        var snapshot: AggregateSnapshot?
+        var error: (any Error)?
+    }
+    let outcome = Outcome()
+    let done = DispatchSemaphore(value: 0)
+    aggregate.getData { error, snapshot in
+        outcome.error = error
+        outcome.snapshot = snapshot
+        done.signal()
+    }
+    done.wait()
+    if let error = outcome.error { throw error }
+    guard let snapshot = outcome.snapshot else { throw BenchError("getData returned no aggregate") }
+    return snapshot
+}
