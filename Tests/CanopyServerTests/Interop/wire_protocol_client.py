@@ -645,9 +645,10 @@ async def security_rules(base):
     check(denied["s"] == "permission_denied", f"a refused auth leaves the connection unauthenticated: {denied}")
     # A token that expires while the connection is idle: the server says so (`ac`) and revokes
     # the listen that needed it, without waiting for a request.
-    await alice.ok("auth", {"cred": user_token("alice", expires_in=2)})
+    # (5 s of validity: enough for the auth and the listen on a loaded machine.)
+    await alice.ok("auth", {"cred": user_token("alice", expires_in=5)})
     await alice.ok("q", {"p": "/users/alice", "h": ""})
-    revoked_auth = await alice.push(timeout=10)
+    revoked_auth = await alice.push(timeout=20)
     check(revoked_auth["a"] == "ac" and revoked_auth["b"]["s"] == "expired_token", f"the expiry is announced: {revoked_auth}")
     await expect_revoked(alice, "/users/alice")
     _, denied = await alice.call("g", {"p": "/users/alice", "q": {}})
