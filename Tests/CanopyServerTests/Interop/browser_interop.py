@@ -58,8 +58,8 @@ def check(condition, what):
 # MARK: - REST (what curl would do)
 
 
-def rest(base, method, path, body=None, token=None, params=""):
-    url = f"{base}{path}.json?ns={NS}{params}"
+def rest(base, method, path, body=None, token=None, params="", ns=NS):
+    url = f"{base}{path}.json?ns={ns}{params}"
     data = None if body is None else json.dumps(body).encode()
     request = urllib.request.Request(url, data=data, method=method)
     if token:
@@ -396,6 +396,23 @@ def tree_checks(page, base):
     check(exported == rest_get(base, "/users", params="&format=export"), "export shows the node's JSON")
 
 
+def namespace_checks(page, base):
+    status, _ = rest(base, "PUT", "/only", "in other", ns="other")
+    assert status == 200
+    page.type("#ns", "other")
+    page.click('#ns-form button[type="submit"]')
+    page.wait_value("/only", '"in other"')
+    check(page.driver.current_url.endswith("#ns=other") and not page.exists(page.node("/users")), "the namespace switcher opens another namespace")
+    page.wait(
+        lambda: {"browser", "other", "default"} <= set(page.js("return [...document.querySelectorAll('#ns-list option')].map(o => o.value)")),
+        "the namespaces suggested",
+    )
+    check(True, "the switcher suggests the server's namespaces")
+    page.type("#ns", "browser")
+    page.click('#ns-form button[type="submit"]')
+    page.wait_node("/users")
+
+
 def query_checks(page, base):
     page.tab("query")
     page.type('#query-panel [name="path"]', "/users")
@@ -599,6 +616,7 @@ def main():
     page = Page(arguments.artifacts)
     try:
         tree_checks(page, base)
+        namespace_checks(page, base)
         query_checks(page, base)
         paging_checks(page, base)
         rules_checks(page, base)
