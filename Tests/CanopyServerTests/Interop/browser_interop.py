@@ -291,6 +291,7 @@ def seed(base, token=None):
                 "cy": {"name": "Cy", "age": 41},
             },
             "settings": {"theme": "dark", "beta": True, "limit": 10},
+            "ordering": {k: "x" for k in ("b", "10", "a", "01", "2", "-1", "1")},
         },
         token,
     )
@@ -311,6 +312,9 @@ def tree_checks(page, base):
     page.expand("/settings")
     page.wait_value("/settings/beta", "true")
     check(True, "expanding shows children and typed values")
+    page.expand("/ordering")
+    shown = page.js("return [...document.querySelectorAll('li[data-path=\"/ordering\"] > ul > li.node')].map(li => li.dataset.path.slice(10))")
+    check(shown == ["-1", "1", "2", "10", "01", "a", "b"], f"children in Firebase key order (integers first): {shown}")
 
     # Inline edit, typed, read back over REST.
     page.click(page.row_action("/users/ada/name", "edit"))
