@@ -292,6 +292,7 @@ def seed(base, token=None):
             },
             "settings": {"theme": "dark", "beta": True, "limit": 10},
             "ordering": {k: "x" for k in ("b", "10", "a", "01", "2", "-1", "1")},
+            "many": {f"n{j}": {f"c{i:02d}": i for i in range(60)} for j in range(1, 5)},
         },
         token,
     )
@@ -483,6 +484,28 @@ def paging_checks(page, base):
     page.wait_value("/big/k099990", '"changed"')
     check(True, "paging: next, previous, go to key; a page stays live")
     page.screenshot("paging.png")
+
+    # Each page followed live holds one of the few connections a browser opens to a server: the
+    # root and /big follow theirs; of /many's four 60-child nodes, two more may.
+    page.expand("/many")
+    for j in range(1, 5):
+        page.expand(f"/many/n{j}")
+        page.wait(lambda: page.exists(page.node(f"/many/n{j}/c00")), f"/many/n{j}'s first page")
+
+    def not_live():
+        return page.js(
+            "return [...document.querySelectorAll('li.notice')].filter(n => n.textContent.startsWith('Not followed live'))"
+            ".map(n => n.closest('li.node').dataset.path)"
+        )
+
+    page.wait(lambda: not_live() == ["/many/n3", "/many/n4"], "the pages past the live limit")
+    check(True, "past four live pages, more pages show their keys instead of holding a connection")
+    page.click(page.row_action("/big", "toggle"))
+    page.click(f'{page.node("/many/n4")} > ul > li.notice [data-action="retry-live"]')
+    page.wait(lambda: not_live() == ["/many/n3"], "n4 to follow live")
+    rest_put(base, "/many/n4/c00", "live")
+    page.wait_value("/many/n4/c00", '"live"')
+    check(True, "once a page is collapsed, another one follows live again")
 
 
 def rules_checks(page, base):
