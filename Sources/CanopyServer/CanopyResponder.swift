@@ -58,6 +58,7 @@ struct CanopyResponder: HTTPResponder {
                 method = m
             }
         }
+        // The namespaces' listing names no namespace: answered before one is opened.
         if case .databases = target.kind {
             return try await self.databases(method: method, identity: identity, output: try self.output(target, request))
         }
@@ -73,7 +74,7 @@ struct CanopyResponder: HTTPResponder {
         let output = try self.output(target, request)
 
         switch target.kind {
-        case .databases:
+        case .databases:  // answered above
             return try await self.databases(method: method, identity: identity, output: output)
         case .rules:
             // On a development server everyone may set rules (to try them); else only the administrator.

@@ -21,6 +21,11 @@ extension BrowserAsset {
               e.preventDefault();
               this.test();
             });
+            this.text.addEventListener('input', () => this.show('edited', 'Edited: not saved (the rules in force are unchanged).'));
+            const operation = container.querySelector('#rules-test [name="operation"]');
+            const showData = () => { container.querySelector('#rules-test .wide').hidden = operation.value === 'read'; };
+            operation.addEventListener('change', showData);
+            showData();
           }
 
           show(kind, message) {

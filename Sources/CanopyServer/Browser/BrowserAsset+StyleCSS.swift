@@ -89,6 +89,7 @@ extension BrowserAsset {
         .query-form label { display: flex; gap: 6px; align-items: center; }
         .query-form .buttons { margin: 0; }
         .query-state.error, .rules-state.error, .denied { color: var(--error); }
+        .rules-state.edited { color: var(--number); }
         .query-state.live, .rules-state.ok, .allowed { color: var(--ok); }
         .url { display: block; color: var(--muted); word-break: break-all; margin: 6px 0; }
         .results { border-collapse: collapse; width: 100%; }
@@ -100,6 +101,7 @@ extension BrowserAsset {
         .rules-test label { display: flex; gap: 6px; align-items: center; }
         .rules-test input[name="auth"] { width: 22em; }
         .rules-test .wide { width: 100%; align-items: flex-start; }
+        .rules-test .wide[hidden] { display: none; }
         .rules-test .wide textarea { flex: 1; }
         .rules-test p { width: 100%; margin: 4px 0; }
         """#

@@ -14,6 +14,12 @@ extension BrowserAsset {
 
         export const PAGE = 50;
 
+        /**
+         * The most pages followed live at once. A browser opens at most six HTTP/1.1 connections to a
+         * server and each event stream holds one: the query panel and the page's requests need the rest.
+         */
+        const MAX_LIVE = 4;
+
         /** The children of one location, one page at a time, live. */
         class NodeView {
           constructor(tree, path) {
@@ -43,6 +49,10 @@ extension BrowserAsset {
           open() {
             this.live?.stop();
             this.live = null;
+            if (!this.shallow && this.tree.liveCount() >= MAX_LIVE) {
+              this.shallow = true;
+              this.reason = 'too-many';
+            }
             if (this.shallow) {
               this.loadKeys();
               return;
@@ -87,6 +97,7 @@ extension BrowserAsset {
             if (status.kind === 'too-large') {
               this.live?.stop();
               this.shallow = true;
+              this.reason = 'too-large';
               this.loadKeys();
               return;
             }
@@ -143,8 +154,10 @@ extension BrowserAsset {
           notice() {
             const { kind, message } = this.status;
             if (this.shallow && kind === 'snapshot') {
-              return h('li', { class: 'notice' },
-                'Too large to follow live (this page holds more than the server streams at once): showing its keys. Expand a child to follow it live. ',
+              const why = this.reason === 'too-many'
+                ? `Not followed live: ${MAX_LIVE} pages are already (a browser keeps few connections to a server); collapse one and try again. Showing its keys. `
+                : 'Too large to follow live (this page holds more than the server streams at once): showing its keys. Expand a child to follow it live. ';
+              return h('li', { class: 'notice' }, why,
                 h('button', { class: 'link', dataset: { action: 'reload' }, onclick: () => this.loadKeys() }, 'Reload'),
                 h('button', { class: 'link', dataset: { action: 'retry-live' }, onclick: () => this.restart() }, 'Try live again'));
             }
@@ -215,6 +228,11 @@ extension BrowserAsset {
           /** Every view again (after the token changed). */
           restart() {
             for (const view of this.views.values()) view.restart();
+          }
+
+          /** How many pages follow their location live now. */
+          liveCount() {
+            return [...this.views.values()].filter((view) => view.live && !view.live.stopped).length;
           }
 
           statusChanged() {

@@ -1,8 +1,10 @@
 /// One file of the data browser, kept in the binary (no resource bundle, no CDN): the page works
 /// wherever the `canopy` binary is copied, with no internet.
 ///
-/// Each file's text lives in a `BrowserAsset+Name.swift` file as a raw string literal, so the
-/// HTML, CSS and JavaScript stay readable and split in small modules.
+/// Each file's text lives in a `BrowserAsset+Name.swift` file as a raw string literal (`#"""`,
+/// so backslashes and quotes are the file's own; the closing delimiter's indentation is removed
+/// from every line), so the HTML, CSS and JavaScript stay readable and split in small modules.
+/// The JavaScript files are ES modules importing one another by their names here.
 struct BrowserAsset: Sendable {
     var contentType: String
     var text: String

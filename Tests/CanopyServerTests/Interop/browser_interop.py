@@ -58,8 +58,8 @@ def check(condition, what):
 # MARK: - REST (what curl would do)
 
 
-def rest(base, method, path, body=None, token=None, params=""):
-    url = f"{base}{path}.json?ns={NS}{params}"
+def rest(base, method, path, body=None, token=None, params="", ns=NS):
+    url = f"{base}{path}.json?ns={ns}{params}"
     data = None if body is None else json.dumps(body).encode()
     request = urllib.request.Request(url, data=data, method=method)
     if token:
@@ -291,6 +291,8 @@ def seed(base, token=None):
                 "cy": {"name": "Cy", "age": 41},
             },
             "settings": {"theme": "dark", "beta": True, "limit": 10},
+            "ordering": {k: "x" for k in ("b", "10", "a", "01", "2", "-1", "1")},
+            "many": {f"n{j}": {f"c{i:02d}": i for i in range(60)} for j in range(1, 5)},
         },
         token,
     )
@@ -311,6 +313,9 @@ def tree_checks(page, base):
     page.expand("/settings")
     page.wait_value("/settings/beta", "true")
     check(True, "expanding shows children and typed values")
+    page.expand("/ordering")
+    shown = page.js("return [...document.querySelectorAll('li[data-path=\"/ordering\"] > ul > li.node')].map(li => li.dataset.path.slice(10))")
+    check(shown == ["-1", "1", "2", "10", "01", "a", "b"], f"children in Firebase key order (integers first): {shown}")
 
     # Inline edit, typed, read back over REST.
     page.click(page.row_action("/users/ada/name", "edit"))
@@ -396,6 +401,23 @@ def tree_checks(page, base):
     check(exported == rest_get(base, "/users", params="&format=export"), "export shows the node's JSON")
 
 
+def namespace_checks(page, base):
+    status, _ = rest(base, "PUT", "/only", "in other", ns="other")
+    assert status == 200
+    page.type("#ns", "other")
+    page.click('#ns-form button[type="submit"]')
+    page.wait_value("/only", '"in other"')
+    check(page.driver.current_url.endswith("#ns=other") and not page.exists(page.node("/users")), "the namespace switcher opens another namespace")
+    page.wait(
+        lambda: {"browser", "other", "default"} <= set(page.js("return [...document.querySelectorAll('#ns-list option')].map(o => o.value)")),
+        "the namespaces suggested",
+    )
+    check(True, "the switcher suggests the server's namespaces")
+    page.type("#ns", "browser")
+    page.click('#ns-form button[type="submit"]')
+    page.wait_node("/users")
+
+
 def query_checks(page, base):
     page.tab("query")
     page.type('#query-panel [name="path"]', "/users")
@@ -462,6 +484,28 @@ def paging_checks(page, base):
     page.wait_value("/big/k099990", '"changed"')
     check(True, "paging: next, previous, go to key; a page stays live")
     page.screenshot("paging.png")
+
+    # Each page followed live holds one of the few connections a browser opens to a server: the
+    # root and /big follow theirs; of /many's four 60-child nodes, two more may.
+    page.expand("/many")
+    for j in range(1, 5):
+        page.expand(f"/many/n{j}")
+        page.wait(lambda: page.exists(page.node(f"/many/n{j}/c00")), f"/many/n{j}'s first page")
+
+    def not_live():
+        return page.js(
+            "return [...document.querySelectorAll('li.notice')].filter(n => n.textContent.startsWith('Not followed live'))"
+            ".map(n => n.closest('li.node').dataset.path)"
+        )
+
+    page.wait(lambda: not_live() == ["/many/n3", "/many/n4"], "the pages past the live limit")
+    check(True, "past four live pages, more pages show their keys instead of holding a connection")
+    page.click(page.row_action("/big", "toggle"))
+    page.click(f'{page.node("/many/n4")} > ul > li.notice [data-action="retry-live"]')
+    page.wait(lambda: not_live() == ["/many/n3"], "n4 to follow live")
+    rest_put(base, "/many/n4/c00", "live")
+    page.wait_value("/many/n4/c00", '"live"')
+    check(True, "once a page is collapsed, another one follows live again")
 
 
 def rules_checks(page, base):
@@ -599,6 +643,7 @@ def main():
     page = Page(arguments.artifacts)
     try:
         tree_checks(page, base)
+        namespace_checks(page, base)
         query_checks(page, base)
         paging_checks(page, base)
         rules_checks(page, base)
