@@ -13,6 +13,10 @@ extension DatabaseCore {
             if let write = writes.first { self.apply(write, completion: completion) } else { completion(nil) }
             return
         }
+        if let write = WriteComposer.disjoint(writes) {
+            self.apply(write, completion: completion)
+            return
+        }
         let now = self.clock()
         var composer = WriteComposer()
         let engine = self.engine

@@ -35,12 +35,18 @@ final class TriggerState: @unchecked Sendable {
         self.queue.append((depth, job))
     }
 
-    /// Whether a trigger may watch a location `write` changes.
-    func watches(_ write: WriteOperation) -> Bool {
-        for entry in write.entries where self.tree.watches(write.path.keys, entry.isPriority ? Array(entry.path.dropLast()) : entry.path) {
-            return true
+    /// What `write`'s triggers need of the tree before it, taken before it is applied: nothing when no
+    /// trigger watches what it changes; the nodes its entries replace when every trigger watching is
+    /// at or below them (holding those shares nothing the write changes in place); the whole tree when
+    /// one watches a location above an entry (the write then copies the nodes on its paths).
+    func before(_ write: WriteOperation, root: Node) -> TriggerBefore? {
+        var watch = TriggerTree.Watch.none
+        for entry in write.entries {
+            watch = max(watch, self.tree.watch(write.path.keys, Self.target(entry)))
+            if watch == .above { return .root(root) }
         }
-        return false
+        guard watch == .atOrBelow else { return nil }
+        return .entries(write.entries.map { root.node(at: write.path.keys + Self.target($0)) })
     }
 
     static func target(_ entry: WriteOperation.Entry) -> [ChildKey] { entry.isPriority ? Array(entry.path.dropLast()) : entry.path }
@@ -71,19 +77,30 @@ final class TriggerState: @unchecked Sendable {
     }
 }
 
+/// The data before a write, as its triggers need it (see ``TriggerState/before(_:root:)``).
+enum TriggerBefore {
+    case root(Node)
+    /// The node each entry replaced, in entry order.
+    case entries([Node])
+}
+
 extension DatabaseCore {
     /// Runs the triggers `write` fires, given the tree `before` it (the engine holds the tree after
     /// it); the work they queue runs in ``TriggerState/drain()`` after. Loop thread only.
     ///
     /// - Complexity: O(*e* · *d*) to find the triggers of *e* entries at depth *d* (more below a
     ///   written location, proportional to what it wrote), O(*d* log *n*) per trigger fired.
-    func runTriggers(of write: WriteOperation, before: Node, depth: Int) {
+    func runTriggers(of write: WriteOperation, before: TriggerBefore, depth: Int) {
         let after = self.engine.root
         var firings: [(entry: TriggerEntry, location: [ChildKey], nodes: (old: Node, new: Node)?)] = []
         var seen: Set<Firing>? = write.entries.count > 1 ? [] : nil
-        for entry in write.entries {
+        for (index, entry) in write.entries.enumerated() {
             let path = write.path.keys + TriggerState.target(entry)
-            let old = before.node(at: path)
+            let old: Node
+            switch before {
+            case .root(let root): old = root.node(at: path)
+            case .entries(let nodes): old = nodes[index]
+            }
             let new = after.node(at: path)
             // An entry that left its location as it was changes nothing.
             if old == new { continue }
@@ -93,7 +110,15 @@ extension DatabaseCore {
             }
         }
         for (trigger, location, nodes) in firings where !trigger.removed.load(ordering: .acquiring) {
-            let old = nodes?.old ?? before.node(at: location)
+            let old: Node
+            if let nodes {
+                old = nodes.old
+            } else if case .root(let root) = before {
+                // Above an entry: the whole tree before the write was kept.
+                old = root.node(at: location)
+            } else {
+                continue
+            }
             let new = nodes?.new ?? after.node(at: location)
             guard trigger.kind.accepts(before: !old.isEmpty, after: !new.isEmpty), let database = trigger.database else { continue }
             let path = DatabasePath(location)

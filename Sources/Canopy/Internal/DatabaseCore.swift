@@ -94,8 +94,8 @@ final class DatabaseCore: @unchecked Sendable {
             self.refuseTooDeep(write, completion: completion)
             return
         }
-        // With a trigger watching what the write changes, keep the tree before it (shared, not copied).
-        var before: Node? = self.triggers.tree.isEmpty ? nil : self.triggers.watches(write) ? self.engine.root : nil
+        // With a trigger watching what the write changes, keep what it needs of the tree before it.
+        var before = self.triggers.tree.isEmpty ? nil : self.triggers.before(write, root: self.engine.root)
         let events: [Event]
         let now = now ?? self.clock()
         do throws(DatabaseError) {

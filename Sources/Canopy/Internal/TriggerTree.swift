@@ -97,19 +97,29 @@ final class TriggerTree {
         return all
     }
 
-    /// Whether a trigger may watch a location a change at `base + path` changes: one at or above it,
-    /// or below it.
+    /// How triggers watch what a change at a path changes.
+    enum Watch: Comparable {
+        /// No trigger's location is at, above or below the path.
+        case none
+        /// Some trigger's location is at or below it, none above.
+        case atOrBelow
+        /// Some trigger's location is above it.
+        case above
+    }
+
+    /// How triggers watch a change at `base + path`.
     ///
     /// - Complexity: O(*d*) per wildcard branch that exists along the path.
-    func watches(_ base: [ChildKey], _ path: [ChildKey]) -> Bool {
+    func watch(_ base: [ChildKey], _ path: [ChildKey]) -> Watch {
         let count = base.count + path.count
         func key(_ depth: Int) -> ChildKey { depth < base.count ? base[depth] : path[depth - base.count] }
-        func visit(_ node: TrieNode, _ depth: Int) -> Bool {
-            guard node.count > 0 else { return false }
-            if !node.triggers.isEmpty || depth == count { return true }
-            if let next = node.literals[key(depth)], visit(next, depth + 1) { return true }
-            if let next = node.wildcard, visit(next, depth + 1) { return true }
-            return false
+        func visit(_ node: TrieNode, _ depth: Int) -> Watch {
+            guard node.count > 0 else { return .none }
+            if depth == count { return .atOrBelow }
+            if !node.triggers.isEmpty { return .above }
+            let literal = node.literals[key(depth)].map { visit($0, depth + 1) } ?? .none
+            if literal == .above { return .above }
+            return max(literal, node.wildcard.map { visit($0, depth + 1) } ?? .none)
         }
         return visit(self.root, 0)
     }
