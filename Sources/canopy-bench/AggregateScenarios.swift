@@ -21,6 +21,8 @@ func aggregateScenarios() -> [Scenario] {
     var result: [Scenario] = []
     for (suffix, n) in [("n10k", 10_000), ("n100k", 100_000), ("n1M", 1_000_000)] {
         result.append(
+            Scenario(name: "B14.index.\(suffix)", stores: [.memory]) { try aggregateIndexAlone("B14.index.\(suffix)", children: n, $0) })
+        result.append(
             Scenario(name: "B14.aggregate.\(suffix)", stores: [.memory]) {
                 try liveAggregate("B14.aggregate.\(suffix)", AggregateConfig(children: n), $0)
             })

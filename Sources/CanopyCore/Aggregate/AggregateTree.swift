@@ -111,14 +111,16 @@ final class AggregateTreeNode {
     static let capacity = 32
     static let minWidth = 8
 
-    var keys: ContiguousArray<IndexEntry>
+    // Unchecked exclusivity: a node is only touched by its tree's single owner, on one thread, and
+    // never re-entrantly, so the dynamic checks (several per level of every update) cannot fail.
+    @exclusivity(unchecked) var keys: ContiguousArray<IndexEntry>
     /// Leaf only.
-    var values: ContiguousArray<AggregateNumber?>
+    @exclusivity(unchecked) var values: ContiguousArray<AggregateNumber?>
     /// Internal only.
-    var children: ContiguousArray<AggregateTreeNode>
+    @exclusivity(unchecked) var children: ContiguousArray<AggregateTreeNode>
     /// Internal only: `sums[i] == children[i].summary`.
-    var sums: ContiguousArray<AggregateSummary>
-    var summary = AggregateSummary()
+    @exclusivity(unchecked) var sums: ContiguousArray<AggregateSummary>
+    @exclusivity(unchecked) var summary = AggregateSummary()
 
     init(keys: ContiguousArray<IndexEntry>, values: ContiguousArray<AggregateNumber?>) {
         self.keys = keys
