@@ -81,6 +81,7 @@ let package = Package(
         ),
         .executableTarget(name: "QuickStart", dependencies: ["Canopy"], path: "Samples/QuickStart"),
         .executableTarget(name: "BlogPosts", dependencies: ["Canopy", "CanopyServer"], path: "Samples/BlogPosts"),
+        .executableTarget(name: "Restaurants", dependencies: ["Canopy"], path: "Samples/Restaurants"),
         .target(name: "CanopyTestSupport", dependencies: ["CanopyStorage"], path: "Tests/CanopyTestSupport", swiftSettings: settings),
         .executableTarget(
             name: "canopy-crash-writer", dependencies: ["Canopy", "CanopyTestSupport"], path: "Tests/CrashWriter", swiftSettings: settings),
@@ -118,6 +119,7 @@ let package = Package(
             name: "CanopyCLITests", dependencies: ["canopy", "Canopy", "CanopyStorage", "CanopyCore", "CanopyTestSupport"],
             exclude: ["Snapshots"], swiftSettings: settings),
         .testTarget(name: "BlogPostsTests", dependencies: ["BlogPosts", "Canopy", "CanopyTestSupport"], swiftSettings: settings),
+        .testTarget(name: "RestaurantsTests", dependencies: ["Restaurants", "Canopy", "CanopyTestSupport"], swiftSettings: settings),
         .testTarget(
             name: "CanopyTests",
             dependencies: ["Canopy", "CanopyCore", "CanopyLoop", "CanopyStorage", "CanopyTestSupport", "canopy-crash-writer"],

@@ -91,6 +91,10 @@ public struct DataSnapshot: Sendable {
                 "childSnapshot(forPath:) failed: path argument was an invalid path = \"\". Paths must be non-empty strings and can't contain \".\", \"#\", \"$\", \"[\", or \"]\""
             )
         }
+        // One key (the common case): no path to split.
+        if !childPathString.utf8.contains(UInt8(ascii: "/")), let key = ChildKey(validating: childPathString) {
+            return DataSnapshot(node: self.node.child(key), path: self.path.appending(key), database: self.database)
+        }
         let relative = try DatabasePath(validating: childPathString, function: "childSnapshot(forPath:)")
         return DataSnapshot(node: self.node.node(at: relative.keys), path: self.path.appending(relative), database: self.database)
     }

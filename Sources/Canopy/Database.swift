@@ -49,6 +49,11 @@ public final class Database: Sendable {
         /// Where a durable database reports what opening repaired (a torn tail cut off, leftover
         /// files removed) and journal failures, as warnings and errors.
         public var logger = Logger(label: "canopy.storage")
+        /// How many triggers deep a write may be: a write made by a trigger reacting to a write that
+        /// no trigger made is 1 deep, a write made in reaction to that one 2 deep, and so on. A write
+        /// deeper than this is refused with ``DatabaseError/Code/triggerDepthExceeded`` (see
+        /// <doc:TransactionsBatchesTriggers>).
+        public var maxTriggerDepth = 16
 
         public init() {}
     }
@@ -75,7 +80,8 @@ public final class Database: Sendable {
             throw DatabaseError(.ioError, "Could not start the database loop: \(error)")
         }
         guard let path else {
-            self.core = DatabaseCore(loop: loop, clock: configuration.clock)
+            self.core = DatabaseCore(
+                loop: loop, clock: configuration.clock, maxTriggerDepth: configuration.maxTriggerDepth, logger: configuration.logger)
             return
         }
         let store: DurableStore
@@ -87,7 +93,9 @@ public final class Database: Sendable {
             _ = loop.shutdown()
             throw error
         }
-        self.core = DatabaseCore(loop: loop, clock: configuration.clock, root: store.openedRoot, store: store)
+        self.core = DatabaseCore(
+            loop: loop, clock: configuration.clock, root: store.openedRoot, store: store, maxTriggerDepth: configuration.maxTriggerDepth,
+            logger: configuration.logger)
         store.openedRoot = .empty
     }
 

@@ -38,8 +38,11 @@ package struct LoopAccess {
     /// Applies `write` now, in this job: nothing else runs between the caller's reads and it (so
     /// a read-compare-write here is atomic). `completion` fires on the loop thread once the write
     /// is durable under the sync policy, or with the error that refused or failed it.
-    package func apply(_ write: WriteOperation, completion: (@Sendable (DatabaseError?) -> Void)?) {
-        self.core.apply(write, completion: completion)
+    ///
+    /// `applied` runs right after the write is applied (not when it fails), before the triggers it
+    /// fires run: the place to read what the write itself left.
+    package func apply(_ write: WriteOperation, completion: (@Sendable (DatabaseError?) -> Void)?, applied: (() -> Void)? = nil) {
+        self.core.apply(write, completion: completion, applied: applied)
     }
 
     /// Starts following the view of `params` at `path` (shared with observers of the same query):

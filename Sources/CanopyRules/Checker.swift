@@ -1,3 +1,5 @@
+import CanopyCore
+
 /// The static checks of spec §3.2, turning a ``Syntax`` tree into a compiled ``Expression``:
 /// variables in scope (`newData` and `query` by rule kind, `$wildcards` on the rule's path),
 /// known methods with their arities, argument types where they are known, regular expressions of
@@ -181,6 +183,9 @@ struct Checker {
         case .child, .hasChild:
             guard arguments.count == 1 else { throw self.fail("\(name)() takes 1 argument, not \(arguments.count)", syntax) }
             let args = try self.stringArguments(arguments, of: name)
+            if let keys = Self.literalPath(args[0]) {
+                return method == .child ? (.childAt(target, keys), .snapshot) : (.hasChildAt(target, keys), .boolean)
+            }
             return (.snapshot(target, method, args), method == .child ? .snapshot : .boolean)
         case .hasChildren:
             if arguments.isEmpty { return (.snapshot(target, method, []), .boolean) }
@@ -188,7 +193,10 @@ struct Checker {
                 throw self.fail("hasChildren() takes no argument or one array of strings", syntax)
             }
             guard !elements.isEmpty else { throw self.fail("hasChildren() needs a non-empty array", arguments[0]) }
-            return (.hasChildrenList(target, try self.stringArguments(elements, of: name)), .boolean)
+            let paths = try self.stringArguments(elements, of: name)
+            let literal = paths.compactMap(Self.literalPath)
+            if literal.count == paths.count { return (.hasChildrenAt(target, literal), .boolean) }
+            return (.hasChildrenList(target, paths), .boolean)
         default:
             guard arguments.isEmpty else { throw self.fail("\(name)() takes no arguments", syntax) }
             switch method {
@@ -197,6 +205,12 @@ struct Checker {
             default: return (.snapshot(target, method, []), .boolean)
             }
         }
+    }
+
+    /// The keys of a literal string path argument (split as `child()` splits at run time), or `nil`.
+    static func literalPath(_ expression: Expression) -> [ChildKey]? {
+        guard case .constant(.string(let path)) = expression else { return nil }
+        return path.split(separator: "/", omittingEmptySubsequences: true).map { ChildKey(String($0)) }
     }
 
     private func binary(_ op: String, _ l: Typed, _ r: Typed, _ syntax: Syntax) throws(ExpressionError) -> Typed {

@@ -1,5 +1,6 @@
 /// One `.read`, `.write` or `.validate` of a rules document, compiled.
-struct CompiledRule: Sendable {
+/// A class, so that the walks pass it with one retain rather than copying its fields.
+final class CompiledRule: Sendable {
     let kind: RuleKind
     /// The rule's location in the rule tree, with wildcards: `/users/$uid`.
     let rulePath: String
@@ -8,4 +9,12 @@ struct CompiledRule: Sendable {
     let expression: Expression
     /// Where the rule's value starts in the document.
     let position: SourcePosition
+
+    init(kind: RuleKind, rulePath: String, source: String, expression: Expression, position: SourcePosition) {
+        self.kind = kind
+        self.rulePath = rulePath
+        self.source = source
+        self.expression = expression
+        self.position = position
+    }
 }

@@ -6,22 +6,47 @@ struct EvaluationError: Error {
     var message: String
 }
 
-/// What one evaluation of a rule sees (spec §2): the rule's location in the old and new tree, the
-/// bound wildcards, `auth`, `now` and the read's query.
-struct EvaluationContext {
+/// What every rule of one read or write sees alike: `auth`, `now`, the tree before (and after)
+/// the write, and the read's query. Built once per read or write, shared by its rules.
+final class EvaluationScope {
     let auth: RuleValue
     let now: Double
     let oldRoot: Node
     /// The tree after the write; `nil` for reads.
-    let newRoot: Node?
-    /// The node at the rule's location in `newRoot`, when the caller already has it (a walk
-    /// down the written data): `newData` then costs no lookup from the root.
-    var newNode: Node? = nil
+    let newTree: NewTree?
+    let query: QueryDescription
+
+    init(auth: RuleValue, now: Double, oldRoot: Node, newTree: NewTree?, query: QueryDescription) {
+        self.auth = auth
+        self.now = now
+        self.oldRoot = oldRoot
+        self.newTree = newTree
+        self.query = query
+    }
+}
+
+/// What one evaluation of a rule sees (spec §2): the shared ``EvaluationScope``, the rule's
+/// location and the nodes there, and the bound wildcards.
+struct EvaluationContext {
+    let scope: EvaluationScope
     /// The rule's location.
-    let location: [ChildKey]
+    let location: ArraySlice<ChildKey>
     /// The keys bound by the wildcards on the rule's path, outermost first.
     let variables: [String]
-    let query: QueryDescription
+    /// The node at the rule's location in `oldRoot`, when the caller already has it (a walk
+    /// down the tree): `data` then costs no lookup from the root.
+    var oldNode: Node? = nil
+    /// The node at the rule's location in the new tree, when the caller already has it (a walk
+    /// down the written data): `newData` then costs no lookup.
+    var newNode: Node? = nil
+
+    init(scope: EvaluationScope, location: ArraySlice<ChildKey>, variables: [String], oldNode: Node? = nil, newNode: Node? = nil) {
+        self.scope = scope
+        self.location = location
+        self.variables = variables
+        self.oldNode = oldNode
+        self.newNode = newNode
+    }
 }
 
 /// Evaluates compiled expressions with JavaScript-like semantics and the types of spec §3.3.
@@ -58,16 +83,16 @@ struct Evaluator {
     func value(_ expression: Expression) throws(EvaluationError) -> RuleValue {
         switch expression {
         case .constant(let v): return v
-        case .auth: return self.context.auth
-        case .now: return .number(self.context.now)
-        case .root: return .snapshot(RuleDataSnapshot(tree: self.context.oldRoot, path: []))
-        case .data: return .snapshot(RuleDataSnapshot(tree: self.context.oldRoot, path: self.context.location))
+        case .auth: return self.context.scope.auth
+        case .now: return .number(self.context.scope.now)
+        case .root: return .snapshot(RuleDataSnapshot(isNew: false, path: [], node: self.context.scope.oldRoot))
+        case .data:
+            let node = self.context.oldNode ?? self.context.scope.oldRoot.node(at: self.context.location)
+            return .snapshot(RuleDataSnapshot(isNew: false, path: self.context.location, node: node))
         case .newData:
-            guard let newRoot = self.context.newRoot else { throw EvaluationError(message: "newData is not available") }
-            if let node = self.context.newNode {
-                return .snapshot(RuleDataSnapshot(tree: newRoot, path: self.context.location, node: node))
-            }
-            return .snapshot(RuleDataSnapshot(tree: newRoot, path: self.context.location))
+            guard let newTree = self.context.scope.newTree else { throw EvaluationError(message: "newData is not available") }
+            let node = self.context.newNode ?? newTree.node(at: self.context.location)
+            return .snapshot(RuleDataSnapshot(isNew: true, path: self.context.location, node: node))
         case .variable(let i): return .string(self.context.variables[i])
         case .query(let property): return self.query(property)
         case .property(let base, let key): return try self.property(try self.value(base), try self.value(key))
@@ -80,6 +105,11 @@ struct Evaluator {
             }
         case .snapshot(let target, let method, let arguments):
             return try self.snapshotCall(try self.snapshot(target), method, arguments)
+        case .childAt(let target, let keys): return .snapshot(try self.snapshot(target).child(keys))
+        case .hasChildAt(let target, let keys): return .bool(try self.snapshot(target).hasChild(keys))
+        case .hasChildrenAt(let target, let paths):
+            let s = try self.snapshot(target)
+            return .bool(paths.allSatisfy { s.hasChild($0) })
         case .hasChildrenList(let target, let paths):
             let s = try self.snapshot(target)
             var all = true
@@ -105,7 +135,7 @@ struct Evaluator {
     }
 
     private func query(_ property: QueryProperty) -> RuleValue {
-        let q = self.context.query
+        let q = self.context.scope.query
         func bound(_ b: LeafValue??) -> RuleValue { b.map { RuleValue($0) } ?? .null }
         switch property {
         case .orderByKey: return .bool(q.order == .key)
@@ -146,7 +176,14 @@ struct Evaluator {
         switch method {
         case .child: return .snapshot(s.child(try self.string(arguments[0], "child()")))
         case .parent:
-            guard let parent = s.parent() else { throw EvaluationError(message: "parent() of the root") }
+            let parent: RuleDataSnapshot?
+            if s.isNew {
+                guard let newTree = self.context.scope.newTree else { throw EvaluationError(message: "newData is not available") }
+                parent = s.parent(lookup: newTree.node(at:))
+            } else {
+                parent = s.parent { self.context.scope.oldRoot.node(at: $0) }
+            }
+            guard let parent else { throw EvaluationError(message: "parent() of the root") }
             return .snapshot(parent)
         case .hasChild: return .bool(s.child(try self.string(arguments[0], "hasChild()")).exists)
         case .hasChildren: return .bool(s.node.hasChildren)

@@ -1,3 +1,5 @@
+import CanopyCore
+
 /// A checked, compiled rule expression: every name resolved, every method known, ready to run.
 indirect enum Expression: Sendable {
     case constant(RuleValue)
@@ -15,6 +17,12 @@ indirect enum Expression: Sendable {
     case length(Expression)
     case snapshot(Expression, SnapshotMethod, [Expression])
     case hasChildrenList(Expression, [Expression])
+    /// `child('a/b')` with a literal path, split into keys when compiled.
+    case childAt(Expression, [ChildKey])
+    /// `hasChild('a/b')` with a literal path.
+    case hasChildAt(Expression, [ChildKey])
+    /// `hasChildren(['a', 'b'])` with literal paths.
+    case hasChildrenAt(Expression, [[ChildKey]])
     case string(Expression, StringMethod, [Expression])
     case matches(Expression, CompiledRegex)
     case not(Expression)

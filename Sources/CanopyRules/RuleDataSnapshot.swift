@@ -3,22 +3,15 @@ import CanopyCore
 /// `root`, `data` and `newData` in rules (spec §3.4): a view of one version of the tree at a
 /// location. Creating one and moving it (`child`, `parent`) never copies data.
 struct RuleDataSnapshot: Sendable {
-    /// The whole tree of this version (old or new), so `parent()` can climb.
-    let tree: Node
-    /// The location, from the root of `tree`.
-    let path: [ChildKey]
+    /// Whether this is a view of the tree after the write (`newData`) rather than before.
+    let isNew: Bool
+    /// The location, from the root of its version of the tree.
+    let path: ArraySlice<ChildKey>
     /// The node at `path`.
     let node: Node
 
-    init(tree: Node, path: [ChildKey]) {
-        self.tree = tree
-        self.path = path
-        self.node = tree.node(at: path)
-    }
-
-    /// A snapshot whose node the caller already has (it must be `tree.node(at: path)`).
-    init(tree: Node, path: [ChildKey], node: Node) {
-        self.tree = tree
+    init(isNew: Bool, path: ArraySlice<ChildKey>, node: Node) {
+        self.isNew = isNew
         self.path = path
         self.node = node
     }
@@ -27,21 +20,29 @@ struct RuleDataSnapshot: Sendable {
     /// not valid database keys simply refer to nothing (spec §3.4, targaryen #136).
     /// - Complexity: O(*d* log *n*) for *d* segments.
     func child(_ relative: String) -> RuleDataSnapshot {
-        var path = self.path
-        var node = self.node
-        for segment in relative.split(separator: "/", omittingEmptySubsequences: true) {
-            let key = ChildKey(String(segment))
-            path.append(key)
-            node = node.child(key)
-        }
-        return RuleDataSnapshot(tree: self.tree, path: path, node: node)
+        self.child(relative.split(separator: "/", omittingEmptySubsequences: true).map { ChildKey(String($0)) })
     }
 
-    /// The snapshot one level up, `nil` at the root.
-    /// - Complexity: O(*d* log *n*) in the depth.
-    func parent() -> RuleDataSnapshot? {
+    /// The snapshot at the relative path `keys` (a literal path, split once when the rule was compiled).
+    /// - Complexity: O(*d* log *n*) for *d* keys.
+    func child(_ keys: [ChildKey]) -> RuleDataSnapshot {
+        guard !keys.isEmpty else { return self }
+        var path = Array(self.path)
+        path.append(contentsOf: keys)
+        return RuleDataSnapshot(isNew: self.isNew, path: path[...], node: self.node.node(at: keys))
+    }
+
+    /// Whether the node at the relative path `keys` exists (no snapshot built).
+    /// - Complexity: O(*d* log *n*) for *d* keys.
+    func hasChild(_ keys: [ChildKey]) -> Bool { !self.node.node(at: keys).isEmpty }
+
+    /// The snapshot one level up, `nil` at the root; `lookup` finds a node in this snapshot's
+    /// version of the tree.
+    /// - Complexity: that of `lookup`, O(*d* log *n*) in the depth.
+    func parent(lookup: (ArraySlice<ChildKey>) -> Node) -> RuleDataSnapshot? {
         guard !self.path.isEmpty else { return nil }
-        return RuleDataSnapshot(tree: self.tree, path: Array(self.path.dropLast()))
+        let up = self.path.dropLast()
+        return RuleDataSnapshot(isNew: self.isNew, path: up, node: lookup(up))
     }
 
     var exists: Bool { !self.node.isEmpty }

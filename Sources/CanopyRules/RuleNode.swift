@@ -1,3 +1,5 @@
+import CanopyCore
+
 /// A node of the compiled rule tree: the rules at one location of the rule document, its literal
 /// children and at most one `$wildcard` child (spec §1.1). Immutable once built.
 final class RuleNode: Sendable {
@@ -6,6 +8,8 @@ final class RuleNode: Sendable {
     let validate: CompiledRule?
     let indexOn: [String]
     let children: [String: RuleNode]
+    /// `children` in key order, with their keys (a write's validation walk visits them in order).
+    let sortedChildren: [(key: ChildKey, node: RuleNode)]
     /// The `$name` of the wildcard child, if any.
     let wildcardName: String?
     let wildcard: RuleNode?
@@ -21,6 +25,7 @@ final class RuleNode: Sendable {
         self.validate = validate
         self.indexOn = indexOn
         self.children = children
+        self.sortedChildren = children.sorted { $0.key < $1.key }.map { (ChildKey($0.key), $0.value) }
         self.wildcardName = wildcardName
         self.wildcard = wildcard
         self.hasValidation = validate != nil || (wildcard?.hasValidation ?? false) || children.values.contains { $0.hasValidation }
@@ -38,7 +43,12 @@ final class RuleNode: Sendable {
     /// the wildcard matched (which binds the key to `wildcardName`).
     /// - Complexity: O(1) expected.
     func match(_ key: String) -> (node: RuleNode, isWildcard: Bool)? {
-        if let literal = self.children[key] { return (literal, false) }
+        // A few literal children (the usual case) are compared, not hashed.
+        if self.sortedChildren.count <= 8 {
+            for child in self.sortedChildren where child.key.string == key { return (child.node, false) }
+        } else if let literal = self.children[key] {
+            return (literal, false)
+        }
         if let wildcard = self.wildcard { return (wildcard, true) }
         return nil
     }

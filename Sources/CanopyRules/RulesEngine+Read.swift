@@ -15,18 +15,16 @@ extension RulesEngine {
     ///   expression plus its tree lookups; nothing under `path` is visited.
     package func canRead(path: DatabasePath, auth: AuthContext?, root: Node, query: QueryDescription? = nil, now: Int64) -> RuleVerdict {
         var trace: [RuleEvaluation] = []
-        let authValue = Self.authValue(auth)
+        let scope = EvaluationScope(auth: Self.authValue(auth), now: Double(now), oldRoot: root, newTree: nil, query: query ?? .none)
         var node: RuleNode? = self.document.root
         var variables: [String] = []
         let keys = path.keys
         for depth in 0...keys.count {
             guard let current = node else { break }
             if let rule = current.read {
-                let location = Array(keys[..<depth])
-                let context = self.context(
-                    auth: authValue, now: now, oldRoot: root, newRoot: nil, location: location, variables: variables, query: query ?? .none)
-                let (granted, reference) = self.run(rule, location: location, context: context, trace: &trace)
-                if granted {
+                let context = EvaluationContext(scope: scope, location: keys[..<depth], variables: variables)
+                if self.run(rule, context: context, trace: &trace) {
+                    let reference = rule.reference(at: keys[..<depth])
                     let reason = self.explains ? "Read of \(path) allowed by \(reference)" : ""
                     return RuleVerdict(isAllowed: true, decidingRule: reference, reason: reason, trace: trace)
                 }

@@ -15,20 +15,18 @@ extension RulesEngine {
     ///   location of the written values that a rule with `.validate` matches; unrelated parts of
     ///   the tree and of the rules are never visited.
     package func canWrite(changes: [Change], auth: AuthContext?, root: Node, now: Int64) -> RuleVerdict {
-        var newRoot = root
-        for change in changes { newRoot.set(change.value, at: change.path.keys[...]) }
-        var walk = WriteWalk(engine: self, auth: auth, now: now, oldRoot: root, newRoot: newRoot)
+        var walk = WriteWalk(engine: self, auth: auth, now: now, oldRoot: root, changes: changes)
         var granting: [RuleReference] = []
         for change in changes {
             // A priority write is a write of the node: its rules apply (spec §5.5).
             var keys = change.path.keys
             if keys.last?.isPriorityKey == true { keys.removeLast() }
             switch walk.check(keys) {
-            case .granted(let reference): granting.append(reference)
+            case .granted(let reference): if self.explains { granting.append(reference()) }
             case .denied(let verdict): return verdict
             }
         }
-        guard self.explains else { return RuleVerdict(isAllowed: true, decidingRule: granting.first, reason: "", trace: []) }
+        guard self.explains else { return RuleVerdict(isAllowed: true, decidingRule: nil, reason: "", trace: []) }
         let paths = changes.map(\.path.description).joined(separator: ", ")
         return RuleVerdict(
             isAllowed: true,
@@ -48,115 +46,142 @@ extension RulesEngine {
 
 /// The state of one write's evaluation: the trace, and the `.validate` locations already checked
 /// (multi-path updates share ancestors).
+///
+/// The walk holds the nodes it passes (old and new), so rules read `data` and `newData` without
+/// a lookup from the root, and reuses one buffer for the location of every rule it runs.
 struct WriteWalk {
     enum Result {
-        case granted(RuleReference)
+        /// The `.write` that granted (its reference built only when asked for).
+        case granted(() -> RuleReference)
         case denied(RuleVerdict)
     }
 
     let engine: RulesEngine
-    let auth: RuleValue
-    let now: Int64
-    let oldRoot: Node
-    let newRoot: Node
+    let scope: EvaluationScope
+    var newTree: NewTree { self.scope.newTree! }
+    var oldRoot: Node { self.scope.oldRoot }
     var trace: [RuleEvaluation] = []
+    /// Locations validated so far; only a write of several changes can reach one twice.
     var validated: Set<[ChildKey]> = []
+    let tracksValidated: Bool
 
-    init(engine: RulesEngine, auth: AuthContext?, now: Int64, oldRoot: Node, newRoot: Node) {
+    init(engine: RulesEngine, auth: AuthContext?, now: Int64, oldRoot: Node, changes: [RulesEngine.Change]) {
         self.engine = engine
-        self.auth = RulesEngine.authValue(auth)
-        self.now = now
-        self.oldRoot = oldRoot
-        self.newRoot = newRoot
-    }
-
-    private mutating func run(_ rule: CompiledRule, _ location: [ChildKey], _ variables: [String], newNode: Node? = nil) -> (
-        Bool, RuleReference
-    ) {
-        var context = self.engine.context(
-            auth: self.auth, now: self.now, oldRoot: self.oldRoot, newRoot: self.newRoot, location: location, variables: variables,
+        self.scope = EvaluationScope(
+            auth: RulesEngine.authValue(auth), now: Double(now), oldRoot: oldRoot, newTree: NewTree(oldRoot: oldRoot, changes: changes),
             query: .none)
-        context.newNode = newNode
-        return self.engine.run(rule, location: location, context: context, trace: &self.trace)
+        self.tracksValidated = changes.count > 1
     }
 
-    private func denied(_ reason: String, _ rule: RuleReference?) -> Result {
-        .denied(RuleVerdict(isAllowed: false, decidingRule: rule, reason: reason, trace: self.trace))
+    private mutating func run(
+        _ rule: CompiledRule, _ location: ArraySlice<ChildKey>, _ variables: [String], oldNode: Node?, newNode: Node?
+    ) -> Bool {
+        let context = EvaluationContext(scope: self.scope, location: location, variables: variables, oldNode: oldNode, newNode: newNode)
+        return self.engine.run(rule, context: context, trace: &self.trace)
+    }
+
+    /// Whether `location` is validated for the first time (always, for a single change).
+    private mutating func firstValidation(of location: ArraySlice<ChildKey>) -> Bool {
+        !self.tracksValidated || self.validated.insert(Array(location)).inserted
+    }
+
+    private func denied(_ keys: [ChildKey], _ reason: (DatabasePath) -> String, _ rule: RuleReference?) -> Result {
+        .denied(RuleVerdict(isAllowed: false, decidingRule: rule, reason: reason(DatabasePath(keys)), trace: self.trace))
     }
 
     mutating func check(_ keys: [ChildKey]) -> Result {
-        let path = DatabasePath(keys)
-        var chain: [(node: RuleNode, depth: Int, variables: [String])] = []
+        var chain: [(node: RuleNode, depth: Int, variables: [String], old: Node)] = []
+        var target: (node: RuleNode, variables: [String], old: Node)?
         var node: RuleNode? = self.engine.document.root
+        var old = self.oldRoot
         var variables: [String] = []
-        var granted: RuleReference?
+        var granted: CompiledRule?
+        var grantedDepth = 0
         for depth in 0...keys.count {
             guard let current = node else { break }
-            chain.append((current, depth, variables))
-            if granted == nil, let rule = current.write {
-                let (ok, reference) = self.run(rule, Array(keys[..<depth]), variables)
-                if ok { granted = reference }
+            if current.validate != nil { chain.append((current, depth, variables, old)) }
+            if granted == nil, let rule = current.write, self.run(rule, keys[..<depth], variables, oldNode: old, newNode: nil) {
+                granted = rule
+                grantedDepth = depth
             }
-            guard depth < keys.count, let next = current.match(keys[depth].string) else {
-                node = nil
-                continue
+            guard depth < keys.count else {
+                target = (current, variables, old)
+                break
             }
+            guard let next = current.match(keys[depth].string) else { break }
             if next.isWildcard { variables.append(keys[depth].string) }
             node = next.node
+            old = old.child(keys[depth])
         }
-        guard let granted else { return self.denied("No .write rule allowed the write to \(path)", nil) }
+        guard let granted else { return self.denied(keys, { "No .write rule allowed the write to \($0)" }, nil) }
         for link in chain {
             guard let rule = link.node.validate else { continue }
-            let location = Array(keys[..<link.depth])
-            guard !self.newRoot.node(at: location).isEmpty, self.validated.insert(location).inserted else { continue }
-            let (ok, reference) = self.run(rule, location, link.variables)
-            if !ok { return self.denied("Write of \(path) failed validation \(reference)", reference) }
+            let location = keys[..<link.depth]
+            let newNode = self.newTree.node(at: location)
+            guard !newNode.isEmpty, self.firstValidation(of: location) else { continue }
+            if !self.run(rule, location, link.variables, oldNode: link.old, newNode: newNode) {
+                return self.failed(rule, location, keys)
+            }
         }
-        if let last = chain.last, last.depth == keys.count, last.node.hasValidation {
+        if let target, target.node.hasValidation {
+            var location = keys
             if let failure = self.validateBelow(
-                last.node, location: keys, variables: last.variables, newNode: self.newRoot.node(at: keys), path: path)
+                target.node, location: &location, variables: target.variables, oldNode: target.old,
+                newNode: self.newTree.node(at: keys[...]), keys: keys)
             {
                 return failure
             }
         }
-        return .granted(granted)
+        let location = keys[..<grantedDepth]
+        return .granted({ granted.reference(at: location) })
     }
 
-    /// Validates the children of `newNode` that rules match, depth first.
-    private mutating func validateBelow(_ rules: RuleNode, location: [ChildKey], variables: [String], newNode: Node, path: DatabasePath)
-        -> Result?
-    {
+    private func failed(_ rule: CompiledRule, _ location: ArraySlice<ChildKey>, _ keys: [ChildKey]) -> Result {
+        let reference = rule.reference(at: location)
+        return self.denied(keys, { "Write of \($0) failed validation \(reference)" }, reference)
+    }
+
+    /// Validates the children of `newNode` (at `location`, a buffer the walk extends and restores)
+    /// that rules match, depth first.
+    private mutating func validateBelow(
+        _ rules: RuleNode, location: inout [ChildKey], variables: [String], oldNode: Node, newNode: Node, keys: [ChildKey]
+    ) -> Result? {
         guard case .children(let children) = newNode else { return nil }
         if rules.wildcard != nil {
-            for (key, child) in children.map {
-                guard let match = rules.match(key.string) else { continue }
-                if let failure = self.visit(
-                    match.node, location: location + [key], variables: match.isWildcard ? variables + [key.string] : variables,
-                    newNode: child, path: path)
-                {
-                    return failure
-                }
+            var failure: Result?
+            newNode.forEachChild { key, child in
+                guard let match = rules.match(key.string) else { return true }
+                location.append(key)
+                defer { location.removeLast() }
+                failure = self.visit(
+                    match.node, location: &location, variables: match.isWildcard ? variables + [key.string] : variables,
+                    oldNode: oldNode.child(key), newNode: child, keys: keys)
+                return failure == nil
             }
-        } else {
-            for (name, ruleChild) in rules.children.sorted(by: { $0.key < $1.key }) where ruleChild.hasValidation {
-                let key = ChildKey(name)
-                let child = children.map[key] ?? .empty
-                if child.isEmpty { continue }
-                if let failure = self.visit(ruleChild, location: location + [key], variables: variables, newNode: child, path: path) {
-                    return failure
-                }
+            return failure
+        }
+        for (key, ruleChild) in rules.sortedChildren where ruleChild.hasValidation {
+            guard let child = children.map[key] else { continue }
+            location.append(key)
+            defer { location.removeLast() }
+            if let failure = self.visit(
+                ruleChild, location: &location, variables: variables, oldNode: oldNode.child(key), newNode: child, keys: keys)
+            {
+                return failure
             }
         }
         return nil
     }
 
-    private mutating func visit(_ rules: RuleNode, location: [ChildKey], variables: [String], newNode: Node, path: DatabasePath) -> Result?
-    {
+    private mutating func visit(
+        _ rules: RuleNode, location: inout [ChildKey], variables: [String], oldNode: Node, newNode: Node, keys: [ChildKey]
+    ) -> Result? {
         guard rules.hasValidation, !newNode.isEmpty else { return nil }
-        if let rule = rules.validate, self.validated.insert(location).inserted {
-            let (ok, reference) = self.run(rule, location, variables, newNode: newNode)
-            if !ok { return self.denied("Write of \(path) failed validation \(reference)", reference) }
+        if let rule = rules.validate, self.firstValidation(of: location[...]) {
+            if !self.run(rule, location[...], variables, oldNode: oldNode, newNode: newNode) {
+                return self.failed(rule, location[...], keys)
+            }
         }
-        return self.validateBelow(rules, location: location, variables: variables, newNode: newNode, path: path)
+        return self.validateBelow(rules, location: &location, variables: variables, oldNode: oldNode, newNode: newNode, keys: keys)
     }
 }

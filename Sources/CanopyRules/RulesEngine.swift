@@ -36,39 +36,25 @@ package struct RulesEngine: Sendable {
     /// `auth` as rules see it: converted once per read or write, not once per rule.
     static func authValue(_ auth: AuthContext?) -> RuleValue { auth.map { RuleValue($0.variable) } ?? .null }
 
-    func context(
-        auth: RuleValue, now: Int64, oldRoot: Node, newRoot: Node?, location: [ChildKey], variables: [String], query: QueryDescription
-    ) -> EvaluationContext {
-        EvaluationContext(
-            auth: auth,
-            now: Double(now),
-            oldRoot: oldRoot,
-            newRoot: newRoot,
-            location: location,
-            variables: variables,
-            query: query
-        )
-    }
-
     /// Evaluates one rule; an error is a `false` (spec §3.3). Appends it to `trace` when the
     /// engine ``explains``.
-    func run(_ rule: CompiledRule, location: [ChildKey], context: EvaluationContext, trace: inout [RuleEvaluation]) -> (Bool, RuleReference)
-    {
-        let reference = RuleReference(
-            kind: rule.kind,
-            rulePath: rule.rulePath,
-            location: DatabasePath(location),
-            expression: rule.source,
-            line: rule.position.line,
-            column: rule.position.column
-        )
+    func run(_ rule: CompiledRule, context: EvaluationContext, trace: inout [RuleEvaluation]) -> Bool {
         let outcome: RuleEvaluation.Outcome
         do throws(EvaluationError) {
             outcome = try Evaluator(context: context).evaluate(rule.expression) ? .true : .false
         } catch {
             outcome = .error(error.message)
         }
-        if self.explains { trace.append(RuleEvaluation(rule: reference, outcome: outcome)) }
-        return (outcome == .true, reference)
+        if self.explains { trace.append(RuleEvaluation(rule: rule.reference(at: context.location), outcome: outcome)) }
+        return outcome == .true
+    }
+}
+
+extension CompiledRule {
+    /// The rule as a verdict names it, evaluated at `location` (built only when asked for).
+    func reference(at location: ArraySlice<ChildKey>) -> RuleReference {
+        RuleReference(
+            kind: self.kind, rulePath: self.rulePath, location: DatabasePath(Array(location)), expression: self.source,
+            line: self.position.line, column: self.position.column)
     }
 }

@@ -61,3 +61,25 @@ extension CanopyResponder {
         }
     }
 }
+
+extension CanopyResponder {
+    /// `/.inspect/databases.json` (the Firebase emulator's listing): the namespaces open or kept
+    /// in the store's directory, as `[{"name": …}]` sorted by name. Only the administrator may list
+    /// them on a guarded server.
+    func databases(method: HTTPRequest.Method, identity: Identity, output: Output) async throws(RESTError) -> Response {
+        guard method == .get else { throw RESTError(.methodNotAllowed, "Method \(method) is not supported for databases; use GET.") }
+        guard identity.isAdmin || !self.state.isGuarded else { throw RESTError.permissionDenied }
+        if output.silent { return Response(status: .noContent) }
+        var names = Set(self.state.store.names())
+        names.insert(self.state.configuration.defaultNamespace)
+        var out: [UInt8] = [UInt8(ascii: "[")]
+        for (index, name) in names.sorted().enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            out += Array(#"{"name":"#.utf8)
+            JSONWriter.appendString(name, to: &out)
+            out.append(UInt8(ascii: "}"))
+        }
+        out.append(UInt8(ascii: "]"))
+        return JSONBody.response(out)
+    }
+}

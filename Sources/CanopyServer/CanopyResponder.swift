@@ -46,6 +46,7 @@ struct CanopyResponder: HTTPResponder {
     }
 
     private func handle(_ request: inout Request, context: Context) async throws(RESTError) -> Response {
+        if let page = BrowserRoute.response(for: request) { return page }
         let target = try RESTTarget(uri: request.uri.description)
         let identity = try await self.identify(request, target)
         var method = request.method
@@ -57,6 +58,9 @@ struct CanopyResponder: HTTPResponder {
                 method = m
             }
         }
+        if case .databases = target.kind {
+            return try await self.databases(method: method, identity: identity, output: try self.output(target, request))
+        }
         let namespaceName = target.parameters["ns"].flatMap { $0.isEmpty ? nil : $0 } ?? self.state.configuration.defaultNamespace
         let namespace: Namespace
         do {
@@ -66,27 +70,18 @@ struct CanopyResponder: HTTPResponder {
         } catch {
             throw RESTError(.serviceUnavailable, "\(error)")
         }
-        let silent: Bool
-        let pretty: Bool
-        switch target.parameters["print"] {
-        case nil, "":
-            silent = false
-            pretty = false
-        case "silent":
-            silent = true
-            pretty = false
-        case "pretty":
-            silent = false
-            pretty = true
-        case let other?: throw .badRequest("print must be \"pretty\" or \"silent\", not \"\(other)\".")
-        }
-        let output = Output(silent: silent, pretty: pretty, wantsETag: request.headers[.firebaseETag]?.lowercased() == "true")
+        let output = try self.output(target, request)
 
         switch target.kind {
+        case .databases:
+            return try await self.databases(method: method, identity: identity, output: output)
         case .rules:
             // On a development server everyone may set rules (to try them); else only the administrator.
             guard identity.isAdmin || !self.state.isGuarded else { throw RESTError.permissionDenied }
             return try await self.rules(&request, method: method, namespace: namespace, output: output)
+        case .rulesSimulation:
+            guard identity.isAdmin || !self.state.isGuarded else { throw RESTError.permissionDenied }
+            return try await self.simulateRules(&request, method: method, namespace: namespace)
         case .priority(let path):
             return try await self.priority(&request, method: method, path: path, namespace: namespace, identity: identity, output: output)
         case .data(let path):
@@ -137,6 +132,25 @@ struct CanopyResponder: HTTPResponder {
         var silent: Bool
         var pretty: Bool
         var wantsETag: Bool
+    }
+
+    /// How the response is written (`print=`, `X-Firebase-ETag`).
+    private func output(_ target: RESTTarget, _ request: Request) throws(RESTError) -> Output {
+        let silent: Bool
+        let pretty: Bool
+        switch target.parameters["print"] {
+        case nil, "":
+            silent = false
+            pretty = false
+        case "silent":
+            silent = true
+            pretty = false
+        case "pretty":
+            silent = false
+            pretty = true
+        case let other?: throw .badRequest("print must be \"pretty\" or \"silent\", not \"\(other)\".")
+        }
+        return Output(silent: silent, pretty: pretty, wantsETag: request.headers[.firebaseETag]?.lowercased() == "true")
     }
 
     // MARK: - Access

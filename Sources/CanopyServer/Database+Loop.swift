@@ -25,8 +25,8 @@ extension Database {
                     continuation.resume(returning: .failure(error))
                 case .write(let write, let then):
                     let rendezvous = WriteRendezvous<T>(continuation)
-                    access.apply(write) { error in rendezvous.complete(error) }
-                    rendezvous.setValue(then(access))
+                    // The response shows what this write left, before any trigger it fires writes.
+                    access.apply(write, completion: { error in rendezvous.complete(error) }, applied: { rendezvous.setValue(then(access)) })
                 }
             }
             if !accepted { continuation.resume(returning: .failure(RESTError(.serviceUnavailable, "The database is closed."))) }

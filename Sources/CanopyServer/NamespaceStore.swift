@@ -20,6 +20,8 @@ public final class NamespaceStore: Sendable {
     public let maxNamespaces: Int
     /// What namespaces opened from now on start with (set by the server that serves them).
     private let rulesSetup = Mutex(RulesSetup())
+    /// What runs on every namespace's database as it opens (``onDatabaseOpen(_:)``).
+    private let openHooks = Mutex<[@Sendable (String, Database) throws -> Void]>([])
 
     /// - Parameters:
     ///   - directory: Where the databases live; `nil` keeps them in memory.
@@ -50,6 +52,25 @@ public final class NamespaceStore: Sendable {
         try await self.namespace(name).database
     }
 
+    /// Runs `setUp` on the database of every namespace as it opens, before it serves any request, and
+    /// at once on those already open: the place to register triggers
+    /// (``Canopy/Database/onValueWritten(_:_:)``), which then fire for writes made over REST and by
+    /// WebSocket (SDK) clients alike, as for writes made in-process; their own writes reach server-sent
+    /// event streams and SDK listeners like any other. Call it before the server starts serving. A `setUp` that throws fails the opening (the request gets 503 and a
+    /// later one tries again).
+    ///
+    /// ```swift
+    /// store.onDatabaseOpen { namespace, db in
+    ///     try db.onValueCreated("/restaurants/{restId}/ratings/{ratingId}") { event in … }
+    /// }
+    /// ```
+    ///
+    /// - Complexity: O(*k*) for *k* namespaces open now (each gets `setUp`).
+    public func onDatabaseOpen(_ setUp: @escaping @Sendable (_ namespace: String, _ database: Database) throws -> Void) rethrows {
+        self.openHooks.withLock { $0.append(setUp) }
+        for (name, namespace) in self.open.withLock({ $0 }) { try setUp(name, namespace.database) }
+    }
+
     /// Sets what namespaces opened from now on start with.
     func setRules(_ setup: RulesSetup) {
         self.rulesSetup.withLock { $0 = setup }
@@ -60,6 +81,17 @@ public final class NamespaceStore: Sendable {
         if self.open.withLock({ $0[name] != nil }) { return true }
         guard let directory = self.directory, Self.isValidName(name) else { return false }
         return FileManager.default.fileExists(atPath: URL(fileURLWithPath: directory).appendingPathComponent(name).path)
+    }
+
+    /// The names of the namespaces open, being opened, or kept in the store's directory.
+    /// - Complexity: O(*n*) for *n* namespaces plus the files of the directory.
+    func names() -> [String] {
+        var names = self.entries.withLock { Array($0.keys) }
+        if let directory = self.directory, let files = try? FileManager.default.contentsOfDirectory(atPath: directory) {
+            // A namespace is kept as a directory `NAME` (its rules beside it in `NAME.rules.json`).
+            names += files.filter { Self.isValidName($0) }
+        }
+        return names
     }
 
     /// The namespace `name`, opened (and created) if needed; with `create` false, only an open
@@ -84,7 +116,14 @@ public final class NamespaceStore: Sendable {
             let task = Task<Namespace, any Error> {
                 // Opening replays a journal: keep that off the event loops.
                 try await NIOThreadPool.singleton.runIfActive {
-                    try Namespace.open(name: name, directory: directory, configuration: configuration, rules: rules)
+                    let namespace = try Namespace.open(name: name, directory: directory, configuration: configuration, rules: rules)
+                    do {
+                        for setUp in self.openHooks.withLock({ $0 }) { try setUp(name, namespace.database) }
+                    } catch {
+                        namespace.database.close()
+                        throw error
+                    }
+                    return namespace
                 }
             }
             entries[name] = task

@@ -11,6 +11,10 @@ struct RESTTarget {
         case priority(DatabasePath)
         /// `/.settings/rules.json`.
         case rules
+        /// `/.settings/rules/simulate.json`: a read or write judged by rules, not made.
+        case rulesSimulation
+        /// `/.inspect/databases.json`: the namespaces (as the Firebase emulator lists them).
+        case databases
     }
 
     var kind: Kind
@@ -55,6 +59,14 @@ struct RESTTarget {
         }
         if segments == [".settings", "rules"] {
             self.kind = .rules
+            return
+        }
+        if segments == [".settings", "rules", "simulate"] {
+            self.kind = .rulesSimulation
+            return
+        }
+        if segments == [".inspect", "databases"] {
+            self.kind = .databases
             return
         }
         var isPriority = false

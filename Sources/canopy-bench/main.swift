@@ -66,7 +66,9 @@ let scenarios: [Scenario] =
         Scenario(name: "B7.limit.first10", stores: [.memory]) {
             try rangeQueries("B7.limit.first10", children: 1_000_000, k: 10, limitOnly: true, $0)
         },
-    ] + serverScenarios + webSocketScenarios + rulesScenarios + aggregateScenarios()
+    ] + serverScenarios + webSocketScenarios + rulesScenarios + ratingAggregateScenarios + aggregateScenarios() + [
+        Scenario(name: "B17.browser.page", stores: [.memory]) { try browserPages("B17.browser.page", children: 1_000_000, pages: 200, $0) }
+    ]
 
 /// Runs one scenario here and prints its line; returns whether its check passed.
 func runInProcess(_ scenario: Scenario, _ store: Store) -> Bool {

@@ -185,6 +185,7 @@ struct Serve: AsyncParsableCommand {
                 FileHandle.standardOutput.write(Data(line.utf8))
                 // How it is guarded, on stderr: the line above is what scripts read.
                 FileHandle.standardError.write(Data("canopy: \(configuration.accessSummary)\n".utf8))
+                FileHandle.standardError.write(Data("canopy: data browser at http://\(self.host):\(port)/_/\n".utf8))
             }
         }
         try await server.run()

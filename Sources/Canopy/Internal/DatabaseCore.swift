@@ -2,6 +2,7 @@ import CanopyCore
 import CanopyLoop
 import CanopyStorage
 import Foundation
+import Logging
 import Synchronization
 
 /// Wires the engine to the loop: every access to the tree and the views happens in a job on the
@@ -27,12 +28,18 @@ final class DatabaseCore: @unchecked Sendable {
 
     /// The journal and checkpoints of a database opened at a path; `nil` in memory.
     let store: DurableStore?
+    /// Loop-thread only (but for its atomic id counter): the triggers and the writes they queue.
+    let triggers: TriggerState
 
-    init(loop: EventLoop, clock: @escaping @Sendable () -> Int64, root: Node = .empty, store: DurableStore? = nil) {
+    init(
+        loop: EventLoop, clock: @escaping @Sendable () -> Int64, root: Node = .empty, store: DurableStore? = nil,
+        maxTriggerDepth: Int = 16, logger: Logger = Logger(label: "canopy")
+    ) {
         self.loop = loop
         self.engine = SyncEngine(root: root)
         self.clock = clock
         self.store = store
+        self.triggers = TriggerState(maxDepth: maxTriggerDepth, logger: logger)
         if let store {
             let engine = self.engine
             store.currentRoot = { engine.root }
@@ -51,9 +58,16 @@ final class DatabaseCore: @unchecked Sendable {
     static var closedError: DatabaseError { .databaseClosed }
 
     /// Runs `job` on the loop thread; returns `false` when the database is closed.
+    ///
+    /// Called by a trigger's handler, the job runs right after the triggers of the write being
+    /// handled, before any other queued job (see ``TriggerState``).
     @discardableResult
     func perform(_ job: @escaping @Sendable () -> Void) -> Bool {
         guard !self.isClosed else { return false }
+        if self.loop.inLoop, let depth = self.triggers.handlerDepth {
+            self.triggers.enqueue(job, depth: depth + 1)
+            return true
+        }
         return self.loop.execute(job)
     }
 
@@ -65,15 +79,25 @@ final class DatabaseCore: @unchecked Sendable {
         if !accepted { completion?(Self.closedError) }
     }
 
-    /// Applies `write` now. Loop thread only.
-    func apply(_ write: WriteOperation, completion: (@Sendable (DatabaseError?) -> Void)?) {
+    /// Applies `write` now, its server values resolved at `now` (the clock's time when `nil`), calls
+    /// `applied` (unless the write failed), then runs the triggers it fires. Loop thread only.
+    func apply(
+        _ write: WriteOperation, now: Int64? = nil, completion: (@Sendable (DatabaseError?) -> Void)?, applied: (() -> Void)? = nil
+    ) {
         self.loop.assertOnLoop()
         if let refusal = self.store?.refusal {
             completion?(refusal)
             return
         }
+        let depth = self.triggers.depth
+        if depth > self.triggers.maxDepth {
+            self.refuseTooDeep(write, completion: completion)
+            return
+        }
+        // With a trigger watching what the write changes, keep the tree before it (shared, not copied).
+        var before: Node? = self.triggers.tree.isEmpty ? nil : self.triggers.watches(write) ? self.engine.root : nil
         let events: [Event]
-        let now = self.clock()
+        let now = now ?? self.clock()
         do throws(DatabaseError) {
             events = try self.engine.apply(write, now: now)
         } catch {
@@ -90,6 +114,13 @@ final class DatabaseCore: @unchecked Sendable {
             for listener in self.changeListeners { listener.change(write, root) }
         }
         if self.store == nil { completion?(nil) }
+        applied?()
+        if before != nil {
+            // Let go of the tree before the write first: the writes the triggers queued (run by
+            // `drain`) then change the tree in place instead of copying the nodes it shares.
+            self.runTriggers(of: write, before: before.take()!, depth: depth)
+            self.triggers.drain()
+        }
     }
 
     /// Puts the tree back to `root` after the journal failed the writes made since (loop thread):
@@ -260,6 +291,8 @@ final class DatabaseCore: @unchecked Sendable {
             for registration in self.engine.allRegistrations where registration.isActive {
                 self.end(registration, error: error)
             }
+            // Triggers hold their database: let it go.
+            for entry in self.triggers.tree.removeAll() { entry.removed.store(true, ordering: .releasing) }
             self.endAggregates(error: error)
         }
         // After a signal stopped `run()`, the loop no longer takes jobs and nothing else touches

@@ -6,7 +6,9 @@ extension SortedMap: Sequence {
         @usableFromInline var stack: [(node: SortedMapNode<Key, Value>, index: Int)] = []
         @usableFromInline let reversed: Bool
 
-        @usableFromInline
+        // Inlinable (with `advance`), so that iteration from other modules is specialized: no
+        // generic tuple metadata on every step.
+        @inlinable
         init(root: SortedMapNode<Key, Value>?, startRank: Int, reversed: Bool) {
             self.reversed = reversed
             guard var node = root, startRank >= 0, startRank < node.count else { return }
@@ -31,7 +33,7 @@ extension SortedMap: Sequence {
             return element
         }
 
-        @usableFromInline
+        @inlinable
         mutating func advance() {
             let step = self.reversed ? -1 : 1
             while let top = self.stack.popLast() {

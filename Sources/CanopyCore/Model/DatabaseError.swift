@@ -42,6 +42,12 @@ public struct DatabaseError: Error, Sendable, Equatable, CustomStringConvertible
         public static let inUse = Code("in_use")
         /// An error thrown by user code (for example inside a transaction block).
         public static let userCodeFailed = Code("user_code_failed")
+        /// An object was used against its rules: a transaction read after a write or used after
+        /// its block returned, a batch committed twice, a reference from another database.
+        public static let invalidOperation = Code("invalid_operation")
+        /// A write issued by a trigger would have been more than the allowed number of triggers
+        /// deep (see `Database.Configuration.maxTriggerDepth`); it was not applied.
+        public static let triggerDepthExceeded = Code("trigger_depth_exceeded")
     }
 
     public var code: Code

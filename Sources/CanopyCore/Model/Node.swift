@@ -118,6 +118,32 @@ extension Node {
         return node
     }
 
+    /// ``node(at:)`` for a path slice, without generic dispatch from other modules.
+    ///
+    /// - Complexity: O(*d* log *n*)
+    package func node(at path: ArraySlice<ChildKey>) -> Node {
+        var node = self
+        for key in path {
+            guard case .children(let c) = node, let next = c.map[key] else { return .empty }
+            node = next
+        }
+        return node
+    }
+
+    /// ``node(at:)`` for a path array, without generic dispatch from other modules.
+    ///
+    /// - Complexity: O(*d* log *n*)
+    package func node(at path: [ChildKey]) -> Node { self.node(at: path[...]) }
+
+    /// Calls `body` with each child in key order, until it returns `false`. Compiled here, for
+    /// this map type, so callers in other modules iterate without generic dispatch.
+    ///
+    /// - Complexity: O(*n*) for *n* children.
+    package func forEachChild(while body: (ChildKey, Node) throws -> Bool) rethrows {
+        guard case .children(let c) = self else { return }
+        for (key, child) in c.map where try !body(key, child) { return }
+    }
+
     /// This node with its priority replaced (a no-op on an empty node).
     package func withPriority(_ priority: LeafValue?) -> Node {
         switch self {

@@ -27,7 +27,9 @@ struct WireConnection {
             // A reconnecting client: its previous connection is gone, whatever the socket says.
             await Self.runCloseWrites(of: previous, logger: logger)
         }
+        session.watchExpiry()
         let close = await self.read(inbound, logger: logger)
+        session.stopWatchingExpiry()
         // What was queued goes first, then the close frame.
         await session.outbox.finish()
         if let close { try? await outbound.close(close.code, reason: close.reason) }

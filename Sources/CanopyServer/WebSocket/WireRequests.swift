@@ -61,10 +61,15 @@ struct WireRequests {
     }
 
     /// Changes the connection's identity; its listens the new identity may not read are revoked.
+    /// A user token's expiry is watched from then on (``WireSession/watchExpiry()``).
     private func become(_ identity: Identity) async {
-        let session = self.session
-        let previous = session.identity
-        session.identity = identity
+        let previous = self.session.swapIdentity(to: identity)
+        await Self.revokeListens(of: self.session, changedFrom: previous, to: identity)
+        self.session.watchExpiry()
+    }
+
+    /// Revokes the listens `identity` may not read, when it differs from `previous`.
+    static func revokeListens(of session: WireSession, changedFrom previous: Identity, to identity: Identity) async {
         guard previous != identity, let namespace = session.namespace else { return }
         let wire = namespace.wire
         _ = try? await namespace.database.loop { access in
@@ -74,12 +79,11 @@ struct WireRequests {
         }
     }
 
-    /// A user token that expired since it was presented: the client is told (`ac`, it reconnects
+    /// A user token that expired since it was presented, seen by the next request (the timer of
+    /// ``WireSession/watchExpiry()`` usually comes first): the client is told (`ac`, it reconnects
     /// with a fresh one) and the connection goes on unauthenticated.
     private func expireIdentity() async {
-        guard case .user(_, let expires?) = self.session.identity, expires <= WireConnection.now() else { return }
-        self.session.outbox.send(ServerMessage.authRevoked(status: "expired_token", reason: "The auth token has expired."))
-        await self.become(.anonymous)
+        await self.session.expireIdentity(ifExpiredAt: WireConnection.now())
     }
 
     private func handleData(id: Int64, action: ClientAction, namespace: Namespace) async {

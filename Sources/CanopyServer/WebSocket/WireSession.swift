@@ -24,6 +24,9 @@ final class WireSession: Sendable {
     /// client without the admin token cannot make the server open a database.
     private let opened = Mutex<Namespace?>(nil)
 
+    /// The timer that ends a user token's identity when the token expires.
+    let expiryTimer = Mutex<Task<Void, Never>?>(nil)
+
     private static let nextID = Atomic<UInt64>(1)
 
     init(
@@ -42,6 +45,23 @@ final class WireSession: Sendable {
     var identity: Identity {
         get { self.currentIdentity.withLock { $0 } }
         set { self.currentIdentity.withLock { $0 = newValue } }
+    }
+
+    /// Sets the identity; returns the one it replaced.
+    func swapIdentity(to identity: Identity) -> Identity {
+        self.currentIdentity.withLock { current in
+            defer { current = identity }
+            return current
+        }
+    }
+
+    /// Sets `identity` only if the identity is still `expected` (a timer must not undo a newer `auth`).
+    func replaceIdentity(_ expected: Identity, with identity: Identity) -> Bool {
+        self.currentIdentity.withLock { current in
+            guard current == expected else { return false }
+            current = identity
+            return true
+        }
     }
 
     /// The namespace, once a request opened it.

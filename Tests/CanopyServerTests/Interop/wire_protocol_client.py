@@ -81,7 +81,8 @@ class Client:
     @classmethod
     async def open(cls, base, ns="wire", ls=None, headers=None):
         url = f"{base}/.ws?v=5" + (f"&ls={ls}" if ls else "") + f"&ns={ns}"
-        ws = await connect(url, additional_headers=headers or {}, max_size=None, ping_interval=None)
+        ws = await connect(url, additional_headers=headers or {}, max_size=None, ping_interval=None,
+                           open_timeout=30)
         client = cls(ws)
         hello = await client.recv()
         check(hello.get("t") == "c" and hello["d"].get("t") == "h", f"first message is the hello: {hello}")
@@ -314,6 +315,19 @@ async def transactions(base):
     await a.ok("p", {"p": "/tx/obj", "d": obj})
     _, ok = await a.call("p", {"p": "/tx/obj", "d": 1, "h": "j1UMxjbZyssb7A3c5BbZk64n6I8="})
     check(ok["s"] == "ok", f"the spec's object hash matches: {ok}")
+    await a.close()
+
+
+async def trigger_write(base):
+    """A rating written over the WebSocket fires the server's trigger (registered by the test with
+    NamespaceStore.onDatabaseOpen), whose aggregate write the client then reads back."""
+    a = await Client.open(base)
+    await a.ok("p", {"p": "/restaurants/ws/ratings/w1", "d": {"rating": 4}})
+    await a.ok("p", {"p": "/restaurants/ws/ratings/w2", "d": {"rating": 1}})
+    pushes, _ = await a.ok("q", {"p": "/restaurants/ws", "h": ""})
+    check(pushes, f"the restaurant's data is pushed: {pushes}")
+    data = pushes[-1]["b"]["d"]
+    check(data.get("numRatings") == 2 and data.get("avgRating") == 2.5, f"the trigger kept the aggregate: {data}")
     await a.close()
 
 
@@ -629,6 +643,16 @@ async def security_rules(base):
         check("alice" not in refused_auth["d"], "the reason does not echo the token")
     _, denied = await alice.call("g", {"p": "/users/alice", "q": {}})
     check(denied["s"] == "permission_denied", f"a refused auth leaves the connection unauthenticated: {denied}")
+    # A token that expires while the connection is idle: the server says so (`ac`) and revokes
+    # the listen that needed it, without waiting for a request.
+    # (5 s of validity: enough for the auth and the listen on a loaded machine.)
+    await alice.ok("auth", {"cred": user_token("alice", expires_in=5)})
+    await alice.ok("q", {"p": "/users/alice", "h": ""})
+    revoked_auth = await alice.push(timeout=20)
+    check(revoked_auth["a"] == "ac" and revoked_auth["b"]["s"] == "expired_token", f"the expiry is announced: {revoked_auth}")
+    await expect_revoked(alice, "/users/alice")
+    _, denied = await alice.call("g", {"p": "/users/alice", "q": {}})
+    check(denied["s"] == "permission_denied", f"after the expiry, unauthenticated: {denied}")
     # A user's onDisconnect is judged when it runs, as that user.
     bob = await Client.open(base)
     await bob.ok("auth", {"cred": user_token("bob")})
@@ -693,7 +717,7 @@ async def script_replay(base, script_path, out_path):
     await reader.close()
 
 
-SCENARIOS = {f.__name__: f for f in (handshake, captured_conversation, default_listen, large_messages, transactions,
+SCENARIOS = {f.__name__: f for f in (handshake, captured_conversation, default_listen, large_messages, transactions, trigger_write,
                                       on_disconnect, reconnect_with_ls, queries_and_gets, admin_token, bad_frames,
                                       random_differential, vanish_mid_frame, slow_reader, many_sockets, security_rules,
                                       script_replay)}

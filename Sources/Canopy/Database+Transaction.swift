@@ -1,0 +1,80 @@
+import CanopyCore
+
+extension Database {
+    /// Runs a transaction over any number of locations: `block` reads what it needs with
+    /// ``Transaction/getData(_:)``, then writes any locations with ``Transaction/setValue(_:for:)``,
+    /// ``Transaction/updateChildValues(_:for:)`` and ``Transaction/removeValue(for:)``; its return value
+    /// is returned here once the writes are committed.
+    ///
+    /// All or nothing: the writes are committed together as one write (one journal record; observers see
+    /// all of them or none), and a `block` that throws aborts the transaction with nothing written; its
+    /// error is rethrown here as it was thrown. Reading after writing is an error.
+    ///
+    /// On this (embedded) database the block runs once, on the loop thread, with no other write
+    /// between its reads and its commit, so transactions from any number of threads never lose an
+    /// update. Write `block` so that it may run more than once all the same: a transaction against a
+    /// remote server (`Database(url:)`, not available yet) will run it optimistically, check every
+    /// location it read at commit, and run it again on a conflict, up to a limit, failing while
+    /// offline. So the block must not change app state (assign results to your variables after this
+    /// returns), and must stay fast: the whole database waits while it runs.
+    ///
+    /// ```swift
+    /// let average = try await db.runTransaction { transaction in
+    ///     let restaurant = try transaction.getData(restaurantRef)
+    ///     let count = (restaurant.childSnapshot(forPath: "numRatings").value as? Int ?? 0) + 1
+    ///     let average = …
+    ///     try transaction.setValue(["rating": 5, "userId": uid], for: restaurantRef.child("ratings").childByAutoId())
+    ///     try transaction.updateChildValues(["numRatings": count, "avgRating": average], for: restaurantRef)
+    ///     return average
+    /// }
+    /// ```
+    ///
+    /// - Throws: The block's error; ``DatabaseError`` for an invalid write inside it (as the write
+    ///   methods throw it), `.closed` when the database is closed, or the error that failed the commit
+    ///   (for example a journal failure).
+    /// - Complexity: O(*r* · *d* log *n*) on the loop for *r* reads at depth *d*, plus the block's own work,
+    ///   plus the commit: O(*e* · *d*) to compose its *e* written entries into one write (more where they
+    ///   overlap), then as ``DatabaseReference/updateChildValues(_:)`` with those entries.
+    @discardableResult
+    public func runTransaction<T: Sendable>(_ block: @escaping (Transaction) throws -> T) async throws -> T {
+        let update = LoopCallback(block)
+        return try await withCheckedThrowingContinuation { continuation in
+            self.startTransaction(update) { result in continuation.resume(with: result.map { $0.value }) }
+        }
+    }
+
+    /// ``runTransaction(_:)`` reporting its outcome to `completion` on the loop thread: the block's
+    /// value once committed, or the error that aborted or failed it.
+    ///
+    /// Inside a trigger's handler, use this form: the transaction then runs right after the triggers
+    /// of the write being handled, before any other write.
+    ///
+    /// - Complexity: As ``runTransaction(_:)``.
+    public func runTransaction<T>(_ block: @escaping (Transaction) throws -> T, completion: @escaping (Result<T, any Error>) -> Void) {
+        let done = LoopCallback(completion)
+        self.startTransaction(LoopCallback(block)) { result in done.value(result.map { $0.value }) }
+    }
+
+    /// Queues the transaction on the loop; `completion` runs on the loop thread (on the calling
+    /// thread when the database is closed).
+    private func startTransaction<T>(
+        _ block: LoopCallback<(Transaction) throws -> T>, completion: @escaping @Sendable (Result<LoopCallback<T>, any Error>) -> Void
+    ) {
+        let core = self.core
+        let accepted = core.perform { [self] in
+            let transaction = Transaction(database: self)
+            let value: T
+            do {
+                value = try block.value(transaction)
+            } catch {
+                transaction.finish()
+                completion(.failure(error))
+                return
+            }
+            transaction.finish()
+            let result = LoopCallback(value)
+            core.commit(transaction.writes) { error in completion(error.map { .failure($0) } ?? .success(result)) }
+        }
+        if !accepted { completion(.failure(DatabaseCore.closedError)) }
+    }
+}

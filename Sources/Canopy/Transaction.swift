@@ -1,0 +1,91 @@
+import CanopyCore
+
+/// The reads and writes of one ``Database/runTransaction(_:)`` block: read any number of locations
+/// with ``getData(_:)``, then write any others with ``setValue(_:for:)``,
+/// ``updateChildValues(_:for:)`` and ``removeValue(for:)``. The writes are committed together, as one
+/// write, when the block returns, or not at all when it throws.
+///
+/// Reads come first: ``getData(_:)`` after a write throws. The transaction is valid only inside its
+/// block; used afterwards, every method throws.
+public final class Transaction {
+    let database: Database
+    /// The locations read (a remote database will check their hashes at commit). Only paths: holding
+    /// the nodes read would make the commit copy the tree's nodes along them.
+    private(set) var reads: [DatabasePath] = []
+    private(set) var writes: [WriteOperation] = []
+    private var finished = false
+
+    init(database: Database) {
+        self.database = database
+    }
+
+    /// The data at `ref` now. Loop thread (inside the block).
+    ///
+    /// - Throws: ``DatabaseError`` `.invalidOperation` after a write, after the block returned, or
+    ///   for a reference to another database; the reference's own error for an invalid one.
+    /// - Complexity: O(*d* log *n*) at depth *d*; the snapshot shares storage with the tree.
+    public func getData(_ ref: DatabaseReference) throws(DatabaseError) -> DataSnapshot {
+        try self.check(ref, function: "getData")
+        if let error = ref.constraintError { throw error }
+        guard self.writes.isEmpty else {
+            throw DatabaseError(
+                .invalidOperation,
+                "Transaction.getData failed: \(ref.pathString) is read after a write; a transaction reads every location it needs before it writes."
+            )
+        }
+        let node = self.database.core.engine.node(at: ref.path)
+        self.reads.append(ref.path)
+        return DataSnapshot(node: node, path: ref.path, database: self.database)
+    }
+
+    /// Replaces the data at `ref` with `value` (as ``DatabaseReference/setValue(_:)``) when the
+    /// transaction commits.
+    ///
+    /// - Throws: ``DatabaseError`` naming the invalid key, value or path (nothing is added then), or
+    ///   `.invalidOperation` as ``getData(_:)``.
+    /// - Complexity: O(*s*) to validate a value of *s* nodes.
+    @discardableResult
+    public func setValue(_ value: Any?, for ref: DatabaseReference) throws(DatabaseError) -> Transaction {
+        try self.check(ref, function: "setValue")
+        self.writes.append(try WriteBuilder.set(ref, value))
+        return self
+    }
+
+    /// Writes the relative paths of `values` below `ref` (as ``DatabaseReference/updateChildValues(_:)``)
+    /// when the transaction commits.
+    ///
+    /// - Throws: As ``setValue(_:for:)``.
+    /// - Complexity: O(*s* + *e* · *d*) to validate *e* entries of *s* nodes at depth *d*.
+    @discardableResult
+    public func updateChildValues(_ values: [AnyHashable: Any], for ref: DatabaseReference) throws(DatabaseError) -> Transaction {
+        try self.check(ref, function: "updateChildValues")
+        self.writes.append(try WriteBuilder.update(ref, values))
+        return self
+    }
+
+    /// Removes the data at `ref` when the transaction commits.
+    ///
+    /// - Throws: As ``setValue(_:for:)``.
+    /// - Complexity: O(1).
+    @discardableResult
+    public func removeValue(for ref: DatabaseReference) throws(DatabaseError) -> Transaction {
+        try self.check(ref, function: "removeValue")
+        self.writes.append(try WriteBuilder.set(ref, nil, function: "remove"))
+        return self
+    }
+
+    /// Ends the transaction: later calls throw.
+    func finish() { self.finished = true }
+
+    private func check(_ ref: DatabaseReference, function: String) throws(DatabaseError) {
+        guard !self.finished else {
+            throw DatabaseError(
+                .invalidOperation,
+                "Transaction.\(function) failed: the transaction is over (its block returned); use it only inside the block.")
+        }
+        guard ref.database === self.database else {
+            throw DatabaseError(
+                .invalidOperation, "Transaction.\(function) failed: \(ref.pathString) is a reference to another database.")
+        }
+    }
+}

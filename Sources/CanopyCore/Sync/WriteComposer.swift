@@ -1,0 +1,156 @@
+/// Composes writes made one after another (a batch, a transaction's writes) into one
+/// ``WriteOperation`` with the same outcome, so that they are applied, journaled and observed as one
+/// write: one journal record, one round of events.
+///
+/// Writes that touch disjoint locations are kept as they are (their server values resolve when the
+/// composed write is applied, against the data they would have seen). Where a write touches a
+/// location an earlier one wrote (at, above or below it), the two are merged into one concrete value
+/// at the higher location, with server values resolved exactly as sequential writes would resolve
+/// them. Loop thread only (it reads the tree through `current`).
+package struct WriteComposer {
+    /// Non-overlapping entries, absolute paths, in the order they were added (`nil`: merged away).
+    private var entries: [(path: [ChildKey], value: WriteValue)?] = []
+    private var live = 0
+    /// For many entries: the entry at each target path, and how many entries lie strictly below each
+    /// path (built once there are more than ``indexThreshold`` entries).
+    private var targets: [[ChildKey]: Int]?
+    private var below: [[ChildKey]: Int] = [:]
+    private static var indexThreshold: Int { 16 }
+
+    package init() {}
+
+    /// Whether nothing was added (or everything added cancelled out into nothing).
+    package var isEmpty: Bool { self.live == 0 }
+
+    /// Adds `write` after the writes added so far.
+    ///
+    /// - Parameters:
+    ///   - now: The time server values resolve to (the time the composed write is applied).
+    ///   - current: The data at a path before the first write (the tree now).
+    /// - Complexity: O(*e* · *d*) for *e* entries at depth *d* when it touches nothing written before;
+    ///   a merge costs O(*d* log *n*) per merged entry.
+    package mutating func add(_ write: WriteOperation, now: Int64, current: (ArraySlice<ChildKey>) -> Node) {
+        for entry in write.entries {
+            self.add(path: write.path.keys + entry.path, value: entry.value, now: now, current: current)
+        }
+    }
+
+    /// The composed write, `nil` when nothing was added.
+    package func operation() -> WriteOperation? {
+        var paths: [(path: [ChildKey], value: WriteValue)] = []
+        paths.reserveCapacity(self.live)
+        for entry in self.entries { if let entry { paths.append(entry) } }
+        guard var base = paths.first.map({ Self.target($0.path) }) else { return nil }
+        for (path, _) in paths.dropFirst() {
+            let target = Self.target(path)
+            var common = 0
+            while common < base.count && common < target.count && base[common] == target[common] { common += 1 }
+            base.removeLast(base.count - common)
+        }
+        let entries = paths.map { WriteOperation.Entry(path: Array($0.path[base.count...]), value: $0.value) }
+        return WriteOperation(path: DatabasePath(base), entries: entries)
+    }
+
+    // MARK: - Internals
+
+    /// The node a path writes: its parent for a `.priority` path.
+    private static func target(_ path: [ChildKey]) -> [ChildKey] {
+        path.last?.isPriorityKey == true ? Array(path.dropLast()) : path
+    }
+
+    private mutating func add(path: [ChildKey], value: WriteValue, now: Int64, current: (ArraySlice<ChildKey>) -> Node) {
+        let target = Self.target(path)
+        let overlapping = self.overlapping(target)
+        guard !overlapping.isEmpty else {
+            self.append(path, value)
+            return
+        }
+        // Merge into one concrete value at the highest location involved. The overlapping entries
+        // do not overlap one another, so they apply in any order, each against the data before.
+        let top = overlapping.map { Self.target(self.entries[$0]!.path) }.min { $0.count < $1.count }!
+        var high = top.count < target.count ? top : target
+        var merged = overlapping
+        // A write below a leaf replaces the leaf, for good: writing there and then removing what
+        // was written removes the leaf too. So merge at the leaf, with every entry below it.
+        if let leaf = Self.leafAbove(high, current: current) {
+            high = leaf
+            merged = self.overlapping(high)
+        }
+        var node = current(high[...])
+        for index in merged {
+            let entry = self.entries[index]!
+            let concrete = Self.resolve(entry.value, at: entry.path, in: current(Self.target(entry.path)[...]), now: now)
+            node.set(concrete, at: entry.path[high.count...])
+            self.remove(index)
+        }
+        let relative = path[high.count...]
+        node.set(Self.resolve(value, at: path, in: node.node(at: Self.target(Array(relative))), now: now), at: relative)
+        self.append(high, WriteValue(node: node))
+    }
+
+    /// The path of the leaf strictly above `path` in the tree now, if there is one (there is at most one:
+    /// below a leaf there is no data).
+    private static func leafAbove(_ path: [ChildKey], current: (ArraySlice<ChildKey>) -> Node) -> [ChildKey]? {
+        var node = current([])
+        for depth in 0..<path.count {
+            switch node {
+            case .children: node = node.child(path[depth])
+            case .empty: return nil
+            case .leaf, .prioritizedLeaf: return Array(path[..<depth])
+            }
+        }
+        return nil
+    }
+
+    /// `value` written at `path` with its server values resolved against `node`, the data at the
+    /// path's target (a `.priority` value resolves against the target's priority).
+    private static func resolve(_ value: WriteValue, at path: [ChildKey], in node: Node, now: Int64) -> Node {
+        guard !value.placeholders.isEmpty else { return value.node }
+        let current = path.last?.isPriorityKey == true ? (node.priority.map(Node.leaf) ?? .empty) : node
+        return value.resolved(against: current, now: now)
+    }
+
+    /// The live entries whose target is at, above or below `target`.
+    private func overlapping(_ target: [ChildKey]) -> [Int] {
+        guard let targets = self.targets else {
+            var found: [Int] = []
+            for (index, entry) in self.entries.enumerated() {
+                guard let entry else { continue }
+                let other = Self.target(entry.path)
+                if other.count <= target.count ? target.starts(with: other) : other.starts(with: target) { found.append(index) }
+            }
+            return found
+        }
+        for length in 0...target.count {
+            if let index = targets[Array(target[..<length])] { return [index] }
+        }
+        guard self.below[target, default: 0] > 0 else { return [] }
+        return self.entries.indices.filter { index in
+            guard let entry = self.entries[index] else { return false }
+            return Self.target(entry.path).starts(with: target)
+        }
+    }
+
+    private mutating func append(_ path: [ChildKey], _ value: WriteValue) {
+        self.entries.append((path, value))
+        self.live += 1
+        if self.targets != nil {
+            self.index(self.entries.count - 1, adding: 1)
+        } else if self.live > Self.indexThreshold {
+            self.targets = [:]
+            for index in self.entries.indices where self.entries[index] != nil { self.index(index, adding: 1) }
+        }
+    }
+
+    private mutating func remove(_ index: Int) {
+        if self.targets != nil { self.index(index, adding: -1) }
+        self.entries[index] = nil
+        self.live -= 1
+    }
+
+    private mutating func index(_ index: Int, adding delta: Int) {
+        let target = Self.target(self.entries[index]!.path)
+        self.targets![target] = delta > 0 ? index : nil
+        for length in 0..<target.count { self.below[Array(target[..<length]), default: 0] += delta }
+    }
+}
