@@ -9,7 +9,9 @@ import Testing
 /// ranges and limits. After every write, each live aggregate's observed value and a `getData()`
 /// must equal a recount over the oracle's window (``OracleQuery/window(_:)``, written from the
 /// range table), and an observer must be called exactly when its value changed.
-@Suite("Aggregates against a brute-force recount")
+// Serialized: each case is a long synchronous loop on a test thread; one at a time leaves the
+// other threads (2 cores) to the rest of the suite.
+@Suite("Aggregates against a brute-force recount", .serialized)
 struct AggregateModelTests {
     struct Random {
         var rng: SeededGenerator
@@ -218,14 +220,14 @@ struct AggregateModelTests {
         return nil
     }
 
-    @Test("live and one-shot aggregates equal a recount after every write (exact values)", arguments: [21, 22, 23, 24] as [UInt64])
+    @Test("live and one-shot aggregates equal a recount after every write (exact values)", arguments: [21, 22, 23] as [UInt64])
     func exactValues(seed: UInt64) throws {
-        try self.run(seed: seed, exact: true, steps: 700)
+        try self.run(seed: seed, exact: true, steps: 500)
     }
 
     @Test("with arbitrary doubles, sums and averages stay within rounding of a recount", arguments: [31, 32] as [UInt64])
     func roundedValues(seed: UInt64) throws {
-        try self.run(seed: seed, exact: false, steps: 500)
+        try self.run(seed: seed, exact: false, steps: 300)
     }
 
     func run(seed: UInt64, exact: Bool, steps: Int) throws {

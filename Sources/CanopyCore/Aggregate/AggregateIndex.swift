@@ -8,6 +8,11 @@ package final class AggregateIndex {
     package struct Key: Hashable {
         package var index: QueryIndex
         package var field: [ChildKey]?
+
+        package init(index: QueryIndex, field: [ChildKey]?) {
+            self.index = index
+            self.field = field
+        }
     }
 
     package let key: Key

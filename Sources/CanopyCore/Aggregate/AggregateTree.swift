@@ -76,7 +76,7 @@ package struct AggregateTree {
             let low = node.partition(isBelow)
             if node.isLeaf { return rank + low }
             if low == 0 { return rank }
-            for j in 0..<(low - 1) { rank += node.children[j].summary.count }
+            for j in 0..<(low - 1) { rank += node.sums[j].count }
             node = node.children[low - 1]
         }
     }
@@ -104,22 +104,29 @@ package struct AggregateTree {
 
 /// A node of ``AggregateTree``: a leaf holds entries and values, an internal node children and a
 /// lower bound of each child's entries (`keys[i] <= every entry of children[i] < keys[i + 1]`).
-/// Each caches the summary of its subtree.
+/// Each caches the summary of its subtree, and an internal node a copy of each child's summary in
+/// one contiguous array (`sums`), so that combining the summaries of its children (a range query,
+/// a rank, a recomputed minimum) reads one block of memory instead of following 32 pointers.
 final class AggregateTreeNode {
     static let capacity = 32
     static let minWidth = 8
 
-    var keys: ContiguousArray<IndexEntry>
+    // Unchecked exclusivity: a node is only touched by its tree's single owner, on one thread, and
+    // never re-entrantly, so the dynamic checks (several per level of every update) cannot fail.
+    @exclusivity(unchecked) var keys: ContiguousArray<IndexEntry>
     /// Leaf only.
-    var values: ContiguousArray<AggregateNumber?>
+    @exclusivity(unchecked) var values: ContiguousArray<AggregateNumber?>
     /// Internal only.
-    var children: ContiguousArray<AggregateTreeNode>
-    var summary = AggregateSummary()
+    @exclusivity(unchecked) var children: ContiguousArray<AggregateTreeNode>
+    /// Internal only: `sums[i] == children[i].summary`.
+    @exclusivity(unchecked) var sums: ContiguousArray<AggregateSummary>
+    @exclusivity(unchecked) var summary = AggregateSummary()
 
     init(keys: ContiguousArray<IndexEntry>, values: ContiguousArray<AggregateNumber?>) {
         self.keys = keys
         self.values = values
         self.children = []
+        self.sums = []
         self.recompute()
     }
 
@@ -127,6 +134,7 @@ final class AggregateTreeNode {
         self.children = children
         self.keys = ContiguousArray(children.map { $0.keys[0] })
         self.values = []
+        self.sums = ContiguousArray(children.map(\.summary))
         self.recompute()
     }
 
@@ -139,7 +147,7 @@ final class AggregateTreeNode {
         if self.isLeaf {
             for v in self.values { s.add(v) }
         } else {
-            for c in self.children { s.add(c.summary) }
+            for c in self.sums { s.add(c) }
         }
         self.summary = s
     }
@@ -151,7 +159,7 @@ final class AggregateTreeNode {
         if self.isLeaf {
             for case let v? in self.values { self.summary.mergeMinMax(v, v) }
         } else {
-            for c in self.children { self.summary.mergeMinMax(c.summary.min, c.summary.max) }
+            for c in self.sums { self.summary.mergeMinMax(c.min, c.max) }
         }
     }
 
@@ -240,15 +248,19 @@ final class AggregateTreeNode {
         }
         let c = node.childIndex(for: key)
         if c == 0 && key < node.keys[0] { node.keys[0] = key }
-        let (insertion, split) = insertReporting(into: node.children[c], key, value)
+        let child = node.children[c]
+        let (insertion, split) = insertReporting(into: child, key, value)
+        node.sums[c] = child.summary
         node.apply(insertion, value)
         guard let split else { return (insertion, nil) }
         node.children.insert(split, at: c + 1)
+        node.sums.insert(split.summary, at: c + 1)
         node.keys.insert(split.keys[0], at: c + 1)
         guard node.width > capacity else { return (insertion, nil) }
         let cut = node.width / 2
         let right = AggregateTreeNode(children: ContiguousArray(node.children[cut...]))
         node.children.removeSubrange(cut...)
+        node.sums.removeSubrange(cut...)
         node.keys.removeSubrange(cut...)
         node.recompute()
         return (insertion, right)
@@ -266,7 +278,9 @@ final class AggregateTreeNode {
             return .some(old)
         }
         let c = node.childIndex(for: key)
-        guard let old = remove(from: node.children[c], key) else { return nil }
+        let child = node.children[c]
+        guard let old = remove(from: child, key) else { return nil }
+        node.sums[c] = child.summary
         let stale = node.summary.remove(old)
         if node.children[c].width < minWidth { node.rebalance(child: c) }
         if stale { node.recomputeMinMax() }
@@ -286,13 +300,17 @@ final class AggregateTreeNode {
             left.values.append(contentsOf: right.values)
         } else {
             left.children.append(contentsOf: right.children)
+            left.sums.append(contentsOf: right.sums)
         }
         if left.width <= Self.capacity {
             left.summary.add(right.summary)
             self.children.remove(at: r)
+            self.sums.remove(at: r)
             self.keys.remove(at: r)
+            self.sums[l] = left.summary
             if left.width == 0 {
                 self.children.remove(at: l)
+                self.sums.remove(at: l)
                 self.keys.remove(at: l)
             }
             return
@@ -305,10 +323,13 @@ final class AggregateTreeNode {
         } else {
             newRight = AggregateTreeNode(children: ContiguousArray(left.children[cut...]))
             left.children.removeSubrange(cut...)
+            left.sums.removeSubrange(cut...)
         }
         left.keys.removeSubrange(cut...)
         left.recompute()
         self.children[r] = newRight
+        self.sums[r] = newRight.summary
+        self.sums[l] = left.summary
         self.keys[r] = newRight.keys[0]
     }
 
@@ -322,10 +343,14 @@ final class AggregateTreeNode {
             return result
         }
         var offset = 0
-        for child in node.children {
-            let n = child.summary.count
+        for (i, sum) in node.sums.enumerated() {
+            let n = sum.count
             if offset + n > lo {
-                result.add(summary(of: child, lo - offset, hi - offset))
+                if lo <= offset && hi >= offset + n {
+                    result.add(sum)
+                } else {
+                    result.add(summary(of: node.children[i], lo - offset, hi - offset))
+                }
             }
             offset += n
             if offset >= hi { break }

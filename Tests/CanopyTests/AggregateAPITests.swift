@@ -1,0 +1,106 @@
+import Canopy
+import Foundation
+import Testing
+
+/// The aggregate API around the engine: AsyncSequences, removal, errors, closing.
+@Suite("Aggregate API")
+struct AggregateAPITests {
+    final class Box: @unchecked Sendable {  // written on the draining thread only
+        var values: [AggregateSnapshot] = []
+        var errors: [any Error] = []
+    }
+
+    static func drained() throws -> Database {
+        var configuration = Database.Configuration()
+        configuration.loopMode = .manual
+        return try Database.inMemory(configuration)
+    }
+
+    @Test("values() yields the current value, then each change; ending the loop removes the observer")
+    func asyncSequence() async throws {
+        let db = try Database.inMemory()
+        defer { db.close() }
+        let ratings = db.reference(withPath: "ratings")
+        try await ratings.setValue(["a": ["stars": 4], "b": ["stars": 2]])
+        let aggregate = ratings.aggregate(.count, .average("stars"))
+        var iterator = aggregate.values().makeAsyncIterator()
+        let first = try #require(try await iterator.next())
+        #expect(first.count == 2 && first.average("stars") == 3)
+        try await ratings.child("c").setValue(["stars": 6])
+        let second = try #require(try await iterator.next())
+        #expect(second.count == 3 && second.average("stars") == 4)
+        #expect(second.json == ["count": 3, "avg(stars)": 4.0])
+        // A write that does not change the value yields nothing: the next value is the one after.
+        try await ratings.child("c/text").setValue("ok")
+        try await ratings.child("a").removeValue()
+        let third = try #require(try await iterator.next())
+        #expect(third.count == 2 && third.average("stars") == 4)
+        db.close()
+        await #expect(throws: DatabaseError.self) { _ = try await iterator.next() }
+    }
+
+    @Test("a removed observer gets nothing more; another observer of the same aggregate goes on")
+    func removal() throws {
+        let db = try Self.drained()
+        defer { db.close() }
+        let list = db.reference(withPath: "list")
+        try list.setValue(["a": 1, "b": 2])
+        let aggregate = list.aggregate(.sum("$value"))
+        let kept = Box()
+        let removed = Box()
+        aggregate.observe { kept.values.append($0) }
+        let handle = aggregate.observe { removed.values.append($0) }
+        db.drain()
+        #expect(kept.values.map { $0.integerSum("$value") } == [3])
+        #expect(removed.values.map { $0.integerSum("$value") } == [3])
+        aggregate.removeObserver(withHandle: handle)
+        try list.child("c").setValue(4)
+        db.drain()
+        #expect(kept.values.map { $0.integerSum("$value") } == [3, 7])
+        #expect(removed.values.count == 1)
+        // Removing an unknown handle is harmless.
+        aggregate.removeObserver(withHandle: 987_654)
+    }
+
+    @Test("an invalid field or query is reported to getData and to the cancel block, naming the part")
+    func errors() async throws {
+        let db = try Database.inMemory()
+        defer { db.close() }
+        let ref = db.reference(withPath: "list")
+        for (aggregate, part) in [
+            (ref.aggregate(.sum("a.b")), "sum(a.b)"), (ref.aggregate(.max("$key")), "max($key)"), (ref.aggregate([]), "at least one"),
+            (ref.queryLimited(toFirst: 0).aggregate(.count), "Limit"),
+        ] {
+            do {
+                _ = try await aggregate.getData()
+                Issue.record("\(part): no error")
+            } catch let error as DatabaseError {
+                #expect(error.code == .invalidQuery, "\(part)")
+                #expect(error.message.contains(part), "\(error.message)")
+            }
+            let cancelled = await withCheckedContinuation { (continuation: CheckedContinuation<(any Error)?, Never>) in
+                aggregate.observe(with: { _ in continuation.resume(returning: nil) }, withCancel: { continuation.resume(returning: $0) })
+            }
+            #expect((cancelled as? DatabaseError)?.code == .invalidQuery, "\(part)")
+        }
+    }
+
+    @Test("a snapshot's accessors: integer sums exact, doubles as doubles, nil for what was not asked")
+    func accessors() throws {
+        let db = try Self.drained()
+        defer { db.close() }
+        let list = db.reference(withPath: "list")
+        try list.setValue(["a": ["n": Int64.max - 1, "d": 0.5], "b": ["n": 1, "d": 0.25], "c": ["n": "x"]])
+        var snapshot: AggregateSnapshot?
+        list.aggregate(.sum("n"), .sum("d"), .min("n"), .count, .sum("n")).getData { _, s in snapshot = s }
+        db.drain()
+        let s = try #require(snapshot)
+        #expect(s.functions == [.sum("n"), .sum("d"), .min("n"), .count])
+        #expect(s.integerSum("n") == Int64.max)
+        #expect(s.sum("d") == 0.75 && s.integerSum("d") == nil)
+        #expect(s[.min("n")] == .int(1))
+        #expect(s.count == 3 && s[.count] == .int(3))
+        #expect(s.average("n") == nil && s[.max("n")] == nil)
+        #expect(s.description == #"{"count":3,"min(n)":1,"sum(d)":0.75,"sum(n)":9223372036854775807}"#)
+    }
+}
