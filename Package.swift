@@ -38,7 +38,10 @@ let package = Package(
         .target(
             name: "CanopyWire", dependencies: ["CanopyCore", .product(name: "Crypto", package: "swift-crypto")], swiftSettings: settings),
         .target(
-            name: "Canopy", dependencies: ["CanopyCore", "CanopyLoop", "CanopyStorage", .product(name: "Logging", package: "swift-log")],
+            name: "Canopy",
+            dependencies: [
+                "CanopyCore", "CanopyLoop", "CanopyStorage", "CanopyWire", "CanopyConnection", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: settings),
         .target(
             name: "CanopyServer",
@@ -122,7 +125,7 @@ let package = Package(
         .testTarget(name: "RestaurantsTests", dependencies: ["Restaurants", "Canopy", "CanopyTestSupport"], swiftSettings: settings),
         .testTarget(
             name: "CanopyTests",
-            dependencies: ["Canopy", "CanopyCore", "CanopyLoop", "CanopyStorage", "CanopyTestSupport", "canopy-crash-writer"],
+            dependencies: ["Canopy", "CanopyCore", "CanopyLoop", "CanopyStorage", "CanopyServer", "CanopyTestSupport", "canopy-crash-writer"],
             resources: [.copy("Fixtures")], swiftSettings: settings),
     ]
 )

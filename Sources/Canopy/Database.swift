@@ -54,6 +54,22 @@ public final class Database: Sendable {
         /// deeper than this is refused with ``DatabaseError/Code/triggerDepthExceeded`` (see
         /// <doc:TransactionsBatchesTriggers>).
         public var maxTriggerDepth = 16
+        /// For ``Database/init(url:configuration:)``: the credential the client signs in with (the
+        /// server's admin token, or a user's ID token), sent after each connect. `nil`: unauthenticated.
+        public var authToken: String?
+        /// For ``Database/init(url:configuration:)``: a directory where the cache and the queue of
+        /// unacknowledged writes are kept durably (Canopy's own storage), so queued writes survive a
+        /// restart and cached data is shown before the server answers (Firebase's
+        /// `isPersistenceEnabled`). `nil`: in memory only.
+        public var persistencePath: String?
+        /// For ``Database/init(url:configuration:)``: the first wait before reconnecting; each failed
+        /// attempt waits 1.3 times longer (with jitter), up to ``maximumRetryDelay``.
+        public var minimumRetryDelay: Duration = .seconds(1)
+        /// For ``Database/init(url:configuration:)``: the longest wait between reconnection attempts.
+        public var maximumRetryDelay: Duration = .seconds(30)
+        /// For ``Database/init(url:configuration:)``: how long `getData()` waits for the server before
+        /// answering from the cache (or failing when the cache has nothing there).
+        public var requestTimeout: Duration = .seconds(10)
 
         public init() {}
     }

@@ -123,6 +123,10 @@ extension DatabaseQuery {
         self.core.removeAllObservers(matching: self)
     }
 
+    /// On a database connected to a server (``Database/init(url:configuration:)``), `keepSynced(true)`
+    /// keeps the location listened to, so its cached data stays current with no observer (and, with a
+    /// persistent cache, is there after a restart); `false` stops that.
+    ///
     /// Every location of an embedded database is always available; `keepSynced(true)` keeps this
     /// query's index alive without observers, so one-shot reads of an ordered query cost
     /// O(log *n* + *k*) instead of sorting the children each time. `false` releases it.
@@ -133,7 +137,11 @@ extension DatabaseQuery {
         guard self.constraintError == nil else { return }
         let path = self.path
         let params = self.params
-        self.core.read { engine in engine.setPinned(keepSynced, at: path, params: params) }
+        let core = self.core
+        self.core.read { engine in
+            engine.setPinned(keepSynced, at: path, params: params)
+            core.remote?.setKeepSynced(keepSynced, at: path, params: params)
+        }
     }
 
     private func register(

@@ -15,6 +15,15 @@ extension DatabaseQuery {
             return
         }
         let accepted = self.core.read { [self] engine in
+            if let remote = self.core.remote {
+                remote.get(at: self.path, params: self.params) { result in
+                    switch result {
+                    case .success(let node): callback.value(nil, self.snapshot(of: node))
+                    case .failure(let error): callback.value(error, nil)
+                    }
+                }
+                return
+            }
             callback.value(nil, self.snapshot(from: engine))
         }
         if !accepted { callback.value(DatabaseCore.closedError, nil) }
@@ -30,6 +39,12 @@ extension DatabaseQuery {
         if let error = self.constraintError { throw error }
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<DataSnapshot, any Error>) in
             let accepted = self.core.read { [self] engine in
+                if let remote = self.core.remote {
+                    remote.get(at: self.path, params: self.params) { result in
+                        continuation.resume(with: result.map { self.snapshot(of: $0) }.mapError { $0 as any Error })
+                    }
+                    return
+                }
                 continuation.resume(returning: self.snapshot(from: engine))
             }
             if !accepted { continuation.resume(throwing: DatabaseCore.closedError) }
@@ -38,8 +53,11 @@ extension DatabaseQuery {
 
     /// The query's current result. Loop thread only.
     func snapshot(from engine: SyncEngine) -> DataSnapshot {
-        DataSnapshot(
-            node: engine.queryResult(at: self.path, params: self.params), path: self.path, index: self.params.index, database: self.database
-        )
+        self.snapshot(of: engine.queryResult(at: self.path, params: self.params))
+    }
+
+    /// A snapshot of this query's result `node`.
+    func snapshot(of node: Node) -> DataSnapshot {
+        DataSnapshot(node: node, path: self.path, index: self.params.index, database: self.database)
     }
 }

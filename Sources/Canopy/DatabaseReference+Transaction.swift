@@ -124,6 +124,17 @@ extension DatabaseReference {
         // set issued after a transaction never finds it waiting (see *Transactions*): it
         // overwrites the committed value, and a set issued before it is what the transaction reads.
         let accepted = core.perform {
+            if let remote = core.remote {
+                remote.transaction(at: path) { store throws(DatabaseError) in
+                    let result = try update(MutableData(store: store, path: []))
+                    if let error = store.error { throw error }
+                    guard let data = result.data else { return nil }
+                    return data.store === store ? store.node : data.store.node
+                } completion: { error, committed, node in
+                    completion(error, committed, DataSnapshot(node: node, path: path, database: database))
+                }
+                return
+            }
             let current = core.engine.node(at: path)
             let store = MutableData.Store(node: current, location: path, now: core.clock())
             let result: TransactionResult

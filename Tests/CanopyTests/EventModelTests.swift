@@ -61,19 +61,25 @@ struct EventModelTests {
 
     @Test("random writes raise exactly the oracle's events", arguments: [1, 2, 3, 4] as [UInt64])
     func randomWrites(seed: UInt64) throws {
-        var random = Random(rng: SeededGenerator(seed: seed))
         var configuration = Database.Configuration()
         configuration.loopMode = .manual
         configuration.clock = { 1_700_000_000_000 }
         let db = try Database.inMemory(configuration)
         defer { db.close() }
+        try Self.run(seed: seed, steps: 1500, on: db) { db.drain() }
+    }
+
+    /// Random listeners and writes on `db` (empty, loop mode `.manual`), each step's events
+    /// compared with the oracle's once `settle` has run the loop until the step is done.
+    static func run(seed: UInt64, steps: Int, on db: Database, settle: () throws -> Void) throws {
+        var random = Random(rng: SeededGenerator(seed: seed))
         let log = EventLog()
         var oracle = EventOracle()
         var model = ModelTree()
         var handles: [Int: (DatabaseReference, DatabaseHandle)] = [:]
         var nextID = 0
 
-        func addListener() {
+        func addListener() throws {
             let path = random.path(maxDepth: 3)
             let type = DataEventType.allCases[random.int(DataEventType.allCases.count)]
             let id = nextID
@@ -88,14 +94,14 @@ struct EventModelTests {
             handles[id] = (ref, handle)
             let listener = EventOracle.Listener(id: id, path: path, type: type)
             oracle.add(listener)
-            db.drain()
+            try settle()
             #expect(
                 log.take() == oracle.initialEvents(listener, tree: model),
                 "initial events of L\(id) \(type) at /\(path.joined(separator: "/"))")
         }
 
-        for _ in 0..<25 { addListener() }
-        for step in 0..<1500 {
+        for _ in 0..<25 { try addListener() }
+        for step in 0..<steps {
             if step % 100 == 99 {
                 // Churn: drop a listener and add another.
                 if let id = handles.keys.sorted().first(where: { _ in random.chance(50) }),
@@ -104,7 +110,7 @@ struct EventModelTests {
                     ref.removeObserver(withHandle: handle)
                     oracle.remove(id: id)
                 }
-                addListener()
+                try addListener()
             }
             let old = model
             let path = random.path(maxDepth: 3)
@@ -149,7 +155,7 @@ struct EventModelTests {
                 }
                 description = "setPriority /\(path.joined(separator: "/")) \(priority.jsonString())"
             }
-            db.drain()
+            try settle()
             let expected = oracle.events(written: path, old: old, new: model)
             let actual = log.take()
             #expect(actual == expected, "step \(step): \(description)")
@@ -158,7 +164,7 @@ struct EventModelTests {
         // The final state agrees too.
         var final: JSONValue = .null
         db.reference().getData { _, snapshot in final = snapshot?.exportJSON ?? .null }
-        db.drain()
+        try settle()
         #expect(final == (model.root?.export ?? .null))
     }
 }

@@ -30,6 +30,11 @@ final class DatabaseCore: @unchecked Sendable {
     let store: DurableStore?
     /// Loop-thread only (but for its atomic id counter): the triggers and the writes they queue.
     let triggers: TriggerState
+    /// Loop-thread only: the `.info` tree (`connected`, `serverTimeOffset`), kept apart from the data.
+    let infoEngine = SyncEngine(root: DatabaseCore.infoTree(connected: true, serverTimeOffset: 0))
+    /// For a database connected to a server (`Database(url:)`): what keeps the local cache in step
+    /// with it. Set once, before the first job runs; loop-thread only after that.
+    var remote: RemoteSync?
 
     init(
         loop: EventLoop, clock: @escaping @Sendable () -> Int64, root: Node = .empty, store: DurableStore? = nil,
@@ -85,6 +90,10 @@ final class DatabaseCore: @unchecked Sendable {
         _ write: WriteOperation, now: Int64? = nil, completion: (@Sendable (DatabaseError?) -> Void)?, applied: (() -> Void)? = nil
     ) {
         self.loop.assertOnLoop()
+        if let remote = self.remote {
+            remote.localWrite(write, completion: completion)
+            return
+        }
         if let refusal = self.store?.refusal {
             completion?(refusal)
             return
@@ -154,7 +163,7 @@ final class DatabaseCore: @unchecked Sendable {
 
     /// Calls the engine's view listeners with the changes of the write just applied (loop thread).
     /// A listener removed by an earlier one in this loop gets nothing more.
-    private func deliverViewChanges() {
+    func deliverViewChanges() {
         for change in self.engine.takeViewChanges() where self.engine.isListening(change.listener) {
             change.deliver()
         }
@@ -175,7 +184,7 @@ final class DatabaseCore: @unchecked Sendable {
                 self.end(registration, error: error)
                 return
             }
-            self.deliver(self.engine.register(registration, at: query.path, params: query.params))
+            self.register(registration, query: query)
         }
         if !accepted {
             self.registrations.withLock { _ = $0.removeValue(forKey: box.handle) }
@@ -198,7 +207,7 @@ final class DatabaseCore: @unchecked Sendable {
         guard let registration else { return }
         registration.deactivate()
         self.awaitDeliveries(to: [handle])
-        self.perform { [self] in self.engine.unregister(registration) }
+        self.perform { [self] in self.unregister(registration) }
     }
 
     /// Removes every observer at exactly the query's location (of that query, for a query).
@@ -215,7 +224,7 @@ final class DatabaseCore: @unchecked Sendable {
         guard !removed.isEmpty else { return }
         self.awaitDeliveries(to: Set(removed.map { DatabaseHandle($0.id) }))
         self.perform { [self] in
-            for registration in removed { self.engine.unregister(registration) }
+            for registration in removed { self.unregister(registration) }
         }
     }
 
@@ -226,11 +235,11 @@ final class DatabaseCore: @unchecked Sendable {
     }
 
     /// Ends a registration for a reason other than removal, calling its cancel block.
-    private func end(_ registration: EventRegistration, error: DatabaseError) {
+    func end(_ registration: EventRegistration, error: DatabaseError) {
         self.loop.assertOnLoop()
         guard let box = registration.payload as? ObserverBox else { return }
         self.registrations.withLock { _ = $0.removeValue(forKey: box.handle) }
-        self.engine.unregister(registration)
+        self.unregister(registration)
         box.cancel?(error)
     }
 
@@ -252,7 +261,7 @@ final class DatabaseCore: @unchecked Sendable {
             if box.once {
                 registration.deactivate()
                 self.registrations.withLock { _ = $0.removeValue(forKey: box.handle) }
-                self.engine.unregister(registration)
+                self.unregister(registration)
             }
             let snapshot = DataSnapshot(node: event.node, path: event.path, index: event.index, database: box.query.database)
             box.block(snapshot, event.previousKey)
@@ -288,7 +297,8 @@ final class DatabaseCore: @unchecked Sendable {
         guard !self.closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         let cancelObservers: @Sendable () -> Void = { [self] in
             let error = DatabaseError(.closed, "The database was closed.")
-            for registration in self.engine.allRegistrations where registration.isActive {
+            self.remote?.close()
+            for registration in self.engine.allRegistrations + self.infoEngine.allRegistrations where registration.isActive {
                 self.end(registration, error: error)
             }
             // Triggers hold their database: let it go.

@@ -48,6 +48,15 @@ public struct DatabaseError: Error, Sendable, Equatable, CustomStringConvertible
         /// A write issued by a trigger would have been more than the allowed number of triggers
         /// deep (see `Database.Configuration.maxTriggerDepth`); it was not applied.
         public static let triggerDepthExceeded = Code("trigger_depth_exceeded")
+        /// A server refused the request: its security rules do not allow it (remote databases).
+        public static let permissionDenied = Code("permission_denied")
+        /// The data changed on the server before a transaction's write reached it (remote databases;
+        /// the transaction retries on its own, so this reaches a caller only through lower-level APIs).
+        public static let dataStale = Code("datastale")
+        /// A transaction gave up after the data changed on the server on each of its attempts.
+        public static let maxRetries = Code("max_retries")
+        /// The client is not connected to its server and could not answer from its cache.
+        public static let disconnected = Code("disconnected")
     }
 
     public var code: Code

@@ -1,0 +1,72 @@
+import CanopyCore
+
+extension DatabaseCore {
+    /// Registers an observer: at once on an embedded database, from the `.info` tree for `.info`
+    /// paths, and once its location is complete in the cache on a remote one. Loop thread only.
+    func register(_ registration: EventRegistration, query: DatabaseQuery) {
+        if query.path.isInfo {
+            self.deliver(self.infoEngine.register(registration, at: query.path, params: query.params))
+        } else if let remote = self.remote {
+            remote.register(registration, at: query.path) { [self] in
+                self.deliver(self.engine.register(registration, at: query.path, params: query.params))
+            }
+        } else {
+            self.deliver(self.engine.register(registration, at: query.path, params: query.params))
+        }
+    }
+
+    /// Removes a registration from whichever engine holds it. Loop thread only.
+    func unregister(_ registration: EventRegistration) {
+        if !self.engine.unregister(registration) { _ = self.infoEngine.unregister(registration) }
+        self.remote?.unregistered(registration)
+    }
+
+    /// Ends an observer with `error` (its cancel block runs). Loop thread only.
+    func cancel(_ registration: EventRegistration, error: DatabaseError) {
+        self.end(registration, error: error)
+    }
+
+    /// Applies a write to the local tree and delivers its events, and nothing else: no journal, no
+    /// triggers, no server (a remote database's cache). Loop thread only.
+    func applyLocally(_ write: WriteOperation, now: Int64, failed: (DatabaseError) -> Void) {
+        let events: [Event]
+        do throws(DatabaseError) {
+            events = try self.engine.apply(write, now: now)
+        } catch {
+            failed(error)
+            return
+        }
+        self.deliver(events)
+        self.deliverViewChanges()
+        self.deliverAggregateChanges()
+    }
+
+    /// The `.info` tree's contents.
+    static func infoTree(connected: Bool, serverTimeOffset: Int64) -> Node {
+        var root = Node.empty
+        root.set(.leaf(.bool(connected)), at: [ChildKey(".info"), ChildKey("connected")][...])
+        root.set(.leaf(.int(serverTimeOffset)), at: [ChildKey(".info"), ChildKey("serverTimeOffset")][...])
+        return root
+    }
+
+    /// Updates `.info/connected` and `.info/serverTimeOffset`. Loop thread only.
+    func setInfo(connected: Bool, serverTimeOffset: Int64) {
+        let tree = Self.infoTree(connected: connected, serverTimeOffset: serverTimeOffset)
+        guard let events = try? self.infoEngine.apply(.set(.root, WriteValue(node: tree)), now: self.clock()) else { return }
+        self.deliver(events)
+    }
+}
+
+extension DatabaseCore {
+    /// A remote write was applied to the cache and awaits the server. Loop thread only.
+    func pendingWritesBegan(_ write: PendingWrite) {
+        write.token = self.pendingWrites.begin(write.write)
+    }
+
+    /// The server answered a remote write. Loop thread only.
+    func pendingWritesEnded(_ write: PendingWrite) {
+        guard let token = write.token else { return }
+        write.token = nil
+        self.pendingWrites.end(token)
+    }
+}

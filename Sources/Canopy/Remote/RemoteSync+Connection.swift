@@ -1,0 +1,182 @@
+import Logging
+import CanopyConnection
+import CanopyCore
+import CanopyLoop
+import CanopyWire
+
+extension RemoteSync {
+    /// Opens a connection unless one is open or opening, or the app asked to stay offline.
+    func connect() {
+        guard self.connection == nil, !self.isOfflineByRequest, !self.isClosed else { return }
+        self.retryTimer?.cancel()
+        self.retryTimer = nil
+        let core = self.core
+        let box = ConnectionBox()
+        let connection = WireConnection.open(url: self.url, lastSession: self.lastSession, logger: self.logger) { event in
+            core.perform { [weak core] in
+                guard let remote = core?.remote, let connection = box.connection, remote.connection === connection else { return }
+                remote.handle(event)
+            }
+        }
+        box.connection = connection
+        self.connection = connection
+    }
+
+    /// Closes the connection and stays offline until ``goOnline()``.
+    func goOffline() {
+        self.isOfflineByRequest = true
+        self.retryTimer?.cancel()
+        self.retryTimer = nil
+        self.dropConnection()
+    }
+
+    func goOnline() {
+        guard self.isOfflineByRequest, !self.isClosed else { return }
+        self.isOfflineByRequest = false
+        self.retryDelay = self.options.minimumRetryDelay
+        self.connect()
+    }
+
+    /// Closing the database (loop thread): offline for good; observers waiting for data are
+    /// cancelled; the cache is flushed and closed.
+    func close() {
+        self.isClosed = true
+        self.goOffline()
+        let error = DatabaseError(.closed, "The database was closed.")
+        for listen in self.listens.values {
+            let waiting = listen.waiting
+            listen.waiting = []
+            for ready in waiting { ready(.failure(error)) }
+        }
+        for write in self.pending { write.completion?(error) }
+        self.cache?.close()
+    }
+
+    private func handle(_ event: WireConnection.Event) {
+        switch event {
+        case .ready(let hello):
+            self.connected(hello)
+        case .message(let message):
+            self.receive(message)
+        case .closed(let reason):
+            self.logger.debug("canopy: connection to \(self.url.host) closed: \(reason)")
+            self.dropConnection()
+            self.scheduleReconnect()
+        }
+    }
+
+    private func connected(_ hello: ServerHello) {
+        self.isConnected = true
+        self.lastSession = hello.session
+        self.retryDelay = self.options.minimumRetryDelay
+        self.serverTimeOffset = hello.timestamp - self.core.clock()
+        self.core.setInfo(connected: true, serverTimeOffset: self.serverTimeOffset)
+        if let token = self.options.authToken {
+            self.send({ .auth(id: $0, credential: token) }) { [weak self] outcome in
+                if case .failed(let status, let message) = outcome {
+                    self?.logger.error("canopy: the server refused the auth token: \(status) \(message)")
+                }
+            }
+        }
+        for (path, listen) in self.listens.sorted(by: { $0.key < $1.key }) where listen.users > 0 {
+            self.sendListen(path, listen)
+        }
+        for write in self.pending { self.send(write) }
+        for entry in self.outbox { self.send(entry.request, entry.done) }
+    }
+
+    /// Forgets the connection: requests in flight are answered `.disconnected` (writes stay queued
+    /// and are sent again), listens are marked to be asked again.
+    func dropConnection() {
+        let wasConnected = self.isConnected
+        self.isConnected = false
+        let connection = self.connection
+        self.connection = nil
+        connection?.close()
+        let inFlight = self.inFlight
+        self.inFlight = [:]
+        for listen in self.listens.values {
+            listen.requestID = nil
+            listen.isLive = false
+        }
+        for (_, callback) in inFlight.sorted(by: { $0.key < $1.key }) { callback(.disconnected) }
+        if wasConnected { self.core.setInfo(connected: false, serverTimeOffset: self.serverTimeOffset) }
+    }
+
+    private func scheduleReconnect() {
+        guard !self.isOfflineByRequest, !self.isClosed, self.retryTimer == nil else { return }
+        let delay = self.retryDelay
+        // Back off (×1.3, as the SDKs do), with up to a half of jitter so clients spread out.
+        let next = delay * 1.3
+        self.retryDelay = min(next, self.options.maximumRetryDelay)
+        let jittered = delay * Double.random(in: 0.5...1.0)
+        self.retryTimer = self.core.loop.schedule(after: jittered) { [weak self] in
+            self?.retryTimer = nil
+            self?.connect()
+        }
+    }
+
+    // MARK: - Requests
+
+    /// Sends `request` now when connected and calls `done` with the answer (loop thread);
+    /// otherwise answers `.disconnected` at once.
+    /// - Returns: The request's number, or `nil` when it was not sent.
+    @discardableResult
+    func send(_ request: RequestBuilder, _ done: @escaping (ResponseOutcome) -> Void) -> Int64? {
+        guard self.isConnected, let connection = self.connection else {
+            done(.disconnected)
+            return nil
+        }
+        let id = self.nextRequest
+        self.nextRequest += 1
+        self.inFlight[id] = done
+        guard connection.send(request(id)) else {
+            self.inFlight[id] = nil
+            done(.disconnected)
+            return nil
+        }
+        return id
+    }
+
+    /// Sends `request` now or after the next reconnect, and again after each reconnect until the
+    /// server answers it.
+    func sendReliably(_ request: @escaping RequestBuilder, _ done: @escaping (ResponseOutcome) -> Void) {
+        let id = self.nextOutboxID
+        self.nextOutboxID += 1
+        let entry = OutboxEntry(id: id, request: request) { [weak self] outcome in
+            if case .disconnected = outcome { return }  // sent again on reconnect
+            self?.outbox.removeAll { $0.id == id }
+            done(outcome)
+        }
+        self.outbox.append(entry)
+        if self.isConnected { self.send(request, entry.done) }
+    }
+
+    private func receive(_ message: ServerEvent) {
+        switch message {
+        case .response(let id, let status, let data):
+            guard let callback = self.inFlight.removeValue(forKey: id) else { return }
+            callback(status == "ok" ? .ok(data) : .failed(status: status, message: data.leafValue.map { "\($0.jsonValue)" } ?? status))
+        case .put(let path, let data, _):
+            self.serverPut(data, at: path)
+        case .merge(let path, let changes, _):
+            self.serverMerge(changes, at: path)
+        case .listenRevoked(let path, _):
+            self.listenFailed(at: path, error: DatabaseError(.permissionDenied, "The server revoked the listen at \(path.string): permission_denied."))
+        case .authRevoked(let status, let reason):
+            self.logger.warning("canopy: the server revoked this client's credential: \(status) \(reason)")
+        case .shutdown(let reason):
+            self.logger.warning("canopy: the server closed the connection for good: \(reason)")
+            self.isOfflineByRequest = true
+        default:
+            break
+        }
+    }
+}
+
+/// Lets a connection's handler, made before the connection exists, name it.
+// @unchecked Sendable: `connection` is set once, right after `open` returns and before any event
+// can reach the loop (events hop to the loop, which reads it after this job ends).
+final class ConnectionBox: @unchecked Sendable {
+    var connection: WireConnection?
+}

@@ -1,0 +1,132 @@
+import Logging
+import CanopyConnection
+import CanopyCore
+import CanopyWire
+
+extension RemoteSync {
+    /// Whether the cache holds the server's whole data at `path`: a listen at it or above has
+    /// been answered (on this connection or an earlier one, or in a persisted cache).
+    func isComplete(_ path: DatabasePath) -> Bool {
+        var prefix = DatabasePath.root
+        if self.listens[prefix]?.hasData ?? false { return true }
+        for key in path.keys {
+            prefix = prefix.appending(key)
+            if self.listens[prefix]?.hasData ?? false { return true }
+        }
+        return false
+    }
+
+    /// Whether a listen answered on the current connection covers `path` (its data is not from the cache).
+    func isLive(_ path: DatabasePath) -> Bool {
+        var prefix = DatabasePath.root
+        if self.listens[prefix]?.isLive ?? false { return true }
+        for key in path.keys {
+            prefix = prefix.appending(key)
+            if self.listens[prefix]?.isLive ?? false { return true }
+        }
+        return false
+    }
+
+    /// Takes a use of the server listen at `path` (asking the server for it on first use), then
+    /// calls `ready` once the location is complete in the cache (at once when it already is), or
+    /// with the error when the server refuses the listen.
+    func acquire(_ path: DatabasePath, ready: @escaping (Result<Void, DatabaseError>) -> Void) {
+        let listen = self.listens[path] ?? RemoteListen()
+        self.listens[path] = listen
+        listen.users += 1
+        if listen.users == 1, self.isConnected { self.sendListen(path, listen) }
+        if self.isComplete(path) {
+            ready(.success(()))
+        } else {
+            listen.waiting.append(ready)
+        }
+    }
+
+    /// Gives back a use of the listen at `path`; the last one stops the server listen.
+    func release(_ path: DatabasePath) {
+        guard let listen = self.listens[path] else { return }
+        listen.users -= 1
+        guard listen.users <= 0 else { return }
+        listen.users = 0
+        if self.isConnected, listen.requestID != nil {
+            self.send({ .unlisten(id: $0, path: path) }) { _ in }
+        }
+        listen.requestID = nil
+        listen.isLive = false
+        // A persistent cache keeps what it knows (shown at once, marked from the cache, when the
+        // location is observed again); in memory, the data goes stale unwatched, so it is forgotten.
+        if self.cache == nil || !listen.hasData { self.listens[path] = nil }
+    }
+
+    /// Asks the server for the listen at `path` on the current connection.
+    func sendListen(_ path: DatabasePath, _ listen: RemoteListen) {
+        let hash = listen.hasData ? self.serverRoot.node(at: path.keys).wireHash : ""
+        listen.requestID = self.send({ .listen(id: $0, path: path, hash: hash) }) { [weak self, weak listen] outcome in
+            guard let self, let listen, self.listens[path] === listen else { return }
+            switch outcome {
+            case .ok:
+                let first = !listen.hasData
+                listen.hasData = true
+                listen.isLive = true
+                if first { self.persistListens() }
+                self.core.metadataChanged(at: path)
+                let waiting = listen.waiting
+                listen.waiting = []
+                for ready in waiting { ready(.success(())) }
+            case .failed(let status, let message):
+                self.listenFailed(at: path, error: DatabaseError(serverStatus: status, message: message, path: path))
+            case .disconnected:
+                break  // asked again on reconnect
+            }
+        }
+    }
+
+    /// The server refused (or revoked) the listen at `path`: its observers are cancelled with `error`.
+    func listenFailed(at path: DatabasePath, error: DatabaseError) {
+        guard let listen = self.listens.removeValue(forKey: path) else { return }
+        if listen.hasData { self.persistListens() }
+        let waiting = listen.waiting
+        listen.waiting = []
+        for ready in waiting { ready(.failure(error)) }
+        for registration in listen.registrations where registration.isActive {
+            self.core.cancel(registration, error: error)
+        }
+    }
+
+    // MARK: - Observers
+
+    /// Registers an observer once its location is complete in the cache (loop thread).
+    func register(_ registration: EventRegistration, at path: DatabasePath, register: @escaping () -> Void) {
+        self.observerListens[registration.id] = path
+        self.acquire(path) { [weak self] result in
+            guard let self, registration.isActive else { return }
+            switch result {
+            case .success:
+                self.listens[path]?.registrations.append(registration)
+                register()
+            case .failure(let error):
+                self.core.cancel(registration, error: error)
+            }
+        }
+    }
+
+    /// An observer went away (loop thread).
+    func unregistered(_ registration: EventRegistration) {
+        guard let path = self.observerListens.removeValue(forKey: registration.id) else { return }
+        self.listens[path]?.registrations.removeAll { $0 === registration }
+        self.release(path)
+    }
+}
+
+extension RemoteSync {
+    /// `keepSynced`: holds (or lets go of) a use of the listen at `path`, once per query.
+    func setKeepSynced(_ keep: Bool, at path: DatabasePath, params: QueryParams) {
+        let key = "\(path.string)\u{0}\(params)"
+        if keep, !self.keptSynced.contains(key) {
+            self.keptSynced.insert(key)
+            self.acquire(path) { _ in }
+        } else if !keep, self.keptSynced.remove(key) != nil {
+            self.release(path)
+        }
+    }
+}

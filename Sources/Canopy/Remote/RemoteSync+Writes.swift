@@ -1,0 +1,134 @@
+import Logging
+import CanopyConnection
+import CanopyCore
+import CanopyWire
+
+extension RemoteSync {
+    /// A local write: applied to the cache now (its events fire), queued, sent to the server when
+    /// connected; `completion` gets the server's answer.
+    func localWrite(_ write: WriteOperation, hash: String? = nil, completion: (@Sendable (DatabaseError?) -> Void)?) {
+        let now = self.serverNow
+        let root = self.core.engine.root
+        var resolved: [(path: [ChildKey], node: Node)] = []
+        resolved.reserveCapacity(write.entries.count)
+        for entry in write.entries {
+            var node = entry.value.node
+            if !entry.value.placeholders.isEmpty {
+                let target = root.node(at: write.path.keys + entry.path.prefix { !$0.isPriorityKey })
+                let current = entry.isPriority ? (target.priority.map(Node.leaf) ?? .empty) : target
+                node = entry.value.resolved(against: current, now: now)
+            }
+            resolved.append((entry.path, node))
+        }
+        let pendingWrite = PendingWrite(id: self.nextWriteID, write: write, resolved: resolved, hash: hash, completion: completion)
+        var failure: DatabaseError?
+        self.core.applyLocally(pendingWrite.resolvedOperation, now: now) { failure = $0 }
+        if let failure {
+            completion?(failure)
+            return
+        }
+        self.nextWriteID += 1
+        self.pending.append(pendingWrite)
+        self.core.pendingWritesBegan(pendingWrite)
+        self.persistQueued(pendingWrite)
+        if self.isConnected { self.send(pendingWrite) }
+    }
+
+    /// Sends a queued write on the current connection.
+    func send(_ write: PendingWrite) {
+        let operation = write.write
+        let hash = write.hash
+        self.send({ .write(id: $0, operation, hash: hash) }) { [weak self, weak write] outcome in
+            guard let self, let write else { return }
+            switch outcome {
+            case .ok:
+                self.finish(write, error: nil)
+            case .failed(let status, let message):
+                self.finish(write, error: DatabaseError(serverStatus: status, message: message, path: write.write.path))
+            case .disconnected:
+                break  // still queued: sent again on reconnect
+            }
+        }
+    }
+
+    /// Takes `write` out of the queue: acknowledged (`error == nil`) or refused (reverted).
+    func finish(_ write: PendingWrite, error: DatabaseError?) {
+        guard let index = self.pending.firstIndex(where: { $0 === write }) else { return }
+        self.pending.remove(at: index)
+        self.unpersistQueued(write)
+        let locations = write.locations
+        if error == nil {
+            // Where nothing keeps the cache in step, the acknowledged write is the server's data as last known.
+            for (location, entry) in zip(locations, write.resolved) where !self.isComplete(location) {
+                self.serverRoot.set(entry.node, at: (write.write.path.keys + entry.path)[...])
+            }
+        }
+        self.refresh(Self.outermost(locations))
+        self.core.pendingWritesEnded(write)
+        write.completion?(error)
+    }
+
+    // MARK: - The server's data
+
+    func serverPut(_ node: Node, at path: DatabasePath) {
+        self.serverRoot.set(node, at: path.keys[...])
+        self.persistServer(node, at: path)
+        self.refresh([path])
+    }
+
+    func serverMerge(_ entries: [(path: [ChildKey], node: Node)], at path: DatabasePath) {
+        var locations: [DatabasePath] = []
+        for (relative, node) in entries {
+            let location = DatabasePath(path.keys + relative)
+            self.serverRoot.set(node, at: location.keys[...])
+            self.persistServer(node, at: location)
+            locations.append(location)
+        }
+        self.refresh(Self.outermost(locations))
+    }
+
+    /// Recomputes what the app sees at `locations` (none inside another): the server's data with
+    /// the pending writes that touch it applied in order. The engine raises only real changes.
+    func refresh(_ locations: [DatabasePath]) {
+        guard !locations.isEmpty else { return }
+        var entries: [WriteOperation.Entry] = []
+        let base = Self.commonAncestor(locations)
+        for location in locations {
+            var root = self.serverRoot
+            for write in self.pending where write.overlaps(location) { write.apply(to: &root) }
+            entries.append(.init(path: Array(location.keys.dropFirst(base.keys.count)), value: WriteValue(node: root.node(at: location.keys))))
+        }
+        self.core.applyLocally(WriteOperation(path: base, entries: entries), now: self.serverNow) { _ in }
+    }
+
+    /// `paths` without any that another one contains (sorted, deduplicated).
+    static func outermost(_ paths: [DatabasePath]) -> [DatabasePath] {
+        var result: [DatabasePath] = []
+        for path in paths.sorted(by: <) where !(result.last?.contains(path) ?? false) { result.append(path) }
+        return result
+    }
+
+    static func commonAncestor(_ paths: [DatabasePath]) -> DatabasePath {
+        guard var keys = paths.first?.keys else { return .root }
+        for path in paths.dropFirst() {
+            var n = 0
+            while n < keys.count && n < path.keys.count && keys[n] == path.keys[n] { n += 1 }
+            keys.removeLast(keys.count - n)
+        }
+        return DatabasePath(keys)
+    }
+}
+
+extension DatabaseError {
+    /// The error for a request the server refused with `status`.
+    init(serverStatus status: String, message: String, path: DatabasePath) {
+        switch status {
+        case "permission_denied":
+            self.init(.permissionDenied, "Permission denied at \(path.string): the server's rules refused it.")
+        case "datastale":
+            self.init(.dataStale, "The data at \(path.string) changed on the server first (datastale).")
+        default:
+            self.init(.writeFailed, "The server refused the request at \(path.string): \(status)\(message == status ? "" : ": \(message)").")
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import Canopy
+import CanopyServer
+import CanopyTestSupport
+import Foundation
+
+/// A `canopy serve` in this process, on a free loopback port, over in-memory namespaces.
+final class TestServer: Sendable {
+    let server: CanopyServer
+    let port: Int
+    private let task: Task<Void, any Error>
+
+    private init(server: CanopyServer, port: Int, task: Task<Void, any Error>) {
+        self.server = server
+        self.port = port
+        self.task = task
+    }
+
+    static func start(_ configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> TestServer {
+        var configuration = ServerConfiguration()
+        configuration.port = 0
+        configure(&configuration)
+        let server = CanopyServer(configuration: configuration, store: NamespaceStore(directory: nil))
+        let task = Task { try await server.run(handleSignals: false) }
+        guard let port = await server.listeningPort() else {
+            try await task.value
+            throw WaitTimedOut("the test server to listen", seconds: 0)
+        }
+        return TestServer(server: server, port: port, task: task)
+    }
+
+    func url(namespace: String = "test") -> String { "http://127.0.0.1:\(self.port)?ns=\(namespace)" }
+
+    /// Runs `body`, then stops the server (also when `body` throws).
+    func whileRunning<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        do {
+            let value = try await body()
+            await self.stop()
+            return value
+        } catch {
+            await self.stop()
+            throw error
+        }
+    }
+
+    func stop() async {
+        await self.server.shutdown()
+        _ = try? await self.task.value
+    }
+}
+
+extension Database {
+    /// A remote database on `server`, driven by the test (loop mode `.manual`), reconnecting fast.
+    static func remoteForTest(_ url: String, configure: (inout Database.Configuration) -> Void = { _ in }) throws -> Database {
+        var configuration = Database.Configuration()
+        configuration.loopMode = .manual
+        configuration.minimumRetryDelay = .milliseconds(20)
+        configuration.maximumRetryDelay = .milliseconds(200)
+        configure(&configuration)
+        return try Database(url: url, configuration: configuration)
+    }
+
+    /// Runs the loop until the remote database is connected with nothing in flight (every write
+    /// acknowledged, every listen answered).
+    func settle(seconds: Double = defaultWaitSeconds) throws {
+        try waitUntil("the remote database to settle", seconds: seconds) {
+            self.drain()
+            return self.isRemoteSettled
+        }
+    }
+
+    /// Runs the loop until `condition` holds.
+    func drain(until what: String, seconds: Double = defaultWaitSeconds, _ condition: () -> Bool) throws {
+        try waitUntil(what, seconds: seconds) {
+            self.drain()
+            return condition()
+        }
+    }
+}
+
+/// Runs `body` on a thread of its own: a test that drives a database's loop blocks while it waits
+/// for the network, which must not hold one of the few threads Swift concurrency (and the server
+/// in this process) runs on.
+func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        let thread = Thread { continuation.resume(with: Result { try body() }) }
+        thread.stackSize = 8 << 20
+        thread.start()
+    }
+}
