@@ -115,6 +115,7 @@ let package = Package(
             name: "CanopyConnectionTests",
             dependencies: [
                 "CanopyConnection", "CanopyServer", "Canopy", "CanopyCore", "CanopyWire", .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: settings),
         .testTarget(name: "CanopyLoopTests", dependencies: ["CanopyLoop", "CanopyTestSupport"], swiftSettings: settings),

@@ -14,6 +14,13 @@ package struct DatabaseURL: Sendable, Equatable {
     package var isSecure: Bool
     package var namespace: String
 
+    package init(host: String, port: Int, isSecure: Bool, namespace: String) {
+        self.host = host
+        self.port = port
+        self.isSecure = isSecure
+        self.namespace = namespace
+    }
+
     private static let firebaseDomains = [".firebaseio.com", ".firebasedatabase.app", ".firebaseio-demo.com"]
 
     /// Reads a database URL.
@@ -76,7 +83,11 @@ package struct DatabaseURL: Sendable, Equatable {
         if host.hasPrefix("[") {
             guard let close = host.firstIndex(of: "]") else { throw self.invalid(url, "the IPv6 address has no closing ']'") }
             let after = host[host.index(after: close)...]
-            if after.hasPrefix(":") { portText = after.dropFirst() } else if !after.isEmpty { throw self.invalid(url, "unexpected \"\(after)\" after the host") }
+            if after.hasPrefix(":") {
+                portText = after.dropFirst()
+            } else if !after.isEmpty {
+                throw self.invalid(url, "unexpected \"\(after)\" after the host")
+            }
             host = host[host.index(after: host.startIndex)..<close]
         } else if let colon = host.lastIndex(of: ":") {
             portText = host[host.index(after: colon)...]
@@ -94,7 +105,8 @@ package struct DatabaseURL: Sendable, Equatable {
 
     private static func isNamespaceByte(_ byte: UInt8) -> Bool {
         switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): return true
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
         case UInt8(ascii: "-"), UInt8(ascii: "_"): return true
         default: return false
         }

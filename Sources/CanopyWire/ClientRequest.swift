@@ -82,7 +82,8 @@ package struct ClientRequest: Sendable, Equatable {
         {
             let path = DatabasePath(operation.path.keys + entry.path)
             let data = entry.value.wireJSON
-            return onDisconnect ? self.onDisconnectPut(id: id, path: path, data: data) : self.put(id: id, path: path, data: data, hash: hash)
+            return onDisconnect
+                ? self.onDisconnectPut(id: id, path: path, data: data) : self.put(id: id, path: path, data: data, hash: hash)
         }
         let members = operation.entries.map { (path: $0.path, data: $0.value.wireJSON) }
         return onDisconnect
@@ -105,7 +106,9 @@ package struct ClientRequest: Sendable, Equatable {
     package static func unauth(id: Int64) -> ClientRequest { self.request(id, "unauth", []) }
 
     /// `appcheck`: an App Check token.
-    package static func appCheck(id: Int64, token: String) -> ClientRequest { self.request(id, "appcheck", [("token", Self.string(token))]) }
+    package static func appCheck(id: Int64, token: String) -> ClientRequest {
+        self.request(id, "appcheck", [("token", Self.string(token))])
+    }
 
     /// `unappeck` (the JS SDK's spelling): drop the App Check token.
     package static func unAppCheck(id: Int64) -> ClientRequest { self.request(id, "unappeck", []) }

@@ -48,7 +48,8 @@ package enum ServerEvent: Sendable {
     ///   validation gives.
     package init(parsing text: String) throws(DatabaseError) {
         var builder = NodeBuilder()
-        if let frame = try? JSONParser().parse(text, into: &builder), let event = try Self.read(frame.node) {
+        // The fast reading gives up on anything unusual; the exact one then reads it or names the problem.
+        if let frame = try? JSONParser().parse(text, into: &builder), let event = try? Self.read(frame.node) {
             self = event
             return
         }
@@ -108,7 +109,8 @@ package enum ServerEvent: Sendable {
             let path = try self.path(body)
             return .put(path: path, data: try body?.member("d")?.node(at: path) ?? .empty, tag: try self.tag(body))
         case "ac", "apc":
-            let status = body?.member("s")?.text ?? "", reason = body?.member("d")?.text ?? ""
+            let status = body?.member("s")?.text ?? ""
+            let reason = body?.member("d")?.text ?? ""
             return action == "ac" ? .authRevoked(status: status, reason: reason) : .appCheckRevoked(status: status, reason: reason)
         case "sd":
             return .securityDebug(body?.member("msg")?.text ?? "")

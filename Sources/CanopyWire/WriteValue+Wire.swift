@@ -36,7 +36,8 @@ extension WriteValue {
                 } else if members[".value"] != nil {
                     members[".value"] = sv
                 } else {
-                    return json = sv
+                    json = sv
+                    return
                 }
                 json = .object(members)
             } else if !placeholder.isPriority {
@@ -45,7 +46,9 @@ extension WriteValue {
             return
         }
         guard case .object(var members) = json, var child = members[key.string] else { return }
-        members[key.string] = nil  // keep the child's storage unique while it is edited
+        // Keep the storage of the object and of the child unique while they are edited.
+        json = .null
+        members[key.string] = nil
         self.put(placeholder, at: path.dropFirst(), into: &child)
         members[key.string] = child
         json = .object(members)
