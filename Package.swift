@@ -26,6 +26,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-websocket", from: "1.6.2"),
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
     ],
     targets: [
@@ -37,6 +38,15 @@ let package = Package(
             name: "CanopyStorage", dependencies: ["CanopyCore", .product(name: "Logging", package: "swift-log")], swiftSettings: settings),
         .target(
             name: "CanopyWire", dependencies: ["CanopyCore", .product(name: "Crypto", package: "swift-crypto")], swiftSettings: settings),
+        .target(
+            name: "CanopyConnection",
+            dependencies: [
+                "CanopyCore", "CanopyWire", .product(name: "Logging", package: "swift-log"),
+                .product(name: "WSClient", package: "swift-websocket"), .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+            ],
+            swiftSettings: settings),
         .target(
             name: "Canopy",
             dependencies: [
@@ -104,6 +114,13 @@ let package = Package(
         .testTarget(
             name: "CanopyStorageTests", dependencies: ["CanopyStorage", "CanopyCore", "CanopyTestSupport"], swiftSettings: settings),
         .testTarget(name: "CanopyWireTests", dependencies: ["CanopyWire", "CanopyCore"], swiftSettings: settings),
+        .testTarget(
+            name: "CanopyConnectionTests",
+            dependencies: [
+                "CanopyConnection", "CanopyServer", "Canopy", "CanopyCore", "CanopyWire", .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: settings),
         .testTarget(name: "CanopyLoopTests", dependencies: ["CanopyLoop", "CanopyTestSupport"], swiftSettings: settings),
         .testTarget(
             name: "CanopyServerTests",

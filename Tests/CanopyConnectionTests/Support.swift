@@ -1,0 +1,59 @@
+import CanopyConnection
+import CanopyServer
+import Logging
+
+/// The events a connection reports, read in order; `next()` returns `nil` once the stream ends or
+/// the test's deadline passes (a watchdog ends the stream, so nothing waits forever).
+final class EventLog: Sendable {
+    let stream: AsyncStream<WireConnection.Event>
+    private let continuation: AsyncStream<WireConnection.Event>.Continuation
+    private let watchdog: Task<Void, Never>
+
+    init(deadline: Duration = .seconds(30)) {
+        let (stream, continuation) = AsyncStream.makeStream(of: WireConnection.Event.self)
+        self.stream = stream
+        self.continuation = continuation
+        self.watchdog = Task {
+            try? await Task.sleep(for: deadline)
+            continuation.finish()
+        }
+    }
+
+    deinit { self.watchdog.cancel() }
+
+    var handler: @Sendable (WireConnection.Event) -> Void {
+        { [continuation] event in
+            continuation.yield(event)
+            if case .closed = event { continuation.finish() }
+        }
+    }
+}
+
+let testLogger = Logger(label: "canopy.connection.tests")
+
+/// Runs `body` with a server on a free loopback port; shuts it down after.
+func withServer<T: Sendable>(
+    _ configure: (inout ServerConfiguration) -> Void = { _ in }, _ body: @Sendable (Int) async throws -> T
+) async throws -> T {
+    var configuration = ServerConfiguration()
+    configuration.port = 0
+    configure(&configuration)
+    let server = CanopyServer(configuration: configuration, store: NamespaceStore(directory: nil))
+    let task = Task { try await server.run(handleSignals: false) }
+    guard let port = await server.listeningPort() else {
+        try await task.value
+        throw ServerDidNotStart()
+    }
+    do {
+        let value = try await body(port)
+        await server.shutdown()
+        try await task.value
+        return value
+    } catch {
+        await server.shutdown()
+        _ = try? await task.value
+        throw error
+    }
+}
+
+struct ServerDidNotStart: Error {}

@@ -1,0 +1,244 @@
+import CanopyConnection
+import CanopyCore
+import CanopyServer
+import CanopyWire
+import NIOCore
+import NIOPosix
+import Synchronization
+import Testing
+
+/// A connection against a live in-process server on loopback.
+@Suite("WebSocket connection")
+struct WireConnectionTests {
+    static let posts = DatabasePath(["posts"])
+
+    static func open(_ port: Int, _ log: EventLog, headers: [(String, String)] = []) throws -> WireConnection {
+        WireConnection.open(
+            url: try DatabaseURL("http://127.0.0.1:\(port)?ns=test"), lastSession: nil, headers: headers, logger: testLogger,
+            handler: log.handler)
+    }
+
+    static func json(_ text: String) throws -> Node {
+        var converter = try ValueConverter(function: "test", location: [])
+        return try converter.convert(try JSONValue(parsing: text)).node
+    }
+
+    @Test("hello, listen, writes both ways, a split value both ways, then exactly one close")
+    func conversation() async throws {
+        try await withServer { port in
+            let log = EventLog()
+            var events = log.stream.makeAsyncIterator()
+            let connection = try Self.open(port, log)
+            // Sent before the hello: queued, then sent in order.
+            #expect(connection.send(.put(id: 1, path: DatabasePath(["posts", "p1"]), data: Array(#"{"title":"a"}"#.utf8))))
+            guard case .ready(let hello)? = await events.next() else {
+                Issue.record("no hello")
+                return
+            }
+            #expect(hello.version == "5" && !hello.session.isEmpty && hello.host == "127.0.0.1:\(port)")
+            guard case .message(.response(1, "ok", _))? = await events.next() else {
+                Issue.record("no ok for the put")
+                return
+            }
+
+            #expect(connection.send(.listen(id: 2, path: Self.posts)))
+            guard case .message(.put(Self.posts, let data, nil))? = await events.next() else {
+                Issue.record("no data push")
+                return
+            }
+            #expect(data == (try Self.json(#"{"p1":{"title":"a"}}"#)))
+            guard case .message(.response(2, "ok", _))? = await events.next() else {
+                Issue.record("no ok for the listen")
+                return
+            }
+
+            // 40,000 characters: split into frames by the client, and by the server on the way back.
+            let big = String(repeating: "ü", count: 40_000)
+            #expect(connection.send(.put(id: 3, path: DatabasePath(["posts", "p2"]), data: Node.leaf(.string(big)).wireJSON)))
+            guard case .message(.put(let path, let pushed, nil))? = await events.next() else {
+                Issue.record("no push of the big value")
+                return
+            }
+            #expect(Self.posts.appending(ChildKey("p2")) == path || path == Self.posts)
+            #expect(pushed == .leaf(.string(big)) || pushed.child(ChildKey("p2")) == .leaf(.string(big)))
+            guard case .message(.response(3, "ok", _))? = await events.next() else {
+                Issue.record("no ok for the big put")
+                return
+            }
+
+            connection.close()
+            connection.close()
+            guard case .closed? = await events.next() else {
+                Issue.record("no close")
+                return
+            }
+            #expect(await events.next() == nil)
+            #expect(!connection.send(.unauth(id: 4)))
+        }
+    }
+
+    @Test("a get and a ping are answered; merges arrive as merges or puts")
+    func getAndPing() async throws {
+        try await withServer { port in
+            let log = EventLog()
+            var events = log.stream.makeAsyncIterator()
+            let connection = try Self.open(port, log)
+            guard case .ready? = await events.next() else {
+                Issue.record("no hello")
+                return
+            }
+            connection.send(.merge(id: 1, path: Self.posts, members: [(["a", "b"], Array("1".utf8)), (["c"], Array(#""x""#.utf8))]))
+            guard case .message(.response(1, "ok", _))? = await events.next() else {
+                Issue.record("no ok for the merge")
+                return
+            }
+            connection.send(.get(id: 2, path: Self.posts))
+            guard case .message(.response(2, "ok", let value))? = await events.next() else {
+                Issue.record("no get")
+                return
+            }
+            #expect(value == (try Self.json(#"{"a":{"b":1},"c":"x"}"#)))
+            connection.send(.ping)
+            guard case .message(.pong)? = await events.next() else {
+                Issue.record("no pong")
+                return
+            }
+            connection.close()
+            guard case .closed? = await events.next() else {
+                Issue.record("no close")
+                return
+            }
+        }
+    }
+
+    @Test("with an admin token: the token is accepted, a wrong one refused")
+    func adminAuth() async throws {
+        try await withServer({ $0.authToken = "s3cret" }) { port in
+            let log = EventLog()
+            var events = log.stream.makeAsyncIterator()
+            let connection = try Self.open(port, log)
+            guard case .ready? = await events.next() else {
+                Issue.record("no hello")
+                return
+            }
+            connection.send(.put(id: 1, path: Self.posts, data: Array("1".utf8)))
+            guard case .message(.response(1, let denied, _))? = await events.next() else {
+                Issue.record("no answer")
+                return
+            }
+            #expect(denied != "ok")
+            connection.send(.auth(id: 2, credential: "wrong"))
+            guard case .message(.response(2, let refused, _))? = await events.next() else {
+                Issue.record("no auth answer")
+                return
+            }
+            #expect(refused != "ok")
+            // The server may drop the connection after a refused credential; start again.
+            connection.close()
+            let log2 = EventLog()
+            var events2 = log2.stream.makeAsyncIterator()
+            let second = try Self.open(port, log2)
+            guard case .ready? = await events2.next() else {
+                Issue.record("no second hello")
+                return
+            }
+            second.send(.auth(id: 1, credential: "s3cret"))
+            second.send(.put(id: 2, path: Self.posts, data: Array("1".utf8)))
+            guard case .message(.response(1, "ok", _))? = await events2.next() else {
+                Issue.record("admin token refused")
+                return
+            }
+            guard case .message(.response(2, "ok", _))? = await events2.next() else {
+                Issue.record("admin write refused")
+                return
+            }
+            second.close()
+            guard case .closed? = await events2.next() else {
+                Issue.record("no close")
+                return
+            }
+        }
+    }
+
+    @Test("the server going away closes the connection")
+    func serverShutdown() async throws {
+        let log = EventLog()
+        let connection = try await withServer { port in
+            let connection = try Self.open(port, log)
+            var events = log.stream.makeAsyncIterator()
+            guard case .ready? = await events.next() else { throw Failure("no hello") }
+            return connection
+        }
+        var events = log.stream.makeAsyncIterator()
+        guard case .closed? = await events.next() else {
+            Issue.record("no close after the server stopped")
+            return
+        }
+        #expect(await events.next() == nil)
+        #expect(!connection.send(.unauth(id: 1)))
+    }
+
+    @Test("a closed port closes at once")
+    func closedPort() async throws {
+        let port = try await withServer { $0 }  // free, and nothing listens once the server stopped
+        let log = EventLog()
+        var events = log.stream.makeAsyncIterator()
+        let connection = try Self.open(port, log)
+        guard case .closed(let reason)? = await events.next() else {
+            Issue.record("no close")
+            return
+        }
+        #expect(reason.contains("failed"))
+        #expect(await events.next() == nil)
+        #expect(!connection.send(.unauth(id: 1)))
+    }
+
+    @Test("a server that never says hello: closed after the connect timeout")
+    func noHello() async throws {
+        // Accepts TCP connections and never answers; closes them when the test is done.
+        let accepted = Mutex<[any Channel]>([])
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { channel in
+                accepted.withLock { $0.append(channel) }
+                return channel.eventLoop.makeSucceededVoidFuture()
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        let port = try #require(channel.localAddress?.port)
+        let log = EventLog()
+        var events = log.stream.makeAsyncIterator()
+        let connection = WireConnection.open(
+            url: try DatabaseURL("http://127.0.0.1:\(port)?ns=test"), lastSession: "old", connectTimeout: .milliseconds(300),
+            logger: testLogger,
+            handler: log.handler)
+        guard case .closed(let reason)? = await events.next() else {
+            Issue.record("no close")
+            return
+        }
+        #expect(reason.contains("no hello"))
+        #expect(await events.next() == nil)
+        connection.close()
+        for child in accepted.withLock({ $0 }) { try? await child.close() }
+        try await channel.close()
+    }
+
+    @Test("closing before the hello gives one close")
+    func closeAtOnce() async throws {
+        try await withServer { port in
+            let log = EventLog()
+            var events = log.stream.makeAsyncIterator()
+            let connection = try Self.open(port, log)
+            connection.close()
+            guard case .closed(let reason)? = await events.next() else {
+                Issue.record("no close")
+                return
+            }
+            #expect(reason == "closed by the client")
+            #expect(await events.next() == nil)
+        }
+    }
+}
+
+struct Failure: Error {
+    var message: String
+    init(_ message: String) { self.message = message }
+}
