@@ -50,7 +50,8 @@ let package = Package(
         .target(
             name: "Canopy",
             dependencies: [
-                "CanopyCore", "CanopyLoop", "CanopyStorage", "CanopyWire", "CanopyConnection", .product(name: "Logging", package: "swift-log"),
+                "CanopyCore", "CanopyLoop", "CanopyStorage", "CanopyWire", "CanopyConnection",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: settings),
         .target(
@@ -138,11 +139,14 @@ let package = Package(
         .testTarget(
             name: "CanopyCLITests", dependencies: ["canopy", "Canopy", "CanopyStorage", "CanopyCore", "CanopyTestSupport"],
             exclude: ["Snapshots"], swiftSettings: settings),
-        .testTarget(name: "BlogPostsTests", dependencies: ["BlogPosts", "Canopy", "CanopyTestSupport"], swiftSettings: settings),
+        .testTarget(
+            name: "BlogPostsTests", dependencies: ["BlogPosts", "Canopy", "CanopyServer", "CanopyTestSupport"], swiftSettings: settings),
         .testTarget(name: "RestaurantsTests", dependencies: ["Restaurants", "Canopy", "CanopyTestSupport"], swiftSettings: settings),
         .testTarget(
             name: "CanopyTests",
-            dependencies: ["Canopy", "CanopyCore", "CanopyLoop", "CanopyStorage", "CanopyServer", "CanopyTestSupport", "canopy-crash-writer"],
+            dependencies: [
+                "Canopy", "CanopyCore", "CanopyLoop", "CanopyStorage", "CanopyServer", "CanopyTestSupport", "canopy-crash-writer",
+            ],
             resources: [.copy("Fixtures")], swiftSettings: settings),
     ]
 )

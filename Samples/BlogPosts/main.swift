@@ -8,11 +8,16 @@ import Foundation
 //   swift run BlogPosts                      a short scripted scene, then a summary
 //   swift run BlogPosts --interactive        a prompt (type help)
 //   swift run BlogPosts --serve 9000         also serve the database over HTTP
+//   swift run BlogPosts --url URL            the same blog against a running `canopy serve`
+//                                            (Database(url:)), e.g. http://127.0.0.1:9000?ns=blog;
+//                                            --token TOKEN signs in (CANOPY_TOKEN also works)
 //   --db DIR                                 the database directory (default .canopy/blog)
 
 var dbPath = ".canopy/blog"
 var interactive = false
 var servePort: Int?
+var serverURL: String?
+var token = ProcessInfo.processInfo.environment["CANOPY_TOKEN"]
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
@@ -24,11 +29,17 @@ while let argument = arguments.popFirst() {
     case "--serve":
         guard let value = arguments.popFirst(), let port = Int(value), (0...65535).contains(port) else { fail("--serve needs a port") }
         servePort = port
+    case "--url":
+        guard let value = arguments.popFirst() else { fail("--url needs a server URL, e.g. http://127.0.0.1:9000?ns=blog") }
+        serverURL = value
+    case "--token":
+        guard let value = arguments.popFirst() else { fail("--token needs a token") }
+        token = value
     case "-h", "--help":
-        say("usage: BlogPosts [--db DIR] [--interactive] [--serve PORT]")
+        say("usage: BlogPosts [--db DIR | --url URL [--token TOKEN]] [--interactive] [--serve PORT]")
         exit(0)
     default:
-        fail("unknown argument \(argument) (usage: BlogPosts [--db DIR] [--interactive] [--serve PORT])")
+        fail("unknown argument \(argument) (usage: BlogPosts [--db DIR | --url URL [--token TOKEN]] [--interactive] [--serve PORT])")
     }
 }
 
@@ -43,7 +54,13 @@ let database: Database
 var server: CanopyServer?
 var serverTask: Task<Void, any Error>?
 do {
-    if let servePort {
+    if let serverURL {
+        if servePort != nil { fail("--url and --serve do not go together: the server is elsewhere") }
+        var configuration = Database.Configuration()
+        configuration.authToken = token
+        database = try Database(url: serverURL, configuration: configuration)
+        say("connected to \(serverURL) (Database(url:))")
+    } else if let servePort {
         let url = URL(fileURLWithPath: dbPath).standardizedFileURL
         let namespace = url.lastPathComponent
         guard NamespaceStore.isValidName(namespace) else {
@@ -63,7 +80,7 @@ do {
         database = try Database.database(path: dbPath)
     }
 } catch {
-    fail("cannot open \(dbPath): \(error)")
+    fail("cannot open \(serverURL ?? dbPath): \(error)")
 }
 
 var status: Int32 = 0

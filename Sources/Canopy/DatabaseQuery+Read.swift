@@ -53,7 +53,8 @@ extension DatabaseQuery {
 
     /// The query's current result. Loop thread only.
     func snapshot(from engine: SyncEngine) -> DataSnapshot {
-        self.snapshot(of: engine.queryResult(at: self.path, params: self.params))
+        let engine = self.path.isInfo ? self.core.infoEngine : engine
+        return self.snapshot(of: engine.queryResult(at: self.path, params: self.params))
     }
 
     /// A snapshot of this query's result `node`.

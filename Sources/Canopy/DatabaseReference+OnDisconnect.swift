@@ -92,7 +92,9 @@ extension DatabaseReference {
         let accepted = core.perform {
             guard let remote = core.remote else {
                 let error = DatabaseError(
-                    .invalidOperation, "onDisconnect at \(path.string) needs a database connected to a server (Database(url:)): an embedded database never disconnects.")
+                    .invalidOperation,
+                    "onDisconnect at \(path.string) needs a database connected to a server (Database(url:)): an embedded database never disconnects."
+                )
                 callback.value?(error, ref)
                 return
             }

@@ -1,4 +1,5 @@
 import Canopy
+import CanopyServer
 import CanopyTestSupport
 import Foundation
 import Testing
@@ -85,6 +86,35 @@ struct BlogPostsTests {
             #expect(counts == counts.sorted())
             #expect(counts == [1, 2])
         }
+    }
+
+    @Test("--url runs the same scene, unchanged, against a running server (Database(url:))")
+    func sceneAgainstServer() async throws {
+        var configuration = ServerConfiguration()
+        configuration.port = 0
+        let server = CanopyServer(configuration: configuration, store: NamespaceStore(directory: nil))
+        let task = Task { try await server.run(handleSignals: false) }
+        defer { task.cancel() }
+        guard let port = await server.listeningPort() else { throw WaitTimedOut("the server to listen", seconds: 0) }
+        let url = "http://127.0.0.1:\(port)?ns=blog"
+        for run in 1...2 {
+            let (status, output) = try Self.run(["--url", url])
+            #expect(status == 0, "\(output)")
+            for expected in [
+                "connected to \(url)", "[users] ada signed up", "[recent posts] new: \"grace's post #1\" by grace", "(deleted)", "moved",
+                "summary: \(3 * run) users, \(6 * run) posts", "invariants ok",
+            ] {
+                #expect(output.contains(expected), "missing \(expected) in \(output)")
+            }
+        }
+        // What the server holds, read by another client.
+        let db = try Database(url: url)
+        let root = try await db.reference().getData()
+        db.close()
+        #expect(Self.checkInvariants(root).count == 12)
+        #expect(root.childSnapshot(forPath: "users").childrenCount == 6)
+        await server.shutdown()
+        _ = try? await task.value
     }
 
     @Test("--interactive answers each command and writes the blog")

@@ -16,8 +16,10 @@ final class PendingWrite {
     /// Its entry in the database's pending-write tracker (snapshot metadata), while it is pending.
     var token: PendingWrites.Token?
 
-    init(id: UInt64, write: WriteOperation, resolved: [(path: [ChildKey], node: Node)], hash: String?,
-         completion: (@Sendable (DatabaseError?) -> Void)?) {
+    init(
+        id: UInt64, write: WriteOperation, resolved: [(path: [ChildKey], node: Node)], hash: String?,
+        completion: (@Sendable (DatabaseError?) -> Void)?
+    ) {
         self.id = id
         self.write = write
         self.resolved = resolved

@@ -1,7 +1,7 @@
-import CanopyWire
 import CanopyCore
 import CanopyLoop
 import CanopyStorage
+import CanopyWire
 import Logging
 
 /// A remote database's durable cache (`Configuration.persistencePath`), kept in Canopy's own
@@ -156,7 +156,8 @@ extension RemoteSync {
     }
 
     func persistQueued(_ write: PendingWrite) {
-        self.cache?.record(.set(DatabasePath([RemoteCache.queue, RemoteCache.queueKey(write.id)]), WriteValue(node: RemoteCache.node(of: write))))
+        self.cache?.record(
+            .set(DatabasePath([RemoteCache.queue, RemoteCache.queueKey(write.id)]), WriteValue(node: RemoteCache.node(of: write))))
     }
 
     func unpersistQueued(_ write: PendingWrite) {

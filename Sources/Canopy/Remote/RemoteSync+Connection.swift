@@ -1,8 +1,8 @@
-import Logging
 import CanopyConnection
 import CanopyCore
 import CanopyLoop
 import CanopyWire
+import Logging
 
 extension RemoteSync {
     /// Opens a connection unless one is open or opening, or the app asked to stay offline.
@@ -49,6 +49,9 @@ extension RemoteSync {
             for ready in waiting { ready(.failure(error)) }
         }
         for write in self.pending { write.completion?(error) }
+        let outbox = self.outbox
+        self.outbox = []
+        for entry in outbox { entry.done(.closed) }
         self.cache?.close()
     }
 
@@ -140,7 +143,9 @@ extension RemoteSync {
 
     /// Sends `request` now or after the next reconnect, and again after each reconnect until the
     /// server answers it.
-    func sendReliably(_ request: @escaping RequestBuilder, _ done: @escaping (ResponseOutcome) -> Void) {
+    /// - Returns: Its id, for ``forget(_:)``.
+    @discardableResult
+    func sendReliably(_ request: @escaping RequestBuilder, _ done: @escaping (ResponseOutcome) -> Void) -> UInt64 {
         let id = self.nextOutboxID
         self.nextOutboxID += 1
         let entry = OutboxEntry(id: id, request: request) { [weak self] outcome in
@@ -150,6 +155,12 @@ extension RemoteSync {
         }
         self.outbox.append(entry)
         if self.isConnected { self.send(request, entry.done) }
+        return id
+    }
+
+    /// Stops resending a request from ``sendReliably(_:_:)`` (its answer, if any, is ignored).
+    func forget(_ id: UInt64) {
+        self.outbox.removeAll { $0.id == id }
     }
 
     private func receive(_ message: ServerEvent) {
@@ -162,7 +173,8 @@ extension RemoteSync {
         case .merge(let path, let changes, _):
             self.serverMerge(changes, at: path)
         case .listenRevoked(let path, _):
-            self.listenFailed(at: path, error: DatabaseError(.permissionDenied, "The server revoked the listen at \(path.string): permission_denied."))
+            self.listenFailed(
+                at: path, error: DatabaseError(.permissionDenied, "The server revoked the listen at \(path.string): permission_denied."))
         case .authRevoked(let status, let reason):
             self.logger.warning("canopy: the server revoked this client's credential: \(status) \(reason)")
         case .shutdown(let reason):

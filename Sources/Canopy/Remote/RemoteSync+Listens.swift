@@ -1,7 +1,7 @@
-import Logging
 import CanopyConnection
 import CanopyCore
 import CanopyWire
+import Logging
 
 extension RemoteSync {
     /// Whether the cache holds the server's whole data at `path`: a listen at it or above has
@@ -75,7 +75,7 @@ extension RemoteSync {
                 for ready in waiting { ready(.success(())) }
             case .failed(let status, let message):
                 self.listenFailed(at: path, error: DatabaseError(serverStatus: status, message: message, path: path))
-            case .disconnected:
+            case .disconnected, .closed:
                 break  // asked again on reconnect
             }
         }

@@ -1,7 +1,7 @@
-import CanopyWire
-import Logging
 import CanopyConnection
 import CanopyCore
+import CanopyWire
+import Logging
 
 extension RemoteSync {
     /// Hands an onDisconnect operation to the server (`nil`: cancel those at `path`), now or after
@@ -18,6 +18,7 @@ extension RemoteSync {
             case .ok: done(nil)
             case .failed(let status, let message): done(DatabaseError(serverStatus: status, message: message, path: path))
             case .disconnected: break
+            case .closed: done(DatabaseError(.closed, "The database was closed."))
             }
         }
     }

@@ -1,7 +1,7 @@
-import Logging
 import CanopyConnection
 import CanopyCore
 import CanopyWire
+import Logging
 
 extension RemoteSync {
     /// The most attempts a transaction makes before failing with `maxRetries` (the SDKs' 25).
@@ -56,7 +56,9 @@ extension RemoteSync {
             if let error, error.code == .dataStale {
                 guard attempt < Self.maxTransactionAttempts else {
                     completion(
-                        DatabaseError(.maxRetries, "The transaction at \(path.string) failed: the data changed on the server \(attempt) times in a row."),
+                        DatabaseError(
+                            .maxRetries,
+                            "The transaction at \(path.string) failed: the data changed on the server \(attempt) times in a row."),
                         false, self.core.engine.node(at: path))
                     return
                 }

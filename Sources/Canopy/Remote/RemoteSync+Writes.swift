@@ -1,7 +1,7 @@
-import Logging
 import CanopyConnection
 import CanopyCore
 import CanopyWire
+import Logging
 
 extension RemoteSync {
     /// A local write: applied to the cache now (its events fire), queued, sent to the server when
@@ -45,8 +45,8 @@ extension RemoteSync {
                 self.finish(write, error: nil)
             case .failed(let status, let message):
                 self.finish(write, error: DatabaseError(serverStatus: status, message: message, path: write.write.path))
-            case .disconnected:
-                break  // still queued: sent again on reconnect
+            case .disconnected, .closed:
+                break  // still queued: sent again on reconnect (or, closed, failed by `close()`)
             }
         }
     }
@@ -96,7 +96,8 @@ extension RemoteSync {
         for location in locations {
             var root = self.serverRoot
             for write in self.pending where write.overlaps(location) { write.apply(to: &root) }
-            entries.append(.init(path: Array(location.keys.dropFirst(base.keys.count)), value: WriteValue(node: root.node(at: location.keys))))
+            entries.append(
+                .init(path: Array(location.keys.dropFirst(base.keys.count)), value: WriteValue(node: root.node(at: location.keys))))
         }
         self.core.applyLocally(WriteOperation(path: base, entries: entries), now: self.serverNow) { _ in }
     }
@@ -128,7 +129,8 @@ extension DatabaseError {
         case "datastale":
             self.init(.dataStale, "The data at \(path.string) changed on the server first (datastale).")
         default:
-            self.init(.writeFailed, "The server refused the request at \(path.string): \(status)\(message == status ? "" : ": \(message)").")
+            self.init(
+                .writeFailed, "The server refused the request at \(path.string): \(status)\(message == status ? "" : ": \(message)").")
         }
     }
 }

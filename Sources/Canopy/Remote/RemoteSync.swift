@@ -1,8 +1,7 @@
-import CanopyWire
 import CanopyConnection
 import CanopyCore
 import CanopyLoop
-
+import CanopyWire
 import Logging
 
 /// Keeps a remote database's local cache in step with a server (loop thread only).
@@ -89,6 +88,8 @@ enum ResponseOutcome {
     case failed(status: String, message: String)
     /// The connection went away before the answer.
     case disconnected
+    /// The database was closed before the answer.
+    case closed
 }
 
 /// A request kept until acknowledged, resent after each reconnect.

@@ -1,0 +1,283 @@
+import Canopy
+import CanopyServer
+import CanopyTestSupport
+import Foundation
+import Testing
+
+/// Values collected by callbacks on the thread that drains a database's loop.
+final class Collected<Value>: @unchecked Sendable {  // touched only by the draining thread
+    var items: [Value] = []
+    func append(_ value: Value) { self.items.append(value) }
+}
+
+/// Reads `path` through `db` (a remote database in `.manual` mode) and returns the data, or throws
+/// the read's error.
+func read(_ db: Database, _ path: String) throws -> JSONValue {
+    let result = Collected<Result<JSONValue, any Error>>()
+    db.reference(withPath: path).getData { error, snapshot in
+        result.append(error.map { .failure($0) } ?? .success(snapshot?.exportJSON ?? .null))
+    }
+    try db.drain(until: "getData of /\(path)") { !result.items.isEmpty }
+    return try result.items[0].get()
+}
+
+@Suite("Database(url:): the Swift API against a server", .serialized)
+struct RemoteClientTests {
+    static let rules = #"""
+        {"rules": {"open": {".read": true, ".write": true}, "locked": {".read": true}, "secret": {".read": false}}}
+        """#
+    static let adminToken = "remote-client-tests-admin"
+
+    /// Runs `body` on its own thread with a server and its URL. With `rules` the server is guarded
+    /// (rules plus an admin token) and the administrator opens the namespace first: on a guarded
+    /// server only the administrator may have a namespace created.
+    static func withServer(rules: String? = nil, _ body: @escaping @Sendable (String) throws -> Void) async throws {
+        let server = try await TestServer.start { configuration in
+            configuration.rules = rules
+            if rules != nil { configuration.authToken = Self.adminToken }
+        }
+        let url = server.url()
+        try await server.whileRunning {
+            try await onOwnThread {
+                if rules != nil {
+                    let admin = try Database.remoteForTest(url) { $0.authToken = Self.adminToken }
+                    defer { admin.close() }
+                    try admin.reference(withPath: "open/created").setValue(true)
+                    try admin.settle()
+                }
+                try body(url)
+            }
+        }
+    }
+
+    @Test("offline writes raise their events at once, queue up, and reach the server in order, once, on reconnect")
+    func offlineQueue() async throws {
+        try await Self.withServer { url in
+            let db = try Database.remoteForTest(url)
+            let checker = try Database.remoteForTest(url)
+            defer {
+                db.close()
+                checker.close()
+            }
+            let added = Collected<String>()
+            let items = db.reference(withPath: "items")
+            items.observe(.childAdded) { added.append($0.key ?? "") }
+            try db.settle()
+            db.goOffline()
+            let connected = Collected<Bool>()
+            db.reference(withPath: ".info/connected").observe(.value) { connected.append($0.value as? Bool ?? true) }
+            db.drain()
+            #expect(connected.items == [false])
+            let completions = Collected<(Int, String?)>()
+            for i in 0..<5 {
+                items.child("k\(i)").setValue(i) { error, _ in completions.append((i, error.map { "\($0)" })) }
+            }
+            db.drain()
+            #expect(added.items == ["k0", "k1", "k2", "k3", "k4"], "local events fire before the server has the writes")
+            #expect(completions.items.isEmpty, "nothing is acknowledged while offline")
+            #expect(try read(checker, "items") == .null)
+            db.goOnline()
+            try db.settle()
+            #expect(completions.items.map(\.0) == [0, 1, 2, 3, 4])
+            #expect(completions.items.allSatisfy { $0.1 == nil })
+            #expect(try read(checker, "items") == ["k0": 0, "k1": 1, "k2": 2, "k3": 3, "k4": 4])
+            #expect(added.items.count == 5, "the server's echo raises nothing more")
+            #expect(connected.items == [false, true])
+        }
+    }
+
+    @Test("a write the rules refuse is reverted with the right events and its completion gets permission_denied")
+    func refusedWriteReverts() async throws {
+        try await Self.withServer(rules: Self.rules) { url in
+            let db = try Database.remoteForTest(url)
+            defer { db.close() }
+            let values = Collected<JSONValue>()
+            let locked = db.reference(withPath: "locked/x")
+            let cancelled = Collected<String>()
+            locked.observe(.value, with: { values.append($0.exportJSON) }, withCancel: { cancelled.append("\($0)") })
+            try db.settle()
+            #expect(cancelled.items.isEmpty)
+            let outcome = Collected<DatabaseError?>()
+            locked.setValue(["a": 1]) { error, _ in outcome.append(error as? DatabaseError) }
+            try db.drain(until: "the refusal") { !outcome.items.isEmpty }
+            #expect(values.items == [.null, ["a": 1], .null])
+            #expect(outcome.items.first??.code == .permissionDenied)
+            // The database goes on working.
+            let allowed = Collected<DatabaseError?>()
+            db.reference(withPath: "open/y").setValue(2) { error, _ in allowed.append(error as? DatabaseError) }
+            try db.settle()
+            #expect(allowed.items.count == 1 && allowed.items[0] == nil)
+        }
+    }
+
+    @Test("a listen the server refuses calls the cancel block; a read there fails")
+    func refusedListen() async throws {
+        try await Self.withServer(rules: Self.rules) { url in
+            let db = try Database.remoteForTest(url)
+            defer { db.close() }
+            let values = Collected<JSONValue>()
+            let cancelled = Collected<DatabaseError?>()
+            db.reference(withPath: "secret").observe(
+                .value, with: { values.append($0.exportJSON) },
+                withCancel: { error in
+                    cancelled.append(error as? DatabaseError)
+                })
+            try db.drain(until: "the cancel block") { !cancelled.items.isEmpty }
+            #expect(values.items.isEmpty)
+            #expect(cancelled.items.first??.code == .permissionDenied)
+            #expect(throws: DatabaseError.self) { try read(db, "secret") }
+        }
+    }
+
+    @Test("ServerValue.timestamp is estimated with the server's clock offset, then the server's value replaces it")
+    func serverTimestamp() async throws {
+        try await Self.withServer { url in
+            let skew: Int64 = 3_600_000
+            let db = try Database.remoteForTest(url) { configuration in
+                configuration.clock = { Int64(Date().timeIntervalSince1970 * 1000) - skew }
+            }
+            defer { db.close() }
+            try db.settle()
+            let offset = try read(db, ".info/serverTimeOffset")
+            guard case .int(let measured) = offset else { throw WaitTimedOut("an integer offset, got \(offset)", seconds: 0) }
+            #expect(abs(measured - skew) < 5_000)
+            let seen = Collected<Int64>()
+            let ref = db.reference(withPath: "stamped")
+            ref.observe(.value) { if let n = ($0.value as? NSNumber)?.int64Value { seen.append(n) } }
+            try db.settle()
+            try ref.setValue(ServerValue.timestamp())
+            db.drain()
+            let estimate = try #require(seen.items.first, "the local event comes first, with the estimate")
+            try db.settle()
+            let stored = try read(db, "stamped")
+            guard case .int(let serverValue) = stored else { throw WaitTimedOut("an integer timestamp, got \(stored)", seconds: 0) }
+            #expect(abs(estimate - serverValue) < 5_000)
+            #expect(seen.items.last == serverValue, "the cache ends with the server's value")
+        }
+    }
+
+    @Test("transactions from two clients at once never lose an update (datastale retries)")
+    func concurrentTransactions() async throws {
+        try await Self.withServer { url in
+            let a = try Database.remoteForTest(url)
+            let b = try Database.remoteForTest(url)
+            defer {
+                a.close()
+                b.close()
+            }
+            let done = Collected<Bool>()
+            for db in [a, b] {
+                for _ in 0..<15 {
+                    db.reference(withPath: "counter").runTransactionBlock(
+                        { data in
+                            data.value = ((data.value as? NSNumber)?.intValue ?? 0) + 1
+                            return .success(withValue: data)
+                        }, andCompletionBlock: { error, committed, _ in done.append(error == nil && committed) })
+                }
+            }
+            try waitUntil("30 transactions") {
+                a.drain()
+                b.drain()
+                return done.items.count == 30
+            }
+            #expect(done.items.allSatisfy { $0 })
+            try a.settle()
+            #expect(try read(b, "counter") == 30)
+        }
+    }
+
+    @Test("onDisconnect operations run on the server when the client goes away; cancel removes them")
+    func onDisconnect() async throws {
+        try await Self.withServer { url in
+            let checker = try Database.remoteForTest(url)
+            defer { checker.close() }
+            let client = try Database.remoteForTest(url)
+            let acknowledged = Collected<String?>()
+            let presence = client.reference(withPath: "presence/ada")
+            presence.onDisconnectSetValue("offline") { error, _ in acknowledged.append(error.map { "\($0)" }) }
+            client.reference(withPath: "presence/bob").onDisconnectRemoveValue { error, _ in acknowledged.append(error.map { "\($0)" }) }
+            try presence.setValue("online")
+            try client.reference(withPath: "presence/bob").setValue("online")
+            client.reference(withPath: "presence/bob").cancelDisconnectOperations { error, _ in acknowledged.append(error.map { "\($0)" }) }
+            try client.settle()
+            #expect(acknowledged.items.count == 3 && acknowledged.items.allSatisfy { $0 == nil })
+            #expect(try read(checker, "presence") == ["ada": "online", "bob": "online"])
+            let seen = Collected<JSONValue>()
+            checker.reference(withPath: "presence").observe(.value) { seen.append($0.exportJSON) }
+            client.close()
+            try checker.drain(until: "the onDisconnect write") { seen.items.last == ["ada": "offline", "bob": "online"] }
+        }
+    }
+
+    @Test("an embedded database refuses onDisconnect operations with invalid_operation")
+    func embeddedOnDisconnect() throws {
+        var configuration = Database.Configuration()
+        configuration.loopMode = .manual
+        let db = try Database.inMemory(configuration)
+        defer { db.close() }
+        let outcome = Collected<DatabaseError?>()
+        db.reference(withPath: "a").onDisconnectSetValue(1) { error, _ in outcome.append(error as? DatabaseError) }
+        db.drain()
+        #expect(outcome.items.first??.code == .invalidOperation)
+    }
+
+    @Test("getData: the server first; offline, the cache; offline with nothing cached, an error")
+    func getData() async throws {
+        try await Self.withServer { url in
+            let writer = try Database.remoteForTest(url)
+            let db = try Database.remoteForTest(url)
+            defer {
+                writer.close()
+                db.close()
+            }
+            try writer.reference(withPath: "docs/one").setValue("v1")
+            try writer.settle()
+            #expect(try read(db, "docs/one") == "v1")
+            try writer.reference(withPath: "docs/one").setValue("v2")
+            try writer.settle()
+            #expect(try read(db, "docs/one") == "v2", "server first: not the cached v1")
+            db.goOffline()
+            db.drain()
+            #expect(try read(db, "docs/one") == "v2", "offline: the cache")
+            #expect(throws: DatabaseError.self) { try read(db, "docs/never") }
+        }
+    }
+
+    @Test("a persistent cache keeps queued writes across a restart and shows cached data before the server answers")
+    func persistence() async throws {
+        let directory = TemporaryDirectory("remote-cache")
+        defer { directory.remove() }
+        let cachePath = directory.file("cache")
+        try await Self.withServer { url in
+            let checker = try Database.remoteForTest(url)
+            defer { checker.close() }
+            do {
+                let db = try Database.remoteForTest(url) { $0.persistencePath = cachePath }
+                let notes = db.reference(withPath: "notes")
+                notes.observe(.value) { _ in }
+                try notes.child("first").setValue("from the server")
+                try db.settle()
+                db.goOffline()
+                db.drain()
+                try notes.child("queued").setValue("written offline")
+                db.drain()
+                db.close()
+            }
+            #expect(try read(checker, "notes") == ["first": "from the server"])
+            // Reopened against a server that is not there: the cache answers at once.
+            do {
+                let db = try Database.remoteForTest("http://127.0.0.1:1?ns=test") { $0.persistencePath = cachePath }
+                let seen = Collected<JSONValue>()
+                db.reference(withPath: "notes").observe(.value) { seen.append($0.exportJSON) }
+                db.drain()
+                #expect(seen.items == [["first": "from the server", "queued": "written offline"]])
+                db.close()
+            }
+            // Reopened against the server: the queued write is delivered, once.
+            let db = try Database.remoteForTest(url) { $0.persistencePath = cachePath }
+            defer { db.close() }
+            try db.settle()
+            #expect(try read(checker, "notes") == ["first": "from the server", "queued": "written offline"])
+        }
+    }
+}
