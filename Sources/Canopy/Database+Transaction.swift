@@ -62,6 +62,17 @@ extension Database {
     ) {
         let core = self.core
         let accepted = core.perform { [self] in
+            if core.remote != nil {
+                // The wire protocol checks one location per write (its hash); reading several from a
+                // cache that may be stale could not be made atomic.
+                completion(
+                    .failure(
+                        DatabaseError(
+                            .invalidOperation,
+                            "runTransaction across locations needs an embedded database; against a server, run runTransactionBlock at the locations' common parent."
+                        )))
+                return
+            }
             let transaction = Transaction(database: self)
             let value: T
             do {

@@ -1,5 +1,6 @@
 import CanopyCore
 import CanopyLoop
+import Synchronization
 
 extension DatabaseCore {
     /// Applies `writes`, made one after another, as one write: one journal record, one round of
@@ -15,6 +16,23 @@ extension DatabaseCore {
         }
         if let write = WriteComposer.disjoint(writes) {
             self.apply(write, completion: completion)
+            return
+        }
+        if self.remote != nil {
+            // Composing overlapping writes needs the data under them, which a cache may not hold:
+            // against a server they go as consecutive writes, in order; the completion reports the
+            // first failure once all are answered.
+            let remaining = Mutex((count: writes.count, error: DatabaseError?.none))
+            for write in writes {
+                self.apply(write) { error in
+                    let done: (Bool, DatabaseError?) = remaining.withLock { state in
+                        state.count -= 1
+                        if state.error == nil { state.error = error }
+                        return (state.count == 0, state.error)
+                    }
+                    if done.0 { completion(done.1) }
+                }
+            }
             return
         }
         let now = self.clock()

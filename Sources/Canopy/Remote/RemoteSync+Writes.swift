@@ -53,9 +53,9 @@ extension RemoteSync {
 
     /// Takes `write` out of the queue: acknowledged (`error == nil`) or refused (reverted).
     func finish(_ write: PendingWrite, error: DatabaseError?) {
-        guard let index = self.pending.firstIndex(where: { $0 === write }) else { return }
-        self.pending.remove(at: index)
+        guard self.pending.remove(write) else { return }
         self.unpersistQueued(write)
+        self.core.pendingWritesEnded(write)
         let locations = write.locations
         if error == nil {
             // Where nothing keeps the cache in step, the acknowledged write is the server's data as last known.
@@ -64,7 +64,6 @@ extension RemoteSync {
             }
         }
         self.refresh(Self.outermost(locations))
-        self.core.pendingWritesEnded(write)
         write.completion?(error)
     }
 
@@ -94,10 +93,15 @@ extension RemoteSync {
         var entries: [WriteOperation.Entry] = []
         let base = Self.commonAncestor(locations)
         for location in locations {
-            var root = self.serverRoot
-            for write in self.pending where write.overlaps(location) { write.apply(to: &root) }
-            entries.append(
-                .init(path: Array(location.keys.dropFirst(base.keys.count)), value: WriteValue(node: root.node(at: location.keys))))
+            let node: Node
+            if self.core.pendingWrites.hasPending(overlapping: location) {
+                var root = self.serverRoot
+                for write in self.pending where write.overlaps(location) { write.apply(to: &root) }
+                node = root.node(at: location.keys)
+            } else {
+                node = self.serverRoot.node(at: location.keys)
+            }
+            entries.append(.init(path: Array(location.keys.dropFirst(base.keys.count)), value: WriteValue(node: node)))
         }
         self.core.applyLocally(WriteOperation(path: base, entries: entries), now: self.serverNow) { _ in }
     }

@@ -22,7 +22,7 @@ final class RemoteSync: @unchecked Sendable {
     /// elsewhere).
     var serverRoot: Node = .empty
     /// Local writes the server has not acknowledged, oldest first.
-    var pending: [PendingWrite] = []
+    var pending = PendingQueue()
     var nextWriteID: UInt64 = 1
     /// Server listens by location (plain listens: queries are answered by the local engine).
     var listens: [DatabasePath: RemoteListen] = [:]
