@@ -36,10 +36,12 @@ extension DatabaseQuery {
         }
     }
 
-    /// The query's current result. Loop thread only.
+    /// The query's current result, with its metadata now. Loop thread only.
     func snapshot(from engine: SyncEngine) -> DataSnapshot {
         DataSnapshot(
-            node: engine.queryResult(at: self.path, params: self.params), path: self.path, index: self.params.index, database: self.database
+            node: engine.queryResult(at: self.path, params: self.params), path: self.path, index: self.params.index,
+            database: self.database,
+            metadata: self.core.metadata(at: self.path)
         )
     }
 }

@@ -31,6 +31,14 @@ final class DatabaseCore: @unchecked Sendable {
     /// Loop-thread only (but for its atomic id counter): the triggers and the writes they queue.
     let triggers: TriggerState
 
+    // Snapshot metadata (see `DatabaseCore+Metadata.swift`), all loop-thread only.
+    /// The writes applied but not yet durable (or, for a remote database, not yet acknowledged).
+    let pendingWrites = PendingWrites()
+    /// Whether the data at a location came from the cache (always `false` embedded).
+    var isFromCache: (DatabasePath) -> Bool = { _ in false }
+    /// The `.value` observers that asked for metadata changes.
+    var metadataWatchers = MetadataWatchers()
+
     init(
         loop: EventLoop, clock: @escaping @Sendable () -> Int64, root: Node = .empty, store: DurableStore? = nil,
         maxTriggerDepth: Int = 16, logger: Logger = Logger(label: "canopy")
@@ -40,6 +48,7 @@ final class DatabaseCore: @unchecked Sendable {
         self.clock = clock
         self.store = store
         self.triggers = TriggerState(maxDepth: maxTriggerDepth, logger: logger)
+        self.pendingWrites.settled = { [unowned self] locations in self.metadataChanged(overlapping: locations) }
         if let store {
             let engine = self.engine
             store.currentRoot = { engine.root }
@@ -104,8 +113,8 @@ final class DatabaseCore: @unchecked Sendable {
             completion?(error)
             return
         }
-        // Durable: the completion waits for the journal; observers fire now.
-        self.store?.record(write, now: now, completion: completion)
+        // Durable: the completion waits for the journal; observers fire now, the write pending.
+        if let store = self.store { store.record(write, now: now, completion: self.pendingUntilCompleted(write, completion: completion)) }
         self.deliver(events)
         self.deliverViewChanges()
         self.deliverAggregateChanges()
@@ -175,6 +184,7 @@ final class DatabaseCore: @unchecked Sendable {
                 self.end(registration, error: error)
                 return
             }
+            if box.watchesMetadata { self.metadataWatchers.add(registration, box: box) }
             self.deliver(self.engine.register(registration, at: query.path, params: query.params))
         }
         if !accepted {
@@ -198,7 +208,7 @@ final class DatabaseCore: @unchecked Sendable {
         guard let registration else { return }
         registration.deactivate()
         self.awaitDeliveries(to: [handle])
-        self.perform { [self] in self.engine.unregister(registration) }
+        self.perform { [self] in self.unregister(registration) }
     }
 
     /// Removes every observer at exactly the query's location (of that query, for a query).
@@ -215,7 +225,7 @@ final class DatabaseCore: @unchecked Sendable {
         guard !removed.isEmpty else { return }
         self.awaitDeliveries(to: Set(removed.map { DatabaseHandle($0.id) }))
         self.perform { [self] in
-            for registration in removed { self.engine.unregister(registration) }
+            for registration in removed { self.unregister(registration) }
         }
     }
 
@@ -230,7 +240,7 @@ final class DatabaseCore: @unchecked Sendable {
         self.loop.assertOnLoop()
         guard let box = registration.payload as? ObserverBox else { return }
         self.registrations.withLock { _ = $0.removeValue(forKey: box.handle) }
-        self.engine.unregister(registration)
+        self.unregister(registration)
         box.cancel?(error)
     }
 
@@ -252,9 +262,12 @@ final class DatabaseCore: @unchecked Sendable {
             if box.once {
                 registration.deactivate()
                 self.registrations.withLock { _ = $0.removeValue(forKey: box.handle) }
-                self.engine.unregister(registration)
+                self.unregister(registration)
             }
-            let snapshot = DataSnapshot(node: event.node, path: event.path, index: event.index, database: box.query.database)
+            let metadata = self.metadata(at: event.path)
+            if box.watchesMetadata { self.metadataWatchers.delivered(metadata, to: box.handle) }
+            let snapshot = DataSnapshot(
+                node: event.node, path: event.path, index: event.index, database: box.query.database, metadata: metadata)
             box.block(snapshot, event.previousKey)
         }
     }
