@@ -130,6 +130,23 @@ struct SnapshotMetadataTests {
         #expect(log["sibling"] == [Seen(.null)])
     }
 
+    @Test("A write the journal fails is undone while still pending, then the metadata settles")
+    func failedWrite() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let (db, io, completions) = try StorageFaultTests.openWithOneWrite(dir)
+        defer { db.close() }
+        let log = Log()
+        db.reference(withPath: "a").observe(.value, includeMetadataChanges: true, with: log.record("a"))
+        db.drain()
+        io.arm { $0.failingWrites = 1 }
+        StorageFaultTests.set(db, "a", 2, completions, 1)
+        db.drain()
+        #expect(completions.failed == [1])
+        #expect(log["a"] == [Seen(1), Seen(2, pending: true), Seen(1, pending: true), Seen(1)])
+        #expect(db.core.pendingWrites.isEmpty)
+    }
+
     @Test("In memory a write is never pending, and includeMetadataChanges adds no event")
     func inMemory() throws {
         var configuration = Database.Configuration()
