@@ -40,94 +40,104 @@ struct SnapshotMetadataTests {
         subscript(_ name: String) -> [Seen] { self.seen[name] ?? [] }
     }
 
+    /// An in-memory database driven by `drain()`.
+    static func memory() throws -> Database {
+        var configuration = Database.Configuration()
+        configuration.loopMode = .manual
+        return try Database.inMemory(configuration)
+    }
+
+    /// Runs `body` with a database opened at a new temporary directory, driven by `drain()`.
+    static func durable(_ body: (Database) throws -> Void) throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let db = try Database(path: dir.path, .manual())
+        defer { db.close() }
+        try body(db)
+    }
+
     static func path(_ string: String) -> DatabasePath {
         DatabasePath(string.split(separator: "/").map { ChildKey(String($0)) })
     }
 
     @Test("A write to a durable database is pending on its events; includeMetadataChanges adds one event when it is durable")
     func durableWrite() throws {
-        let dir = TemporaryDirectory()
-        defer { dir.remove() }
-        let db = try Database(path: dir.path, .manual())
-        defer { db.close() }
-        let log = Log()
-        let ref = db.reference(withPath: "a")
-        ref.observe(.value, with: log.record("plain"))
-        ref.observe(.value, includeMetadataChanges: true, with: log.record("watching"))
-        ref.observe(.childAdded, includeMetadataChanges: true, with: log.record("child"))
-        db.drain()
-        var eventsBeforeCompletion: Int?
-        ref.child("x").setValue(1) { error, _ in
-            #expect(error == nil)
-            eventsBeforeCompletion = log["watching"].count
-        }
-        db.drain()
-        #expect(log["plain"] == [Seen(.null), Seen(["x": 1], pending: true)])
-        #expect(log["watching"] == [Seen(.null), Seen(["x": 1], pending: true), Seen(["x": 1])])
-        // Child observers get no metadata-only events; their snapshots carry metadata.
-        #expect(log["child"] == [Seen(1, pending: true)])
-        // The metadata event comes before the write's completion.
-        #expect(eventsBeforeCompletion == 3)
+        try Self.durable { db in
+            let log = Log()
+            let ref = db.reference(withPath: "a")
+            ref.observe(.value, with: log.record("plain"))
+            ref.observe(.value, includeMetadataChanges: true, with: log.record("watching"))
+            ref.observe(.childAdded, includeMetadataChanges: true, with: log.record("child"))
+            db.drain()
+            var eventsBeforeCompletion: Int?
+            ref.child("x").setValue(1) { error, _ in
+                #expect(error == nil)
+                eventsBeforeCompletion = log["watching"].count
+            }
+            db.drain()
+            #expect(log["plain"] == [Seen(.null), Seen(["x": 1], pending: true)])
+            #expect(log["watching"] == [Seen(.null), Seen(["x": 1], pending: true), Seen(["x": 1])])
+            // Child observers get no metadata-only events; their snapshots carry metadata.
+            #expect(log["child"] == [Seen(1, pending: true)])
+            // The metadata event comes before the write's completion.
+            #expect(eventsBeforeCompletion == 3)
 
-        var read: Seen?
-        ref.getData { _, snapshot in read = snapshot.map(Seen.init) }
-        ref.observeSingleEvent(of: .value, with: log.record("single"))
-        db.drain()
-        #expect(read == Seen(["x": 1]))
-        #expect(log["single"] == [Seen(["x": 1])])
-        #expect(db.core.pendingWrites.isEmpty)
-        #expect(log["watching"].count == 3)
+            var read: Seen?
+            ref.getData { _, snapshot in read = snapshot.map(Seen.init) }
+            ref.observeSingleEvent(of: .value, with: log.record("single"))
+            db.drain()
+            #expect(read == Seen(["x": 1]))
+            #expect(log["single"] == [Seen(["x": 1])])
+            #expect(db.core.pendingWrites.isEmpty)
+            #expect(log["watching"].count == 3)
+        }
     }
 
     @Test("Overlapping pending writes: one metadata event, when the last of them is durable; other locations get none")
     func severalWrites() throws {
-        let dir = TemporaryDirectory()
-        defer { dir.remove() }
-        let db = try Database(path: dir.path, .manual())
-        defer { db.close() }
-        let log = Log()
-        db.reference(withPath: "a").observe(.value, includeMetadataChanges: true, with: log.record("a"))
-        db.reference(withPath: "b").observe(.value, includeMetadataChanges: true, with: log.record("b"))
-        db.drain()
-        try db.reference(withPath: "a/x").setValue(1)
-        try db.reference(withPath: "a/y").setValue(2)
-        db.drain()
-        #expect(
-            log["a"] == [Seen(.null), Seen(["x": 1], pending: true), Seen(["x": 1, "y": 2], pending: true), Seen(["x": 1, "y": 2])])
-        #expect(log["b"] == [Seen(.null)])
-        // A later write, durable in another turn, gets its own pair.
-        try db.reference(withPath: "a/x").setValue(3)
-        db.drain()
-        #expect(log["a"].suffix(2) == [Seen(["x": 3, "y": 2], pending: true), Seen(["x": 3, "y": 2])])
-        #expect(log["a"].count == 6)
-        #expect(log["b"] == [Seen(.null)])
+        try Self.durable { db in
+            let log = Log()
+            db.reference(withPath: "a").observe(.value, includeMetadataChanges: true, with: log.record("a"))
+            db.reference(withPath: "b").observe(.value, includeMetadataChanges: true, with: log.record("b"))
+            db.drain()
+            try db.reference(withPath: "a/x").setValue(1)
+            try db.reference(withPath: "a/y").setValue(2)
+            db.drain()
+            #expect(
+                log["a"] == [Seen(.null), Seen(["x": 1], pending: true), Seen(["x": 1, "y": 2], pending: true), Seen(["x": 1, "y": 2])])
+            #expect(log["b"] == [Seen(.null)])
+            // A later write, durable in another turn, gets its own pair.
+            try db.reference(withPath: "a/x").setValue(3)
+            db.drain()
+            #expect(log["a"].suffix(2) == [Seen(["x": 3, "y": 2], pending: true), Seen(["x": 3, "y": 2])])
+            #expect(log["a"].count == 6)
+            #expect(log["b"] == [Seen(.null)])
+        }
     }
 
     @Test("A pending write covers its location, those above and below it; not its siblings")
     func overlapRules() throws {
-        let dir = TemporaryDirectory()
-        defer { dir.remove() }
-        let db = try Database(path: dir.path, .manual())
-        defer { db.close() }
-        let log = Log()
-        var during: [String: Bool] = [:]
-        db.reference(withPath: "a/b/c").observe(.value, includeMetadataChanges: true, with: log.record("below"))
-        db.reference(withPath: "a").observe(.value, includeMetadataChanges: true, with: log.record("above"))
-        db.reference(withPath: "a/s").observe(.value, includeMetadataChanges: true, with: log.record("sibling"))
-        db.reference(withPath: "a/b").observe(.value) { snapshot in
-            guard snapshot.metadata.hasPendingWrites else { return }
-            // On the loop, while the write is pending: what a snapshot at each location would carry.
-            for location in ["a/s", "a/b/c/d", "a", "", "a/bb", "b"] {
-                during[location] = db.core.metadata(at: Self.path(location)).hasPendingWrites
+        try Self.durable { db in
+            let log = Log()
+            var during: [String: Bool] = [:]
+            db.reference(withPath: "a/b/c").observe(.value, includeMetadataChanges: true, with: log.record("below"))
+            db.reference(withPath: "a").observe(.value, includeMetadataChanges: true, with: log.record("above"))
+            db.reference(withPath: "a/s").observe(.value, includeMetadataChanges: true, with: log.record("sibling"))
+            db.reference(withPath: "a/b").observe(.value) { snapshot in
+                guard snapshot.metadata.hasPendingWrites else { return }
+                // On the loop, while the write is pending: what a snapshot at each location would carry.
+                for location in ["a/s", "a/b/c/d", "a", "", "a/bb", "b"] {
+                    during[location] = db.core.metadata(at: Self.path(location)).hasPendingWrites
+                }
             }
+            db.drain()
+            try db.reference(withPath: "a/b").setValue(["c": 1])
+            db.drain()
+            #expect(during == ["a/s": false, "a/b/c/d": true, "a": true, "": true, "a/bb": false, "b": false])
+            #expect(log["below"] == [Seen(.null), Seen(1, pending: true), Seen(1)])
+            #expect(log["above"] == [Seen(.null), Seen(["b": ["c": 1]], pending: true), Seen(["b": ["c": 1]])])
+            #expect(log["sibling"] == [Seen(.null)])
         }
-        db.drain()
-        try db.reference(withPath: "a/b").setValue(["c": 1])
-        db.drain()
-        #expect(during == ["a/s": false, "a/b/c/d": true, "a": true, "": true, "a/bb": false, "b": false])
-        #expect(log["below"] == [Seen(.null), Seen(1, pending: true), Seen(1)])
-        #expect(log["above"] == [Seen(.null), Seen(["b": ["c": 1]], pending: true), Seen(["b": ["c": 1]])])
-        #expect(log["sibling"] == [Seen(.null)])
     }
 
     @Test("A write the journal fails is undone while still pending, then the metadata settles")
@@ -149,9 +159,7 @@ struct SnapshotMetadataTests {
 
     @Test("In memory a write is never pending, and includeMetadataChanges adds no event")
     func inMemory() throws {
-        var configuration = Database.Configuration()
-        configuration.loopMode = .manual
-        let db = try Database.inMemory(configuration)
+        let db = try Self.memory()
         defer { db.close() }
         let log = Log()
         let ref = db.reference(withPath: "a")
@@ -168,74 +176,68 @@ struct SnapshotMetadataTests {
 
     @Test("Writes of triggers, batches and transactions are pending until durable")
     func triggersBatchesTransactions() throws {
-        let dir = TemporaryDirectory()
-        defer { dir.remove() }
-        let db = try Database(path: dir.path, .manual())
-        defer { db.close() }
-        let log = Log()
-        try db.onValueCreated("/orders/{id}") { _ in
-            db.reference(withPath: "count").setValue(ServerValue.increment(1)) { _, _ in }
+        try Self.durable { db in
+            let log = Log()
+            try db.onValueCreated("/orders/{id}") { _ in
+                db.reference(withPath: "count").setValue(ServerValue.increment(1)) { _, _ in }
+            }
+            db.reference(withPath: "count").observe(.value, includeMetadataChanges: true, with: log.record("count"))
+            db.reference(withPath: "p").observe(.value, includeMetadataChanges: true, with: log.record("p"))
+            db.reference(withPath: "q").observe(.value, includeMetadataChanges: true, with: log.record("q"))
+            db.drain()
+            try db.reference(withPath: "orders/1").setValue("x")
+            db.drain()
+            #expect(log["count"] == [Seen(.null), Seen(1, pending: true), Seen(1)])
+
+            let batch = db.batch()
+            try batch.setValue(1, for: db.reference(withPath: "p/k1"))
+            try batch.setValue(1, for: db.reference(withPath: "q/k1"))
+            batch.commit()
+            db.drain()
+            #expect(log["p"] == [Seen(.null), Seen(["k1": 1], pending: true), Seen(["k1": 1])])
+            #expect(log["q"] == [Seen(.null), Seen(["k1": 1], pending: true), Seen(["k1": 1])])
+
+            db.runTransaction(
+                { transaction in
+                    let count = try transaction.getData(db.reference(withPath: "count")).value as? Int ?? 0
+                    try transaction.setValue(count + 1, for: db.reference(withPath: "count"))
+                    try transaction.setValue(2, for: db.reference(withPath: "p/k1"))
+                    return count
+                }, completion: { result in #expect((try? result.get()) != nil) })
+            db.drain()
+            #expect(log["count"].suffix(2) == [Seen(2, pending: true), Seen(2)])
+            #expect(log["p"].suffix(2) == [Seen(["k1": 2], pending: true), Seen(["k1": 2])])
+            #expect(log["q"].count == 3)
+            #expect(db.core.pendingWrites.isEmpty)
         }
-        db.reference(withPath: "count").observe(.value, includeMetadataChanges: true, with: log.record("count"))
-        db.reference(withPath: "p").observe(.value, includeMetadataChanges: true, with: log.record("p"))
-        db.reference(withPath: "q").observe(.value, includeMetadataChanges: true, with: log.record("q"))
-        db.drain()
-        try db.reference(withPath: "orders/1").setValue("x")
-        db.drain()
-        #expect(log["count"] == [Seen(.null), Seen(1, pending: true), Seen(1)])
-
-        let batch = db.batch()
-        try batch.setValue(1, for: db.reference(withPath: "p/k1"))
-        try batch.setValue(1, for: db.reference(withPath: "q/k1"))
-        batch.commit()
-        db.drain()
-        #expect(log["p"] == [Seen(.null), Seen(["k1": 1], pending: true), Seen(["k1": 1])])
-        #expect(log["q"] == [Seen(.null), Seen(["k1": 1], pending: true), Seen(["k1": 1])])
-
-        db.runTransaction(
-            { transaction in
-                let count = try transaction.getData(db.reference(withPath: "count")).value as? Int ?? 0
-                try transaction.setValue(count + 1, for: db.reference(withPath: "count"))
-                try transaction.setValue(2, for: db.reference(withPath: "p/k1"))
-                return count
-            }, completion: { result in #expect((try? result.get()) != nil) })
-        db.drain()
-        #expect(log["count"].suffix(2) == [Seen(2, pending: true), Seen(2)])
-        #expect(log["p"].suffix(2) == [Seen(["k1": 2], pending: true), Seen(["k1": 2])])
-        #expect(log["q"].count == 3)
-        #expect(db.core.pendingWrites.isEmpty)
     }
 
     @Test("A removed observer gets no metadata event and leaves the watchers")
     func removal() throws {
-        let dir = TemporaryDirectory()
-        defer { dir.remove() }
-        let db = try Database(path: dir.path, .manual())
-        defer { db.close() }
-        let log = Log()
-        let ref = db.reference(withPath: "a")
-        var handle: DatabaseHandle = 0
-        handle = ref.observe(.value, includeMetadataChanges: true) { snapshot in
-            log.record("removed")(snapshot)
-            // Removed from inside its pending event: the write's end must not reach it.
-            if snapshot.metadata.hasPendingWrites { ref.removeObserver(withHandle: handle) }
+        try Self.durable { db in
+            let log = Log()
+            let ref = db.reference(withPath: "a")
+            var handle: DatabaseHandle = 0
+            handle = ref.observe(.value, includeMetadataChanges: true) { snapshot in
+                log.record("removed")(snapshot)
+                // Removed from inside its pending event: the write's end must not reach it.
+                if snapshot.metadata.hasPendingWrites { ref.removeObserver(withHandle: handle) }
+            }
+            let kept = ref.observe(.value, includeMetadataChanges: true, with: log.record("kept"))
+            db.drain()
+            try ref.setValue(1)
+            db.drain()
+            #expect(log["removed"] == [Seen(.null), Seen(1, pending: true)])
+            #expect(log["kept"] == [Seen(.null), Seen(1, pending: true), Seen(1)])
+            ref.removeObserver(withHandle: kept)
+            db.drain()
+            #expect(db.core.metadataWatchers.isEmpty)
         }
-        let kept = ref.observe(.value, includeMetadataChanges: true, with: log.record("kept"))
-        db.drain()
-        try ref.setValue(1)
-        db.drain()
-        #expect(log["removed"] == [Seen(.null), Seen(1, pending: true)])
-        #expect(log["kept"] == [Seen(.null), Seen(1, pending: true), Seen(1)])
-        ref.removeObserver(withHandle: kept)
-        db.drain()
-        #expect(db.core.metadataWatchers.isEmpty)
     }
 
     @Test("The cache hook and metadataChanged(at:) raise events only for changed metadata at overlapping locations")
     func fromCache() throws {
-        var configuration = Database.Configuration()
-        configuration.loopMode = .manual
-        let db = try Database.inMemory(configuration)
+        let db = try Self.memory()
         defer { db.close() }
         let log = Log()
         var cached: Set<String> = ["/a", "/c"]
@@ -264,9 +266,7 @@ struct SnapshotMetadataTests {
 
     @Test("A remote client's begin/end: getData, observeSingleEvent and values() carry the metadata; end raises the event")
     func remoteSeam() async throws {
-        var configuration = Database.Configuration()
-        configuration.loopMode = .manual
-        let db = try Database.inMemory(configuration)
+        let db = try Self.memory()
         defer { db.close() }
         let log = Log()
         let ref = db.reference(withPath: "a")
