@@ -53,7 +53,8 @@ final class PendingWrites {
         locations.reserveCapacity(write.entries.count)
         for entry in write.entries {
             var location = write.path
-            location.keys += entry.isPriority ? entry.path.dropLast() : entry.path[...]
+            let below = entry.isPriority ? entry.path.dropLast() : entry.path[...]
+            if !below.isEmpty { location.keys += below }
             self.add(location.keys)
             locations.append(location)
         }
