@@ -3,6 +3,11 @@ import CanopyCore
 /// The writes applied locally but not yet confirmed, as a trie of the locations they touch, so
 /// that whether a location has pending writes is answered in O(depth), never by a scan.
 ///
+/// Writes enter the trie lazily: ``begin(_:)`` only queues them, and the first
+/// ``hasPending(overlapping:)`` after indexes those queued (each write once). A write that ends
+/// before anyone asks, the usual case for a durable database nobody observes, never touches the
+/// trie.
+///
 /// A database opened at a path begins a write when it is applied (its events raised) and ends it
 /// when its journal record is durable (or failed); a database connected to a server begins a
 /// local write when it is applied locally and ends it when the server acknowledges or rejects it.
@@ -28,8 +33,10 @@ final class PendingWrites {
     }
 
     private let root = Node()
-    /// The locations of each begun write, until it ends.
-    private var open: [UInt64: [DatabasePath]] = [:]
+    /// The locations of each begun write, until it ends, and whether they are in the trie.
+    private var open: [UInt64: (locations: [DatabasePath], indexed: Bool)] = [:]
+    /// Writes begun since the trie was last brought up to date (some may have ended since).
+    private var unindexed: [UInt64] = []
     private var nextID: UInt64 = 1
 
     /// Called by ``end(_:)`` with the locations of the write that ended (set by the owner).
@@ -45,7 +52,8 @@ final class PendingWrites {
 
     /// Marks `write` pending until ``end(_:)`` gets the token returned.
     ///
-    /// - Complexity: O(*e* · *d*) for *e* entries at depth *d* (one entry for a `set`).
+    /// - Complexity: O(*e*) for *e* entries (one for a `set`), plus O(*e* · *d*) at depth *d* once, to
+    ///   index it, if ``hasPending(overlapping:)`` is called while it is pending.
     func begin(_ write: WriteOperation) -> Token {
         let id = self.nextID
         self.nextID &+= 1
@@ -55,26 +63,40 @@ final class PendingWrites {
             var location = write.path
             let below = entry.isPriority ? entry.path.dropLast() : entry.path[...]
             if !below.isEmpty { location.keys += below }
-            self.add(location.keys)
             locations.append(location)
         }
-        self.open[id] = locations
+        self.open[id] = (locations, false)
+        if self.unindexed.count >= 2 * self.open.count + 1024 {
+            // Mostly writes that ended unindexed: drop those (amortized O(1) per write).
+            self.unindexed.removeAll { self.open[$0] == nil }
+        }
+        self.unindexed.append(id)
         return Token(id: id)
     }
 
     /// Ends the write of `token` (a token already ended is ignored), then tells ``settled``.
     ///
-    /// - Complexity: O(*e* · *d*) for *e* entries at depth *d*, plus what ``settled`` does.
+    /// - Complexity: O(*e* · *d*) for *e* entries at depth *d* (O(*e*) when it was never indexed), plus
+    ///   what ``settled`` does.
     func end(_ token: Token) {
-        guard let locations = self.open.removeValue(forKey: token.id) else { return }
-        for location in locations { self.remove(location.keys) }
+        guard let (locations, indexed) = self.open.removeValue(forKey: token.id) else { return }
+        if indexed {
+            for location in locations { self.remove(location.keys) }
+        }
+        if self.open.isEmpty {
+            // Nothing pending: the queue holds only ended writes.
+            self.unindexed.removeAll(keepingCapacity: self.unindexed.count < 4096)
+        }
         self.settled?(locations)
     }
 
     /// Whether a pending write touches `path`, a location above it or one below it.
     ///
-    /// - Complexity: O(*d*) at depth *d*; O(1) when nothing is pending.
+    /// - Complexity: O(*d*) at depth *d*; O(1) when nothing is pending. Amortized: the writes begun
+    ///   since the last call are indexed first (see ``begin(_:)``).
     func hasPending(overlapping path: DatabasePath) -> Bool {
+        if self.open.isEmpty { return false }
+        if !self.unindexed.isEmpty { self.index() }
         var node = self.root
         guard node.atOrBelow > 0 else { return false }
         if node.here > 0 { return true }
@@ -84,6 +106,16 @@ final class PendingWrites {
             if node.here > 0 { return true }
         }
         return node.atOrBelow > 0
+    }
+
+    /// Puts the queued writes still pending into the trie.
+    private func index() {
+        for id in self.unindexed {
+            guard let locations = self.open[id]?.locations else { continue }  // ended meanwhile
+            for location in locations { self.add(location.keys) }
+            self.open[id]?.indexed = true
+        }
+        self.unindexed.removeAll(keepingCapacity: self.unindexed.count < 4096)
     }
 
     private func add(_ location: [ChildKey]) {
