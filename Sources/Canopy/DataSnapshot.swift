@@ -8,12 +8,16 @@ public struct DataSnapshot: Sendable {
     let path: DatabasePath
     let index: QueryIndex
     let database: Database
+    /// Whether the data includes unconfirmed writes or came from a cache (see ``SnapshotMetadata``).
+    /// A child snapshot (``childSnapshot(forPath:)``, ``children``) carries its parent's.
+    public let metadata: SnapshotMetadata
 
-    init(node: Node, path: DatabasePath, index: QueryIndex = .priority, database: Database) {
+    init(node: Node, path: DatabasePath, index: QueryIndex = .priority, database: Database, metadata: SnapshotMetadata = .settled) {
         self.node = node
         self.path = path
         self.index = index
         self.database = database
+        self.metadata = metadata
     }
 
     /// The data as Foundation values: `NSNull` when there is none, else `Bool`, `NSNumber`
@@ -78,7 +82,8 @@ public struct DataSnapshot: Sendable {
     ///
     /// - Complexity: O(*d* + *m* log *n*) for a relative path of *m* keys below a location at depth *d*.
     public func childSnapshot(forPath childPathString: String) -> DataSnapshot {
-        (try? self.validatedChildSnapshot(forPath: childPathString)) ?? DataSnapshot(node: .empty, path: self.path, database: self.database)
+        (try? self.validatedChildSnapshot(forPath: childPathString))
+            ?? DataSnapshot(node: .empty, path: self.path, database: self.database, metadata: self.metadata)
     }
 
     /// Like ``childSnapshot(forPath:)`` but throws a ``DatabaseError`` for an invalid path.
@@ -93,10 +98,12 @@ public struct DataSnapshot: Sendable {
         }
         // One key (the common case): no path to split.
         if !childPathString.utf8.contains(UInt8(ascii: "/")), let key = ChildKey(validating: childPathString) {
-            return DataSnapshot(node: self.node.child(key), path: self.path.appending(key), database: self.database)
+            return DataSnapshot(
+                node: self.node.child(key), path: self.path.appending(key), database: self.database, metadata: self.metadata)
         }
         let relative = try DatabasePath(validating: childPathString, function: "childSnapshot(forPath:)")
-        return DataSnapshot(node: self.node.node(at: relative.keys), path: self.path.appending(relative), database: self.database)
+        return DataSnapshot(
+            node: self.node.node(at: relative.keys), path: self.path.appending(relative), database: self.database, metadata: self.metadata)
     }
 
     /// The direct children in this snapshot's order (the query's order for a query's `value`,
@@ -120,7 +127,9 @@ public struct DataSnapshot: Sendable {
     ///   priority) adds O(*n* log *n*) to sort them.
     public var childSnapshots: [DataSnapshot] {
         var ordered = OrderedChildren(node: self.node, index: self.index)
-        return ordered.all().map { DataSnapshot(node: $0.node, path: self.path.appending($0.key), database: self.database) }
+        return ordered.all().map {
+            DataSnapshot(node: $0.node, path: self.path.appending($0.key), database: self.database, metadata: self.metadata)
+        }
     }
 }
 

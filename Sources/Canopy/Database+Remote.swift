@@ -28,6 +28,7 @@ extension Database {
         let remote = RemoteSync(core: self.core, url: parsed, options: RemoteOptions(configuration))
         try remote.openPersistence()
         self.core.remote = remote
+        self.core.isFromCache = { [unowned remote] path in !remote.isLive(path) }
         self.core.perform { [core = self.core] in
             core.setInfo(connected: false, serverTimeOffset: 0)
             remote.restoreCache()

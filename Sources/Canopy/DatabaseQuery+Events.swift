@@ -62,8 +62,25 @@ extension DatabaseQuery {
     ///   query's view once (O(*n* log *n*) for an index), then O(*k* log *n*) per write that changes *k*
     ///   children.
     public func values() -> AsyncThrowingStream<DataSnapshot, any Error> {
+        self.values(includeMetadataChanges: false)
+    }
+
+    /// The successive values of this location or query, starting with the current one; with
+    /// `includeMetadataChanges`, also the same value again each time only its ``DataSnapshot/metadata``
+    /// changes (a pending write confirmed; see ``observe(_:includeMetadataChanges:with:)``).
+    ///
+    /// ```swift
+    /// for try await snapshot in ref.values(includeMetadataChanges: true) {
+    ///     showSaving(snapshot.metadata.hasPendingWrites)
+    /// }
+    /// ```
+    ///
+    /// - Complexity: As ``values()``; each change of metadata costs as ``observe(_:includeMetadataChanges:with:)``.
+    public func values(includeMetadataChanges: Bool) -> AsyncThrowingStream<DataSnapshot, any Error> {
         AsyncThrowingStream { continuation in
-            let handle = self.observe(.value, with: { continuation.yield($0) }, withCancel: { continuation.finish(throwing: $0) })
+            let handle = self.register(
+                .value, once: false, block: { snapshot, _ in continuation.yield(snapshot) }, cancel: { continuation.finish(throwing: $0) },
+                includeMetadataChanges: includeMetadataChanges)
             let query = self
             continuation.onTermination = { _ in query.removeObserver(withHandle: handle) }
         }

@@ -144,10 +144,15 @@ extension DatabaseQuery {
         }
     }
 
-    private func register(
-        _ type: DataEventType, once: Bool, block: @escaping (DataSnapshot, String?) -> Void, cancel: ((any Error) -> Void)?
+    /// Registers an observer; `includeMetadataChanges` matters for `.value` only (see
+    /// ``observe(_:includeMetadataChanges:with:)``).
+    func register(
+        _ type: DataEventType, once: Bool, block: @escaping (DataSnapshot, String?) -> Void, cancel: ((any Error) -> Void)?,
+        includeMetadataChanges: Bool = false
     ) -> DatabaseHandle {
-        let box = ObserverBox(handle: self.core.makeHandle(), query: self, once: once, block: block, cancel: cancel)
+        let box = ObserverBox(
+            handle: self.core.makeHandle(), query: self, once: once, block: block, cancel: cancel,
+            watchesMetadata: includeMetadataChanges && type == .value && !once)
         self.core.observe(type, box: box)
         return box.handle
     }

@@ -51,14 +51,14 @@ extension DatabaseQuery {
         }
     }
 
-    /// The query's current result. Loop thread only.
+    /// The query's current result, with its metadata now. Loop thread only.
     func snapshot(from engine: SyncEngine) -> DataSnapshot {
         let engine = self.path.isInfo ? self.core.infoEngine : engine
         return self.snapshot(of: engine.queryResult(at: self.path, params: self.params))
     }
 
-    /// A snapshot of this query's result `node`.
+    /// A snapshot of this query's result `node`, with its metadata now. Loop thread only.
     func snapshot(of node: Node) -> DataSnapshot {
-        DataSnapshot(node: node, path: self.path, index: self.params.index, database: self.database)
+        DataSnapshot(node: node, path: self.path, index: self.params.index, database: self.database, metadata: self.core.metadata(at: self.path))
     }
 }

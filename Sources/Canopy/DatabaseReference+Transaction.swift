@@ -154,7 +154,9 @@ extension DatabaseReference {
             }
             let committed = data.store === store ? store.node : data.store.node
             core.apply(.set(path, WriteValue(node: committed))) { error in
-                completion(error, error == nil, DataSnapshot(node: core.engine.node(at: path), path: path, database: database))
+                let snapshot = DataSnapshot(
+                    node: core.engine.node(at: path), path: path, database: database, metadata: core.metadata(at: path))
+                completion(error, error == nil, snapshot)
             }
         }
         if !accepted { completion(DatabaseCore.closedError, false, nil) }

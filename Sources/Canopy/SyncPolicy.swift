@@ -6,7 +6,8 @@
 /// | ``periodic(_:)`` | after `write(2)` to the OS | kept | up to one interval lost |
 /// | ``never`` | after `write(2)` to the OS | kept | whatever the OS had flushed |
 ///
-/// Observers always fire as soon as a write is applied in memory, before it is durable.
+/// Observers always fire as soon as a write is applied in memory, before it is durable; until it
+/// is, their snapshots have ``SnapshotMetadata/hasPendingWrites`` set (see ``DataSnapshot/metadata``).
 public enum SyncPolicy: Sendable, Equatable, CustomStringConvertible {
     /// Every completion waits for `fsync`. Writes issued while an `fsync` runs share the next one
     /// (group commit). The default.

@@ -35,7 +35,7 @@ public final class Transaction {
         }
         let node = self.database.core.engine.node(at: ref.path)
         self.reads.append(ref.path)
-        return DataSnapshot(node: node, path: ref.path, database: self.database)
+        return DataSnapshot(node: node, path: ref.path, database: self.database, metadata: self.database.core.metadata(at: ref.path))
     }
 
     /// Replaces the data at `ref` with `value` (as ``DatabaseReference/setValue(_:)``) when the

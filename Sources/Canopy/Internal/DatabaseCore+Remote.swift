@@ -15,9 +15,11 @@ extension DatabaseCore {
         }
     }
 
-    /// Removes a registration from whichever engine holds it. Loop thread only.
+    /// Removes a registration from whichever engine holds it, and from the metadata watchers and
+    /// the server listens. Loop thread only.
     func unregister(_ registration: EventRegistration) {
         if !self.engine.unregister(registration) { _ = self.infoEngine.unregister(registration) }
+        self.metadataWatchers.remove(DatabaseHandle(registration.id))
         self.remote?.unregistered(registration)
     }
 

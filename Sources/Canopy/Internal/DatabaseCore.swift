@@ -36,6 +36,14 @@ final class DatabaseCore: @unchecked Sendable {
     /// with it. Set once, before the first job runs; loop-thread only after that.
     var remote: RemoteSync?
 
+    // Snapshot metadata (see `DatabaseCore+Metadata.swift`), all loop-thread only.
+    /// The writes applied but not yet durable (or, for a remote database, not yet acknowledged).
+    let pendingWrites = PendingWrites()
+    /// Whether the data at a location came from the cache (always `false` embedded).
+    var isFromCache: (DatabasePath) -> Bool = { _ in false }
+    /// The `.value` observers that asked for metadata changes.
+    var metadataWatchers = MetadataWatchers()
+
     init(
         loop: EventLoop, clock: @escaping @Sendable () -> Int64, root: Node = .empty, store: DurableStore? = nil,
         maxTriggerDepth: Int = 16, logger: Logger = Logger(label: "canopy")
@@ -45,6 +53,7 @@ final class DatabaseCore: @unchecked Sendable {
         self.clock = clock
         self.store = store
         self.triggers = TriggerState(maxDepth: maxTriggerDepth, logger: logger)
+        self.pendingWrites.settled = { [unowned self] locations in self.metadataChanged(overlapping: locations) }
         if let store {
             let engine = self.engine
             store.currentRoot = { engine.root }
@@ -113,8 +122,8 @@ final class DatabaseCore: @unchecked Sendable {
             completion?(error)
             return
         }
-        // Durable: the completion waits for the journal; observers fire now.
-        self.store?.record(write, now: now, completion: completion)
+        // Durable: the completion waits for the journal; observers fire now, the write pending.
+        if let store = self.store { store.record(write, now: now, completion: self.pendingUntilCompleted(write, completion: completion)) }
         self.deliver(events)
         self.deliverViewChanges()
         self.deliverAggregateChanges()
@@ -184,6 +193,7 @@ final class DatabaseCore: @unchecked Sendable {
                 self.end(registration, error: error)
                 return
             }
+            if box.watchesMetadata { self.metadataWatchers.add(registration, box: box) }
             self.register(registration, query: query)
         }
         if !accepted {
@@ -263,7 +273,10 @@ final class DatabaseCore: @unchecked Sendable {
                 self.registrations.withLock { _ = $0.removeValue(forKey: box.handle) }
                 self.unregister(registration)
             }
-            let snapshot = DataSnapshot(node: event.node, path: event.path, index: event.index, database: box.query.database)
+            let metadata = self.metadata(at: event.path)
+            if box.watchesMetadata { self.metadataWatchers.delivered(metadata, to: box.handle) }
+            let snapshot = DataSnapshot(
+                node: event.node, path: event.path, index: event.index, database: box.query.database, metadata: metadata)
             box.block(snapshot, event.previousKey)
         }
     }

@@ -7,15 +7,18 @@ final class ObserverBox: @unchecked Sendable {
     let cancel: ((any Error) -> Void)?
     let once: Bool
     let query: DatabaseQuery
+    /// A `.value` observer that asked for metadata changes (see ``MetadataWatchers``).
+    let watchesMetadata: Bool
 
     init(
         handle: DatabaseHandle, query: DatabaseQuery, once: Bool, block: @escaping (DataSnapshot, String?) -> Void,
-        cancel: ((any Error) -> Void)?
+        cancel: ((any Error) -> Void)?, watchesMetadata: Bool = false
     ) {
         self.handle = handle
         self.query = query
         self.once = once
         self.block = block
         self.cancel = cancel
+        self.watchesMetadata = watchesMetadata
     }
 }

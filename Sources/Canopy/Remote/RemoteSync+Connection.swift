@@ -103,7 +103,11 @@ extension RemoteSync {
             listen.isLive = false
         }
         for (_, callback) in inFlight.sorted(by: { $0.key < $1.key }) { callback(.disconnected) }
-        if wasConnected { self.core.setInfo(connected: false, serverTimeOffset: self.serverTimeOffset) }
+        if wasConnected {
+            self.core.setInfo(connected: false, serverTimeOffset: self.serverTimeOffset)
+            // What was live is from the cache now.
+            self.core.metadataChanged(overlapping: Array(self.listens.keys))
+        }
     }
 
     private func scheduleReconnect() {

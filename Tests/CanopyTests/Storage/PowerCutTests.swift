@@ -26,7 +26,7 @@ final class SyncTrackingFileIO: FileIO {
 
     func fsync(_ fd: Int32) -> Int32 {
         let status = self.real.fsync(fd)
-        var info = stat()
+        var info = Glibc.stat()
         if status == 0, fstat(fd, &info) == 0 {
             self.state.withLock { state in
                 if let path = state.paths[fd] { state.synced[path] = Int(info.st_size) }

@@ -1,0 +1,153 @@
+import CanopyCore
+
+/// The writes applied locally but not yet confirmed, as a trie of the locations they touch, so
+/// that whether a location has pending writes is answered in O(depth), never by a scan.
+///
+/// Writes enter the trie lazily: ``begin(_:)`` only queues them, and the first
+/// ``hasPending(overlapping:)`` after indexes those queued (each write once). A write that ends
+/// before anyone asks, the usual case for a durable database nobody observes, never touches the
+/// trie.
+///
+/// A database opened at a path begins a write when it is applied (its events raised) and ends it
+/// when its journal record is durable (or failed); a database connected to a server begins a
+/// local write when it is applied locally and ends it when the server acknowledges or rejects it.
+/// When a write ends, ``settled`` is told the locations it touched, so that the observers that
+/// asked for metadata changes there can get one.
+///
+/// The locations of a write are its entries' (the location itself for a `set`, each key path of a
+/// multi-path update; a priority entry counts as its node). A location has pending writes when one
+/// of them is at, above or below it: siblings are independent.
+///
+/// Loop-thread only, like the engine (not `Sendable`).
+final class PendingWrites {
+    /// One begun write, to pass to ``end(_:)`` once.
+    struct Token: Hashable, Sendable {
+        fileprivate let id: UInt64
+    }
+
+    /// A trie node: `here` writes' locations are exactly this node, `atOrBelow` are here or under it.
+    private final class Node {
+        var children: [ChildKey: Node] = [:]
+        var here = 0
+        var atOrBelow = 0
+    }
+
+    private let root = Node()
+    /// The locations of each begun write, until it ends, and whether they are in the trie.
+    private var open: [UInt64: (locations: [DatabasePath], indexed: Bool)] = [:]
+    /// Writes begun since the trie was last brought up to date (some may have ended since).
+    private var unindexed: [UInt64] = []
+    private var nextID: UInt64 = 1
+
+    /// Called by ``end(_:)`` with the locations of the write that ended (set by the owner).
+    var settled: (([DatabasePath]) -> Void)?
+
+    init() {}
+
+    /// Whether no write is pending.
+    var isEmpty: Bool { self.open.isEmpty }
+
+    /// How many writes are pending.
+    var count: Int { self.open.count }
+
+    /// Marks `write` pending until ``end(_:)`` gets the token returned.
+    ///
+    /// - Complexity: O(*e*) for *e* entries (one for a `set`), plus O(*e* · *d*) at depth *d* once, to
+    ///   index it, if ``hasPending(overlapping:)`` is called while it is pending.
+    func begin(_ write: WriteOperation) -> Token {
+        let id = self.nextID
+        self.nextID &+= 1
+        var locations: [DatabasePath] = []
+        locations.reserveCapacity(write.entries.count)
+        for entry in write.entries {
+            var location = write.path
+            let below = entry.isPriority ? entry.path.dropLast() : entry.path[...]
+            if !below.isEmpty { location.keys += below }
+            locations.append(location)
+        }
+        self.open[id] = (locations, false)
+        if self.unindexed.count >= 2 * self.open.count + 1024 {
+            // Mostly writes that ended unindexed: drop those (amortized O(1) per write).
+            self.unindexed.removeAll { self.open[$0] == nil }
+        }
+        self.unindexed.append(id)
+        return Token(id: id)
+    }
+
+    /// Ends the write of `token` (a token already ended is ignored), then tells ``settled``.
+    ///
+    /// - Complexity: O(*e* · *d*) for *e* entries at depth *d* (O(*e*) when it was never indexed), plus
+    ///   what ``settled`` does.
+    func end(_ token: Token) {
+        guard let (locations, indexed) = self.open.removeValue(forKey: token.id) else { return }
+        if indexed {
+            for location in locations { self.remove(location.keys) }
+        }
+        if self.open.isEmpty {
+            // Nothing pending: the queue holds only ended writes.
+            self.unindexed.removeAll(keepingCapacity: self.unindexed.count < 4096)
+        }
+        self.settled?(locations)
+    }
+
+    /// Whether a pending write touches `path`, a location above it or one below it.
+    ///
+    /// - Complexity: O(*d*) at depth *d*; O(1) when nothing is pending. Amortized: the writes begun
+    ///   since the last call are indexed first (see ``begin(_:)``).
+    func hasPending(overlapping path: DatabasePath) -> Bool {
+        if self.open.isEmpty { return false }
+        if !self.unindexed.isEmpty { self.index() }
+        var node = self.root
+        guard node.atOrBelow > 0 else { return false }
+        if node.here > 0 { return true }
+        for key in path.keys {
+            guard let child = node.children[key] else { return false }
+            node = child
+            if node.here > 0 { return true }
+        }
+        return node.atOrBelow > 0
+    }
+
+    /// Puts the queued writes still pending into the trie.
+    private func index() {
+        for id in self.unindexed {
+            guard let locations = self.open[id]?.locations else { continue }  // ended meanwhile
+            for location in locations { self.add(location.keys) }
+            self.open[id]?.indexed = true
+        }
+        self.unindexed.removeAll(keepingCapacity: self.unindexed.count < 4096)
+    }
+
+    private func add(_ location: [ChildKey]) {
+        var node = self.root
+        node.atOrBelow += 1
+        for key in location {
+            let child: Node
+            if let existing = node.children[key] {
+                child = existing
+            } else {
+                child = Node()
+                node.children[key] = child
+            }
+            child.atOrBelow += 1
+            node = child
+        }
+        node.here += 1
+    }
+
+    private func remove(_ location: [ChildKey]) {
+        var node = self.root
+        node.atOrBelow -= 1
+        for key in location {
+            guard let child = node.children[key] else { return }
+            child.atOrBelow -= 1
+            if child.atOrBelow == 0 {
+                // Nothing pending is left under it: drop the branch.
+                node.children[key] = nil
+                return
+            }
+            node = child
+        }
+        node.here -= 1
+    }
+}
