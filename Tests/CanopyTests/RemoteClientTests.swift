@@ -281,3 +281,34 @@ struct RemoteClientTests {
         }
     }
 }
+
+@Suite("Database(url:): snapshot metadata", .serialized)
+struct RemoteMetadataTests {
+    @Test("a local write is pending until the server acknowledges it; includeMetadataChanges gets the acknowledgement")
+    func pendingUntilAcknowledged() async throws {
+        try await RemoteClientTests.withServer { url in
+            let db = try Database.remoteForTest(url)
+            defer { db.close() }
+            let seen = Collected<(JSONValue, SnapshotMetadata)>()
+            let ref = db.reference(withPath: "doc")
+            ref.observe(.value, includeMetadataChanges: true) { seen.append(($0.exportJSON, $0.metadata)) }
+            try db.settle()
+            #expect(seen.items.map(\.0) == [.null])
+            #expect(seen.items.last?.1 == SnapshotMetadata(hasPendingWrites: false, isFromCache: false))
+            db.goOffline()
+            db.drain()
+            try ref.setValue("draft")
+            db.drain()
+            #expect(seen.items.last?.0 == "draft")
+            #expect(seen.items.last?.1.hasPendingWrites == true, "applied locally, not acknowledged")
+            #expect(seen.items.last?.1.isFromCache == true, "offline: no live listen")
+            let before = seen.items.count
+            db.goOnline()
+            try db.settle()
+            #expect(seen.items.count > before, "metadata-only events when the listen is live again and the write is acknowledged")
+            #expect(seen.items.last?.0 == "draft")
+            #expect(seen.items.last?.1 == SnapshotMetadata(hasPendingWrites: false, isFromCache: false))
+            #expect(seen.items.dropFirst(before).allSatisfy { $0.0 == "draft" }, "no data change, only metadata")
+        }
+    }
+}

@@ -21,15 +21,17 @@ extension RemoteSync {
             resolved.append((entry.path, node))
         }
         let pendingWrite = PendingWrite(id: self.nextWriteID, write: write, resolved: resolved, hash: hash, completion: completion)
+        // Pending before its events fire, so their snapshots say so.
+        self.core.pendingWritesBegan(pendingWrite)
         var failure: DatabaseError?
         self.core.applyLocally(pendingWrite.resolvedOperation, now: now) { failure = $0 }
         if let failure {
+            self.core.pendingWritesEnded(pendingWrite)
             completion?(failure)
             return
         }
         self.nextWriteID += 1
         self.pending.append(pendingWrite)
-        self.core.pendingWritesBegan(pendingWrite)
         self.persistQueued(pendingWrite)
         if self.isConnected { self.send(pendingWrite) }
     }
