@@ -7,19 +7,17 @@ import Logging
 final class EventLog: Sendable {
     let stream: AsyncStream<WireConnection.Event>
     private let continuation: AsyncStream<WireConnection.Event>.Continuation
-    private let watchdog: Task<Void, Never>
 
     init(deadline: Duration = .seconds(30)) {
         let (stream, continuation) = AsyncStream.makeStream(of: WireConnection.Event.self)
         self.stream = stream
         self.continuation = continuation
-        self.watchdog = Task {
+        // Not cancelled with the log: the iterator may outlive it.
+        Task {
             try? await Task.sleep(for: deadline)
             continuation.finish()
         }
     }
-
-    deinit { self.watchdog.cancel() }
 
     var handler: @Sendable (WireConnection.Event) -> Void {
         { [continuation] event in
