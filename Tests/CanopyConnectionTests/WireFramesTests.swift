@@ -46,7 +46,8 @@ struct WireFramesTests {
 
             var frames = received.makeAsyncIterator()
             #expect(await frames.next() == "upgrade /.ws?v=5&ns=test&ls=s1 yes")
-            let request = ClientRequest.put(id: 1, path: DatabasePath(["big"]), data: Node.leaf(.string(String(repeating: "x", count: 40_000))).wireJSON)
+            let request = ClientRequest.put(
+                id: 1, path: DatabasePath(["big"]), data: Node.leaf(.string(String(repeating: "x", count: 40_000))).wireJSON)
             #expect(connection.send(request))
             var pieces: [String] = []
             for _ in 0..<4 { pieces.append(try #require(await frames.next())) }
