@@ -36,22 +36,5 @@ func withServer<T: Sendable>(
     var configuration = ServerConfiguration()
     configuration.port = 0
     configure(&configuration)
-    let server = CanopyServer(configuration: configuration, store: NamespaceStore(directory: nil))
-    let task = Task { try await server.run(handleSignals: false) }
-    guard let port = await server.listeningPort() else {
-        try await task.value
-        throw ServerDidNotStart()
-    }
-    do {
-        let value = try await body(port)
-        await server.shutdown()
-        try await task.value
-        return value
-    } catch {
-        await server.shutdown()
-        _ = try? await task.value
-        throw error
-    }
+    return try await CanopyServer(configuration: configuration, store: NamespaceStore(directory: nil)).serving(body)
 }
-
-struct ServerDidNotStart: Error {}
