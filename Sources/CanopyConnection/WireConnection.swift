@@ -88,23 +88,28 @@ package final class WireConnection: Sendable {
             if let name = HTTPField.Name(name) { configuration.additionalHeaders.append(HTTPField(name: name, value: value)) }
         }
         let webSocketURL = url.webSocketURL(lastSession: lastSession)
-        // Stored under the lock before either can run, so the hello always finds the connect timer.
-        connection.state.withLock { state in
-            state.timer = MultiThreadedEventLoopGroup.singleton.next().scheduleTask(in: .init(connectTimeout)) {
-                connection.finish("no hello from \(url.authority) within \(connectTimeout)")
-            }
-            state.task = Task {
-                do {
-                    let closeFrame = try await WebSocketClient.connect(url: webSocketURL, configuration: configuration, logger: logger) {
-                        inbound, outbound, _ in
-                        try await connection.run(inbound: inbound, outbound: outbound)
-                    }
-                    connection.finish("closed by the server" + (closeFrame.map { " (\($0.closeCode))" } ?? ""))
-                } catch {
-                    connection.finish("connection to \(url.authority) failed: \(error)")
+        // The connect timer is stored before the connection can reach the hello (which cancels it).
+        let timer = MultiThreadedEventLoopGroup.singleton.next().scheduleTask(in: .init(connectTimeout)) {
+            connection.finish("no hello from \(url.authority) within \(connectTimeout)")
+        }
+        connection.state.withLock { $0.timer = timer }
+        let task = Task {
+            do {
+                let closeFrame = try await WebSocketClient.connect(url: webSocketURL, configuration: configuration, logger: logger) {
+                    inbound, outbound, _ in
+                    try await connection.run(inbound: inbound, outbound: outbound)
                 }
+                connection.finish("closed by the server" + (closeFrame.map { " (\($0.closeCode))" } ?? ""))
+            } catch {
+                connection.finish("connection to \(url.authority) failed: \(error)")
             }
         }
+        // Kept for cancelling the connect; a connection closed meanwhile cancels it now.
+        let cancelNow = connection.state.withLock { state in
+            if !state.isClosed { state.task = task }
+            return state.isClosed && !state.isReady
+        }
+        if cancelNow { task.cancel() }
         return connection
     }
 
