@@ -18,9 +18,13 @@ import WSClient
 /// a hello arrives as a message, followed by `.closed`.
 ///
 /// Requests passed to ``send(_:)`` before the hello are queued and sent, in order, right after it
-/// (before `.ready` is delivered the lead may already queue its stats, auth and listens).
+/// (so a client may queue its stats, auth and listens as soon as it opens the connection).
 /// After 45 s without a frame in either direction (the JS and Android rule) it sends the `0`
 /// keep-alive. Timers run on NIO's shared event loop group; nothing polls.
+///
+/// ``close()`` delivers `.closed` at once, then sends a close frame. A connect that has not reached
+/// the hello when it is closed or times out is cancelled and abandoned: its socket ends with NIO's
+/// TCP connect timeout or when the peer closes it. The handler runs on a task of its own.
 package final class WireConnection: Sendable {
     /// What the connection reports.
     package enum Event: Sendable {
@@ -84,9 +88,11 @@ package final class WireConnection: Sendable {
             if let name = HTTPField.Name(name) { configuration.additionalHeaders.append(HTTPField(name: name, value: value)) }
         }
         let webSocketURL = url.webSocketURL(lastSession: lastSession)
-        let timeout = MultiThreadedEventLoopGroup.singleton.next().scheduleTask(in: .init(connectTimeout)) {
+        // The connect timer is stored before the connection can reach the hello (which cancels it).
+        let timer = MultiThreadedEventLoopGroup.singleton.next().scheduleTask(in: .init(connectTimeout)) {
             connection.finish("no hello from \(url.authority) within \(connectTimeout)")
         }
+        connection.state.withLock { $0.timer = timer }
         let task = Task {
             do {
                 let closeFrame = try await WebSocketClient.connect(url: webSocketURL, configuration: configuration, logger: logger) {
@@ -98,12 +104,12 @@ package final class WireConnection: Sendable {
                 connection.finish("connection to \(url.authority) failed: \(error)")
             }
         }
-        connection.state.withLock { state in
-            state.timer = timeout
-            state.task = task
+        // Kept for cancelling the connect; a connection closed meanwhile cancels it now.
+        let cancelNow = connection.state.withLock { state in
+            if !state.isClosed { state.task = task }
+            return state.isClosed && !state.isReady
         }
-        // A connection that finished while starting cancels what was just stored.
-        if connection.state.withLock({ $0.isClosed }) { connection.finish("closed") }
+        if cancelNow { task.cancel() }
         return connection
     }
 

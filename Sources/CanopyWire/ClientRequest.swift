@@ -72,7 +72,8 @@ package struct ClientRequest: Sendable, Equatable {
     /// A write operation as the SDKs send it: a set (one entry at the location) as `p`, a priority
     /// change (one `.priority` entry) as `p` at `LOCATION/.priority`, anything else as `m` keyed by
     /// the entries' relative paths; `onDisconnect` sends `o`/`om` instead. Server values are sent
-    /// as placeholders (``WriteValue/wireJSON``).
+    /// as placeholders (``WriteValue/wireJSON``). `hash` (a transaction's compare-and-set) goes
+    /// with a `p` only.
     ///
     /// The wire has no way to say "only if the node exists" (`requiresExistingNode`): the server
     /// applies a priority to a missing node as it sees fit.

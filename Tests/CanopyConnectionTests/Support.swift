@@ -7,19 +7,17 @@ import Logging
 final class EventLog: Sendable {
     let stream: AsyncStream<WireConnection.Event>
     private let continuation: AsyncStream<WireConnection.Event>.Continuation
-    private let watchdog: Task<Void, Never>
 
     init(deadline: Duration = .seconds(30)) {
         let (stream, continuation) = AsyncStream.makeStream(of: WireConnection.Event.self)
         self.stream = stream
         self.continuation = continuation
-        self.watchdog = Task {
+        // Not cancelled with the log: the iterator may outlive it.
+        Task {
             try? await Task.sleep(for: deadline)
             continuation.finish()
         }
     }
-
-    deinit { self.watchdog.cancel() }
 
     var handler: @Sendable (WireConnection.Event) -> Void {
         { [continuation] event in
@@ -38,22 +36,5 @@ func withServer<T: Sendable>(
     var configuration = ServerConfiguration()
     configuration.port = 0
     configure(&configuration)
-    let server = CanopyServer(configuration: configuration, store: NamespaceStore(directory: nil))
-    let task = Task { try await server.run(handleSignals: false) }
-    guard let port = await server.listeningPort() else {
-        try await task.value
-        throw ServerDidNotStart()
-    }
-    do {
-        let value = try await body(port)
-        await server.shutdown()
-        try await task.value
-        return value
-    } catch {
-        await server.shutdown()
-        _ = try? await task.value
-        throw error
-    }
+    return try await CanopyServer(configuration: configuration, store: NamespaceStore(directory: nil)).serving(body)
 }
-
-struct ServerDidNotStart: Error {}

@@ -19,21 +19,7 @@ func makeServer(_ configure: (inout ServerConfiguration) -> Void = { _ in }) -> 
 
 /// Runs `body` with `server` serving on a free loopback port; shuts it down after.
 func withLiveServer<T: Sendable>(_ server: CanopyServer, _ body: @Sendable (Int) async throws -> T) async throws -> T {
-    let task = Task { try await server.run(handleSignals: false) }
-    guard let port = await server.listeningPort() else {
-        _ = try await task.value
-        throw TestFailure("the server did not start")
-    }
-    do {
-        let value = try await body(port)
-        await server.shutdown()
-        try await task.value
-        return value
-    } catch {
-        await server.shutdown()
-        _ = try? await task.value
-        throw error
-    }
+    try await server.serving(body)
 }
 
 struct TestFailure: Error, CustomStringConvertible {

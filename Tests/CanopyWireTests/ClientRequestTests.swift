@@ -105,7 +105,7 @@ struct ClientRequestTests {
     @Test("server values go back on the wire as placeholders, priorities as .priority")
     func placeholders() throws {
         let texts = [
-            #"{"a":{".sv":"timestamp"},"b":{".value":{".sv":{"increment":2}},".priority":1},"c":{"x":1,".priority":{".sv":"timestamp"}}}"#,
+            #"{"a":{".sv":"timestamp"},"b":{".sv":{"increment":2}},"c":{"x":1,".priority":{".sv":"timestamp"}}}"#,
             #"{".sv":{"increment":1.5}}"#,
             #"{"n":{"m":{".sv":"timestamp"}},"s":"x",".priority":"p"}"#,
             #"{"x":{".value":true,".priority":{".sv":"timestamp"}}}"#,
@@ -115,6 +115,13 @@ struct ClientRequestTests {
             #expect(!value.placeholders.isEmpty)
             #expect(try JSONValue(parsing: String(decoding: value.wireJSON, as: UTF8.self)) == (try JSONValue(parsing: text)), "\(text)")
         }
+        // A server value with a priority (`setValue(ServerValue.timestamp(), andPriority: 1)`).
+        let prioritized = WriteValue(
+            node: Node.leaf(.int(0)).withPriority(.int(1)), placeholders: [.init(path: [], value: .timestamp, isPriority: false)])
+        #expect(
+            try JSONValue(parsing: String(decoding: prioritized.wireJSON, as: UTF8.self)) == [
+                ".value": [".sv": "timestamp"], ".priority": 1,
+            ])
         // Without placeholders: the node's export form, never arrays.
         #expect(String(decoding: try Self.writeValue(#"["a","b"]"#).wireJSON, as: UTF8.self) == #"{"0":"a","1":"b"}"#)
     }
