@@ -50,7 +50,8 @@ let package = Package(
         .target(
             name: "Canopy",
             dependencies: [
-                "CanopyCore", "CanopyLoop", "CanopyStorage", "CanopyWire", "CanopyConnection", .product(name: "Logging", package: "swift-log"),
+                "CanopyCore", "CanopyLoop", "CanopyStorage", "CanopyWire", "CanopyConnection",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: settings),
         .target(
@@ -142,7 +143,9 @@ let package = Package(
         .testTarget(name: "RestaurantsTests", dependencies: ["Restaurants", "Canopy", "CanopyTestSupport"], swiftSettings: settings),
         .testTarget(
             name: "CanopyTests",
-            dependencies: ["Canopy", "CanopyCore", "CanopyLoop", "CanopyStorage", "CanopyServer", "CanopyTestSupport", "canopy-crash-writer"],
+            dependencies: [
+                "Canopy", "CanopyCore", "CanopyLoop", "CanopyStorage", "CanopyServer", "CanopyTestSupport", "canopy-crash-writer", "canopy",
+            ],
             resources: [.copy("Fixtures")], swiftSettings: settings),
     ]
 )

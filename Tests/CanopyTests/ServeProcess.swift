@@ -1,0 +1,68 @@
+import CanopyTestSupport
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A `canopy serve` child process on a data directory, bound to a free loopback port.
+final class ServeProcess: Sendable {
+    let process: Process
+    let port: Int
+
+    /// Starts `canopy serve --db directory --port 0` and waits for the line naming its URL.
+    init(directory: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: builtExecutable("canopy"))
+        process.arguments = ["serve", "--db", directory, "--port", "0"]
+        var environment = ProcessInfo.processInfo.environment
+        environment.removeValue(forKey: "CANOPY_DB")
+        process.environment = environment
+        let stdout = Pipe()
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = stdout
+        process.standardError = FileHandle.nullDevice
+        let firstLine = Locked<String?>(nil)
+        let started = DispatchSemaphore(value: 0)
+        try process.run()
+        let watchdog = ProcessWatchdog(process, "canopy serve to print its URL", seconds: 30)
+        Thread {
+            var pending = Data()
+            while true {
+                let chunk = stdout.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                pending += chunk
+                if firstLine.value == nil, let newline = pending.firstIndex(of: 0x0A) {
+                    firstLine.withLock { $0 = String(decoding: pending[..<newline], as: UTF8.self) }
+                    started.signal()
+                }
+            }
+            if firstLine.value == nil { started.signal() }  // exited first
+        }.start()
+        try started.wait(for: "canopy serve to print its URL", seconds: 30)
+        try watchdog.check()
+        let line = firstLine.value ?? ""
+        guard let colon = line.lastIndex(of: ":"), let port = Int(line[line.index(after: colon)...].prefix { $0.isNumber }) else {
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+            throw ProxyError("unexpected canopy serve output: \(line)")
+        }
+        self.process = process
+        self.port = port
+    }
+
+    /// Kills the server at once (SIGKILL) and waits for it to be gone.
+    func kill9() {
+        if self.process.isRunning { kill(self.process.processIdentifier, SIGKILL) }
+        self.process.waitUntilExit()
+    }
+
+    /// Stops the server gracefully (SIGTERM); kills it when it does not stop in time.
+    func stop() {
+        guard self.process.isRunning else { return }
+        let watchdog = ProcessWatchdog(self.process, "canopy serve to stop", seconds: 20)
+        kill(self.process.processIdentifier, SIGTERM)
+        self.process.waitUntilExit()
+        _ = try? watchdog.check()
+    }
+}
