@@ -10,100 +10,84 @@ import Testing
 struct FaultProxyTests {
     @Test("bytes go through unchanged and in order, both ways")
     func echo() throws {
-        let echo = try EchoServer()
-        let proxy = try FaultProxy(target: echo.port)
-        defer {
-            proxy.stop()
-            echo.stop()
+        try throughProxy { proxy, echo in
+            let client = try TestSocket(port: proxy.port)
+            defer { client.close() }
+            var generator = SeededGenerator(seed: 7)
+            let sent = (0..<200_000).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+            for start in stride(from: 0, to: sent.count, by: 7_000) {
+                #expect(sendAll(client.fd, Array(sent[start..<min(start + 7_000, sent.count)])))
+            }
+            #expect(try client.read(sent.count) == sent)
+            #expect(proxy.connectionsAccepted == 1)
+            #expect(echo.connectionsAccepted == 1)
         }
-        let client = try TestSocket(port: proxy.port)
-        defer { client.close() }
-        var generator = SeededGenerator(seed: 7)
-        let sent = (0..<200_000).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
-        for start in stride(from: 0, to: sent.count, by: 7_000) {
-            #expect(sendAll(client.fd, Array(sent[start..<min(start + 7_000, sent.count)])))
-        }
-        #expect(try client.read(sent.count) == sent)
-        #expect(proxy.connectionsAccepted == 1)
-        #expect(echo.connectionsAccepted == 1)
     }
 
     @Test("a stall holds the bytes; un-stalled, they arrive in order")
     func stall() throws {
-        let echo = try EchoServer()
-        let proxy = try FaultProxy(target: echo.port)
-        defer {
-            proxy.stop()
-            echo.stop()
+        try throughProxy { proxy, echo in
+            let client = try TestSocket(port: proxy.port)
+            defer { client.close() }
+            #expect(sendAll(client.fd, Array("hello ".utf8)))
+            #expect(try client.read(6) == Array("hello ".utf8))
+            proxy.stall(true)
+            #expect(sendAll(client.fd, Array("stalled ".utf8)))
+            #expect(sendAll(client.fd, Array("bytes".utf8)))
+            try waitUntil("the proxy to hold the bytes") { proxy.heldBytes == 13 }
+            #expect(client.availableNow() == 0)
+            proxy.stall(false)
+            #expect(try client.read(13) == Array("stalled bytes".utf8))
+            #expect(proxy.heldBytes == 0)
         }
-        let client = try TestSocket(port: proxy.port)
-        defer { client.close() }
-        #expect(sendAll(client.fd, Array("hello ".utf8)))
-        #expect(try client.read(6) == Array("hello ".utf8))
-        proxy.stall(true)
-        #expect(sendAll(client.fd, Array("stalled ".utf8)))
-        #expect(sendAll(client.fd, Array("bytes".utf8)))
-        try waitUntil("the proxy to hold the bytes") { proxy.heldBytes == 13 }
-        #expect(client.availableNow() == 0)
-        proxy.stall(false)
-        #expect(try client.read(13) == Array("stalled bytes".utf8))
-        #expect(proxy.heldBytes == 0)
     }
 
     @Test("a delay delivers each chunk late, in order")
     func delay() throws {
-        let echo = try EchoServer()
-        let proxy = try FaultProxy(target: echo.port)
-        defer {
-            proxy.stop()
-            echo.stop()
+        try throughProxy { proxy, echo in
+            proxy.delay(milliseconds: 30)
+            let client = try TestSocket(port: proxy.port)
+            defer { client.close() }
+            let start = Date()
+            var expected: [UInt8] = []
+            for n in 0..<20 {
+                let chunk = Array("chunk \(n);".utf8)
+                expected += chunk
+                #expect(sendAll(client.fd, chunk))
+            }
+            #expect(try client.read(expected.count) == expected)
+            // Each byte crossed the proxy twice, each time at least 30 ms after it was read.
+            #expect(Date().timeIntervalSince(start) >= 0.06)
         }
-        proxy.delay(milliseconds: 30)
-        let client = try TestSocket(port: proxy.port)
-        defer { client.close() }
-        let start = Date()
-        var expected: [UInt8] = []
-        for n in 0..<20 {
-            let chunk = Array("chunk \(n);".utf8)
-            expected += chunk
-            #expect(sendAll(client.fd, chunk))
-        }
-        #expect(try client.read(expected.count) == expected)
-        // Each byte crossed the proxy twice, each time at least 30 ms after it was read.
-        #expect(Date().timeIntervalSince(start) >= 0.06)
     }
 
     @Test("dropAll cuts every connection; the proxy still accepts new ones")
     func drop() throws {
-        let echo = try EchoServer()
-        let proxy = try FaultProxy(target: echo.port)
-        defer {
-            proxy.stop()
-            echo.stop()
+        try throughProxy { proxy, echo in
+            let first = try TestSocket(port: proxy.port)
+            let second = try TestSocket(port: proxy.port)
+            defer {
+                first.close()
+                second.close()
+            }
+            for client in [first, second] {
+                #expect(sendAll(client.fd, [1, 2, 3]))
+                #expect(try client.read(3) == [1, 2, 3])
+            }
+            proxy.stall(true)
+            #expect(sendAll(first.fd, [4, 5]))
+            try waitUntil("the proxy to hold the bytes") { proxy.heldBytes == 2 }
+            proxy.dropAll()
+            proxy.stall(false)
+            #expect(try first.readToEnd().isEmpty)  // the held bytes were discarded
+            #expect(try second.readToEnd().isEmpty)
+            try waitUntil("the links to close") { proxy.openConnections == 0 && echo.openConnections == 0 }
+            let third = try TestSocket(port: proxy.port)
+            defer { third.close() }
+            #expect(sendAll(third.fd, [6]))
+            #expect(try third.read(1) == [6])
+            #expect(proxy.connectionsAccepted == 3)
         }
-        let first = try TestSocket(port: proxy.port)
-        let second = try TestSocket(port: proxy.port)
-        defer {
-            first.close()
-            second.close()
-        }
-        for client in [first, second] {
-            #expect(sendAll(client.fd, [1, 2, 3]))
-            #expect(try client.read(3) == [1, 2, 3])
-        }
-        proxy.stall(true)
-        #expect(sendAll(first.fd, [4, 5]))
-        try waitUntil("the proxy to hold the bytes") { proxy.heldBytes == 2 }
-        proxy.dropAll()
-        proxy.stall(false)
-        #expect(try first.readToEnd().isEmpty)  // the held bytes were discarded
-        #expect(try second.readToEnd().isEmpty)
-        try waitUntil("the links to close") { proxy.openConnections == 0 && echo.openConnections == 0 }
-        let third = try TestSocket(port: proxy.port)
-        defer { third.close() }
-        #expect(sendAll(third.fd, [6]))
-        #expect(try third.read(1) == [6])
-        #expect(proxy.connectionsAccepted == 3)
     }
 
     @Test("refusing closes new connections at once; retargeting sends new ones elsewhere")
@@ -131,6 +115,17 @@ struct FaultProxyTests {
         #expect(other.connectionsAccepted == 1)
         #expect(echo.connectionsAccepted == 0)
     }
+}
+
+/// Runs `body` with an echo server behind a new proxy; stops both after.
+private func throughProxy(_ body: (FaultProxy, EchoServer) throws -> Void) throws {
+    let echo = try EchoServer()
+    let proxy = try FaultProxy(target: echo.port)
+    defer {
+        proxy.stop()
+        echo.stop()
+    }
+    try body(proxy, echo)
 }
 
 /// A client socket for the proxy's tests, with bounded reads.

@@ -27,17 +27,12 @@ final class ServeProcess: Sendable {
         try process.run()
         let watchdog = ProcessWatchdog(process, "canopy serve to print its URL", seconds: 30)
         Thread {
-            var pending = Data()
-            while true {
-                let chunk = stdout.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                pending += chunk
-                if firstLine.value == nil, let newline = pending.firstIndex(of: 0x0A) {
-                    firstLine.withLock { $0 = String(decoding: pending[..<newline], as: UTF8.self) }
-                    started.signal()
-                }
-            }
-            if firstLine.value == nil { started.signal() }  // exited first
+            let output = stdout.fileHandleForReading
+            var line = Data()
+            while let byte = try? output.read(upToCount: 1), let first = byte.first, first != 0x0A { line.append(first) }
+            firstLine.withLock { $0 = String(decoding: line, as: UTF8.self) }
+            started.signal()
+            _ = output.readDataToEndOfFile()  // keeps the pipe from filling up
         }.start()
         try started.wait(for: "canopy serve to print its URL", seconds: 30)
         try watchdog.check()
