@@ -78,6 +78,69 @@ struct RemoteFaultTests {
         }
     }
 
+    @Test("writes held by a stalled connection that is then cut: sent again, each delivered once")
+    func stallThenDrop() async throws {
+        try await withProxiedServer { server, proxy in
+            let db = try Database.remoteForTest(proxy.url(namespace: "held"))
+            defer { db.close() }
+            try db.settle()
+            proxy.stall(true)
+            let completions = CompletionTally()
+            var expected: [String: JSONValue] = [:]
+            for n in 0..<20 {
+                db.reference(withPath: "queue/k\(n)").setValue(n) { error, _ in completions.record(n, error) }
+                expected["k\(n)"] = .int(Int64(n))
+            }
+            try waitUntil("the writes to reach the stalled proxy") {
+                db.drain()
+                return proxy.heldBytes > 0
+            }
+            proxy.dropAll()  // the held bytes are discarded
+            proxy.stall(false)
+            try db.settle()
+            #expect(completions.outcomes == (0..<20).map { _ in ["ok"] })
+            #expect(try serverJSON(server.url(namespace: "held"), at: "queue") == .object(expected))
+        }
+    }
+
+    @Test("a write queued while cut off wins over another client's earlier one, with no flicker")
+    func lastWriteWinsAfterReconnect() async throws {
+        try await withProxiedServer { server, proxy in
+            let a = try Database.remoteForTest(proxy.url(namespace: "lww"))
+            let b = try Database.remoteForTest(server.url(namespace: "lww"))
+            defer {
+                a.close()
+                b.close()
+            }
+            try b.reference(withPath: "doc/title").setValue("v0")
+            try b.settle()
+            let aLog = ChildLog(a.reference(withPath: "doc"), [.childChanged, .value])
+            let bLog = ChildLog(b.reference(withPath: "doc"), [.childChanged])
+            try a.settle()
+            try b.settle()
+            #expect(aLog.take() == ["value / {\"title\":\"v0\"}"])
+
+            proxy.refuse(true)
+            proxy.dropAll()
+            try a.drain(until: "the client to see the drop") { !a.isRemoteSettled && proxy.openConnections == 0 }
+            let completion = CompletionTally()
+            a.reference(withPath: "doc/title").setValue("from A") { error, _ in completion.record(0, error) }
+            a.drain()
+            #expect(aLog.take() == ["child_changed title \"from A\"", "value / {\"title\":\"from A\"}"])
+            try b.reference(withPath: "doc/title").setValue("from B")
+            try b.settle()
+
+            proxy.refuse(false)
+            try a.settle()
+            try b.drain(until: "the queued write to reach the other client") { bLog.events.count >= 2 }
+            try b.settle()
+            #expect(aLog.take().isEmpty)  // the server's "from B" never showed over the pending write
+            #expect(bLog.take() == ["child_changed title \"from B\"", "child_changed title \"from A\""])
+            #expect(completion.outcomes == [["ok"]])
+            #expect(try serverJSON(server.url(namespace: "lww"), at: "doc") == ["title": "from A"])
+        }
+    }
+
     @Test("a 25 ms delay each way: still exactly the oracle's events")
     func delay() async throws {
         try await withProxiedServer { server, proxy in
