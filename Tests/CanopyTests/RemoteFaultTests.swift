@@ -151,6 +151,26 @@ struct RemoteFaultTests {
         }
     }
 
+    @Test("the connection cut at every third step, mid-write: still exactly the oracle's events")
+    func dropsDuringModel() async throws {
+        let seed: UInt64 = 6
+        try await withProxiedServer { _, proxy in
+            let db = try Database.remoteForTest(proxy.url(namespace: "dropmodel\(seed)"))
+            defer { db.close() }
+            var step = 0
+            // 25 listeners added and 120 writes, each followed by a settle: over 45 cuts.
+            try EventModelTests.run(seed: seed, steps: 120, on: db) {
+                step += 1
+                if step % 3 == 0 {
+                    db.drain()  // the step's write is sent (or queued), perhaps answered
+                    proxy.dropAll()
+                }
+                try db.settle()
+            }
+            #expect(proxy.connectionsAccepted > 45)
+        }
+    }
+
     @Test("observers resumed after a drop: exactly the events from the old view to the new data")
     func listenersResumed() async throws {
         try await withProxiedServer { server, proxy in
