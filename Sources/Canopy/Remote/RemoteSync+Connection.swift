@@ -48,7 +48,16 @@ extension RemoteSync {
             listen.waiting = []
             for ready in waiting { ready(.failure(error)) }
         }
-        for write in self.pending { write.completion?(error) }
+        // A persistent cache keeps the unacknowledged writes: a database opened on it sends them,
+        // so their completions must not read as if they were lost.
+        let writeError =
+            self.cache == nil
+            ? error
+            : DatabaseError(
+                .closed,
+                "The database was closed before the server acknowledged the write; it stays queued in the persistent cache and is sent when a database opens that cache again."
+            )
+        for write in self.pending { write.completion?(writeError) }
         self.cache?.close()
     }
 
@@ -162,7 +171,8 @@ extension RemoteSync {
         case .merge(let path, let changes, _):
             self.serverMerge(changes, at: path)
         case .listenRevoked(let path, _):
-            self.listenFailed(at: path, error: DatabaseError(.permissionDenied, "The server revoked the listen at \(path.string): permission_denied."))
+            self.listenFailed(
+                at: path, error: DatabaseError(.permissionDenied, "The server revoked the listen at \(path.string): permission_denied."))
         case .authRevoked(let status, let reason):
             self.logger.warning("canopy: the server revoked this client's credential: \(status) \(reason)")
         case .shutdown(let reason):
