@@ -283,6 +283,7 @@ struct RemoteFaultTests {
                 }
 
                 var expectedItems: [String: JSONValue] = ["seed": 0]
+                let closed = CompletionTally()
                 try Database.remoteForTest(url, configure: persistent).closing { db in
                     let values = ChildLog(db.reference(withPath: "items"), [.value])
                     try db.settle()
@@ -292,12 +293,15 @@ struct RemoteFaultTests {
                     try db.drain(until: "the client to see the drop") { !db.isRemoteSettled }
                     for n in 1...10 {
                         let child = db.reference(withPath: "items").childByAutoId()
-                        try child.setValue(n)
+                        child.setValue(n) { error, _ in closed.record(n - 1, error) }
                         expectedItems[child.key!] = .int(Int64(n))
                     }
                     db.drain()
                     #expect(values.events.count == 10)
                 }
+                // Closing told each write it is still queued (not lost), once.
+                #expect(closed.outcomes.count == 10)
+                #expect(closed.outcomes.allSatisfy { $0.count == 1 && $0[0].contains("stays queued in the persistent cache") })
                 #expect(try serverJSON(server.url(namespace: "persist"), at: "items") == ["seed": 0])
                 let expected = JSONValue.object(expectedItems)
 
