@@ -36,13 +36,7 @@ struct RemoteFaultTests {
 
     @Test("a stall: local events at once, nothing on the server until un-stalled, then each write once")
     func stall() async throws {
-        try await withProxiedServer { server, proxy in
-            let writer = try Database.remoteForTest(proxy.url(namespace: "stall"))
-            let reader = try Database.remoteForTest(server.url(namespace: "stall"))
-            defer {
-                writer.close()
-                reader.close()
-            }
+        try await withProxiedClients(namespace: "stall") { server, proxy, writer, reader in
             let writerLog = ChildLog(writer.reference(withPath: "chat"), [.childAdded, .childChanged, .childRemoved])
             let readerLog = ChildLog(reader.reference(withPath: "chat"), [.childAdded, .childChanged, .childRemoved])
             try writer.settle()
@@ -105,13 +99,7 @@ struct RemoteFaultTests {
 
     @Test("a write queued while cut off wins over another client's earlier one, with no flicker")
     func lastWriteWinsAfterReconnect() async throws {
-        try await withProxiedServer { server, proxy in
-            let a = try Database.remoteForTest(proxy.url(namespace: "lww"))
-            let b = try Database.remoteForTest(server.url(namespace: "lww"))
-            defer {
-                a.close()
-                b.close()
-            }
+        try await withProxiedClients(namespace: "lww") { server, proxy, a, b in
             try b.reference(withPath: "doc/title").setValue("v0")
             try b.settle()
             let aLog = ChildLog(a.reference(withPath: "doc"), [.childChanged, .value])
@@ -173,13 +161,7 @@ struct RemoteFaultTests {
 
     @Test("observers resumed after a drop: exactly the events from the old view to the new data")
     func listenersResumed() async throws {
-        try await withProxiedServer { server, proxy in
-            let observer = try Database.remoteForTest(proxy.url(namespace: "resume"))
-            let writer = try Database.remoteForTest(server.url(namespace: "resume"))
-            defer {
-                observer.close()
-                writer.close()
-            }
+        try await withProxiedClients(namespace: "resume") { server, proxy, observer, writer in
             let before: JSONValue = ["a": 1, "b": 2, "c": ["x": 1], "e": 5]
             try writer.reference(withPath: "room").setValue(before.anyValue)
             try writer.settle()
@@ -334,6 +316,22 @@ func withProxiedServer(_ body: @escaping @Sendable (TestServer, FaultProxy) thro
             defer { proxy.stop() }
             try body(server, proxy)
         }
+    }
+}
+
+/// `withProxiedServer` with two clients of `namespace`: one through the proxy, one connected
+/// directly; closes both after.
+func withProxiedClients(
+    namespace: String, _ body: @escaping @Sendable (TestServer, FaultProxy, _ proxied: Database, _ direct: Database) throws -> Void
+) async throws {
+    try await withProxiedServer { server, proxy in
+        let proxied = try Database.remoteForTest(proxy.url(namespace: namespace))
+        let direct = try Database.remoteForTest(server.url(namespace: namespace))
+        defer {
+            proxied.close()
+            direct.close()
+        }
+        try body(server, proxy, proxied, direct)
     }
 }
 
