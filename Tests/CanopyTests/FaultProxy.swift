@@ -30,14 +30,14 @@ final class FaultProxy: @unchecked Sendable {
     init(target targetPort: Int) throws {
         self.targetPort = targetPort
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard listener >= 0 else { throw ProxyError("socket: errno \(errno)") }
+        guard listener >= 0 else { throw FaultTestError("socket: errno \(errno)") }
         var address = loopbackAddress(port: 0)
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard bound == 0, listen(listener, 64) == 0 else {
             close(listener)
-            throw ProxyError("bind/listen: errno \(errno)")
+            throw FaultTestError("bind/listen: errno \(errno)")
         }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafeMutablePointer(to: &address) {
@@ -263,7 +263,8 @@ private final class ProxyDirection: @unchecked Sendable {
     var queue: [(due: Date, bytes: [UInt8]?)] = []
 }
 
-struct ProxyError: Error, CustomStringConvertible {
+/// A fault test's own failure (a socket, a child process, a checker's read).
+struct FaultTestError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
 }

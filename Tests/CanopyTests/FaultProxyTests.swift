@@ -133,7 +133,7 @@ struct TestSocket {
     let fd: Int32
 
     init(port: Int) throws {
-        guard let fd = connectLoopback(port: port) else { throw ProxyError("cannot connect to port \(port)") }
+        guard let fd = connectLoopback(port: port) else { throw FaultTestError("cannot connect to port \(port)") }
         var timeout = timeval(tv_sec: Int(defaultWaitSeconds), tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         self.fd = fd
@@ -146,7 +146,9 @@ struct TestSocket {
         while result.count < count {
             let n = buffer.withUnsafeMutableBytes { recv(self.fd, $0.baseAddress, min($0.count, count - result.count), 0) }
             if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { throw ProxyError("read \(result.count) of \(count) bytes, then \(n < 0 ? "errno \(errno)" : "the end")") }
+            guard n > 0 else {
+                throw FaultTestError("read \(result.count) of \(count) bytes, then \(n < 0 ? "errno \(errno)" : "the end")")
+            }
             result += buffer[0..<n]
         }
         return result
@@ -193,7 +195,7 @@ final class EchoServer: Sendable {
                 bind(listener, $0, length) == 0 && listen(listener, 16) == 0 && getsockname(listener, $0, &length) == 0
             }
         }
-        guard listener >= 0, ok else { throw ProxyError("echo server: errno \(errno)") }
+        guard listener >= 0, ok else { throw FaultTestError("echo server: errno \(errno)") }
         self.listener = listener
         self.port = Int(UInt16(bigEndian: address.sin_port))
         let state = self.state

@@ -353,10 +353,10 @@ func serverJSON(_ url: String, at path: String) throws -> JSONValue {
     let checker = try Database.remoteForTest(url)
     defer { checker.close() }
     try checker.settle()
-    let answer = Locked<Result<JSONValue, ProxyError>?>(nil)
+    let answer = Locked<Result<JSONValue, FaultTestError>?>(nil)
     checker.reference(withPath: path).getData { error, snapshot in
         answer.withLock {
-            $0 = error.map { .failure(ProxyError("the checker's read failed: \($0)")) } ?? .success(snapshot?.exportJSON ?? .null)
+            $0 = error.map { .failure(FaultTestError("the checker's read failed: \($0)")) } ?? .success(snapshot?.exportJSON ?? .null)
         }
     }
     try checker.drain(until: "the checker's read of \(path)") { answer.value != nil }

@@ -40,7 +40,7 @@ final class ServeProcess: Sendable {
         guard let colon = line.lastIndex(of: ":"), let port = Int(line[line.index(after: colon)...].prefix { $0.isNumber }) else {
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             process.waitUntilExit()
-            throw ProxyError("unexpected canopy serve output: \(line)")
+            throw FaultTestError("unexpected canopy serve output: \(line)")
         }
         self.process = process
         self.port = port
