@@ -148,7 +148,7 @@ let package = Package(
         .testTarget(
             name: "CanopyTests",
             dependencies: [
-                "Canopy", "CanopyCore", "CanopyLoop", "CanopyStorage", "CanopyServer", "CanopyTestSupport", "canopy-crash-writer",
+                "Canopy", "CanopyCore", "CanopyLoop", "CanopyStorage", "CanopyServer", "CanopyTestSupport", "canopy-crash-writer", "canopy",
             ],
             resources: [.copy("Fixtures")], swiftSettings: settings),
     ]

@@ -59,6 +59,7 @@ extension DatabaseQuery {
 
     /// A snapshot of this query's result `node`, with its metadata now. Loop thread only.
     func snapshot(of node: Node) -> DataSnapshot {
-        DataSnapshot(node: node, path: self.path, index: self.params.index, database: self.database, metadata: self.core.metadata(at: self.path))
+        DataSnapshot(
+            node: node, path: self.path, index: self.params.index, database: self.database, metadata: self.core.metadata(at: self.path))
     }
 }

@@ -48,7 +48,16 @@ extension RemoteSync {
             listen.waiting = []
             for ready in waiting { ready(.failure(error)) }
         }
-        for write in self.pending { write.completion?(error) }
+        // A persistent cache keeps the unacknowledged writes: a database opened on it sends them,
+        // so their completions must not read as if they were lost.
+        let writeError =
+            self.cache == nil
+            ? error
+            : DatabaseError(
+                .closed,
+                "The database was closed before the server acknowledged the write; it stays queued in the persistent cache and is sent when a database opens that cache again."
+            )
+        for write in self.pending { write.completion?(writeError) }
         let outbox = self.outbox
         self.outbox = []
         for entry in outbox { entry.done(.closed) }
