@@ -57,6 +57,11 @@ public final class Database: Sendable {
         /// For ``Database/init(url:configuration:)``: the credential the client signs in with (the
         /// server's admin token, or a user's ID token), sent after each connect. `nil`: unauthenticated.
         public var authToken: String?
+        /// For ``Database/init(url:configuration:)``: called before each connection signs in (and
+        /// again when the server revokes the credential, as when a user's token expires), for the
+        /// credential to send; it takes precedence over ``authToken``. `nil` from it: signed out.
+        /// A thrown error closes that connection; the next attempt asks again.
+        public var authTokenProvider: (@Sendable () async throws -> String?)?
         /// For ``Database/init(url:configuration:)``: a directory where the cache and the queue of
         /// unacknowledged writes are kept durably (Canopy's own storage), so queued writes survive a
         /// restart and cached data is shown before the server answers (Firebase's
@@ -70,6 +75,11 @@ public final class Database: Sendable {
         /// For ``Database/init(url:configuration:)``: how long `getData()` waits for the server before
         /// answering from the cache (or failing when the cache has nothing there).
         public var requestTimeout: Duration = .seconds(10)
+        /// For ``Database/init(url:configuration:)``: how long a write's completion (or `async` form)
+        /// waits for the server's acknowledgement before it gets a ``DatabaseError/Code/disconnected``
+        /// error; the write itself stays queued and is still sent (its outcome is then no longer
+        /// reported). `nil` (the default, as in the Firebase SDKs): wait until the server answers.
+        public var acknowledgementTimeout: Duration?
 
         public init() {}
     }

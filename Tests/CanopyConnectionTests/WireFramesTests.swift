@@ -50,7 +50,12 @@ struct WireFramesTests {
                 id: 1, path: DatabasePath(["big"]), data: Node.leaf(.string(String(repeating: "x", count: 40_000))).wireJSON)
             #expect(connection.send(request))
             var pieces: [String] = []
-            for _ in 0..<4 { pieces.append(try #require(await frames.next())) }
+            while pieces.count < 4 {
+                let frame = try #require(await frames.next())
+                // On a slow machine a keep-alive may go out before the request; never inside it.
+                if pieces.isEmpty && frame == "0" { continue }
+                pieces.append(frame)
+            }
             #expect(pieces[0] == "3" && pieces[1].utf16.count == 16_384 && pieces.dropFirst().joined() == request.text)
             // Nothing else is sent: after 50 ms of silence comes the keep-alive.
             #expect(await frames.next() == "0")

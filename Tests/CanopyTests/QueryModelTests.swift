@@ -75,11 +75,18 @@ struct QueryModelTests {
 
     @Test("random queries over random writes raise exactly the oracle's events", arguments: [11, 12, 13, 14, 15, 16] as [UInt64])
     func randomQueries(seed: UInt64) throws {
-        var random = Random(rng: SeededGenerator(seed: seed))
         var configuration = Database.Configuration()
         configuration.loopMode = .manual
         let db = try Database.inMemory(configuration)
         defer { db.close() }
+        try Self.run(seed: seed, steps: nil, on: db) { db.drain() }
+    }
+
+    /// Random query listeners and writes on `db` (empty, loop mode `.manual`), each step's events
+    /// and one-shot reads compared with the oracle's once `settle` has run the loop until the step
+    /// is done. `steps`: the default number when `nil`.
+    static func run(seed: UInt64, steps: Int?, on db: Database, settle: () throws -> Void) throws {
+        var random = Random(rng: SeededGenerator(seed: seed))
         let log = EventLog()
         var oracle = EventOracle()
         var model = ModelTree()
@@ -92,9 +99,9 @@ struct QueryModelTests {
         for _ in 0..<6 { initial[random.key()] = random.child() }
         try list.setValue(JSONValue.object(initial))
         model.set(ModelNode.from(.object(initial)), at: ["list"])
-        db.drain()
+        try settle()
 
-        func addListener() {
+        func addListener() throws {
             let query = random.query()
             let type = DataEventType.allCases[random.int(DataEventType.allCases.count)]
             let id = nextID
@@ -113,22 +120,22 @@ struct QueryModelTests {
             handles[id] = (q, handle)
             let listener = EventOracle.Listener(id: id, path: ["list"], type: type, query: query)
             oracle.add(listener)
-            db.drain()
+            try settle()
             #expect(log.take() == oracle.initialEvents(listener, tree: model), "initial events of L\(id) \(type) \(query)")
             // A one-shot read of the same query agrees with the oracle too.
             var read: JSONValue = .null
             q.getData { _, snapshot in read = snapshot?.exportJSON ?? .null }
-            db.drain()
+            try settle()
             #expect(read == (query.viewNode(model.node(at: ["list"]))?.export ?? .null), "getData of \(query)")
         }
 
-        for _ in 0..<14 { addListener() }
-        for step in 0..<1200 {
+        for _ in 0..<14 { try addListener() }
+        for step in 0..<(steps ?? 1200) {
             if step % 150 == 149, let id = handles.keys.sorted().first {
                 let (q, handle) = handles.removeValue(forKey: id)!
                 q.removeObserver(withHandle: handle)
                 oracle.remove(id: id)
-                addListener()
+                try addListener()
             }
             let old = model
             var written = ["list"]
@@ -199,7 +206,7 @@ struct QueryModelTests {
                 }
                 description = "setPriority list \(priority.jsonString())"
             }
-            db.drain()
+            try settle()
             let expected = oracle.events(written: written, old: old, new: model)
             let actual = log.take()
             if actual != expected {

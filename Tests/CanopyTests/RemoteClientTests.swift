@@ -86,6 +86,28 @@ struct RemoteClientTests {
         }
     }
 
+    @Test("with an acknowledgement timeout an unanswered write's completion gets disconnected, once; the write is still sent")
+    func acknowledgementTimeout() async throws {
+        try await Self.withServer { url in
+            let db = try Database.remoteForTest(url) { $0.acknowledgementTimeout = .milliseconds(50) }
+            let checker = try Database.remoteForTest(url)
+            defer {
+                db.close()
+                checker.close()
+            }
+            try db.settle()
+            db.goOffline()
+            let outcomes = Collected<DatabaseError?>()
+            db.reference(withPath: "late").setValue("sent later") { error, _ in outcomes.append(error as? DatabaseError) }
+            try db.drain(until: "the timeout") { !outcomes.items.isEmpty }
+            #expect(outcomes.items.first??.code == .disconnected)
+            db.goOnline()
+            try db.settle()
+            #expect(try read(checker, "late") == "sent later")
+            #expect(outcomes.items.count == 1, "the completion is called once")
+        }
+    }
+
     @Test("a write the rules refuse is reverted with the right events and its completion gets permission_denied")
     func refusedWriteReverts() async throws {
         try await Self.withServer(rules: Self.rules) { url in

@@ -17,4 +17,17 @@ struct RemoteEventTests {
             }
         }
     }
+
+    @Test("random queries and writes through a server: exactly the oracle's events and reads", arguments: [11, 12] as [UInt64])
+    func randomQueries(seed: UInt64) async throws {
+        let server = try await TestServer.start()
+        let url = server.url(namespace: "queries\(seed)")
+        try await server.whileRunning {
+            try await onOwnThread {
+                let db = try Database.remoteForTest(url)
+                defer { db.close() }
+                try QueryModelTests.run(seed: seed, steps: 300, on: db) { try db.settle() }
+            }
+        }
+    }
 }

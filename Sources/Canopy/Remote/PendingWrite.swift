@@ -1,4 +1,5 @@
 import CanopyCore
+import CanopyLoop
 
 /// A local write the server has not acknowledged yet (remote database; loop thread only).
 ///
@@ -12,7 +13,10 @@ final class PendingWrite {
     let resolved: [(path: [ChildKey], node: Node)]
     /// A transaction's write carries the hash of the data it was computed from.
     let hash: String?
-    let completion: (@Sendable (DatabaseError?) -> Void)?
+    /// Taken (set to `nil`) when it is called: by the answer, or by the acknowledgement timeout.
+    var completion: (@Sendable (DatabaseError?) -> Void)?
+    /// Fires ``completion`` if the server has not answered in time (`acknowledgementTimeout`).
+    var timeout: LoopTimer?
     /// Its entry in the database's pending-write tracker (snapshot metadata), while it is pending.
     var token: PendingWrites.Token?
 

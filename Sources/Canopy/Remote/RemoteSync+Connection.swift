@@ -57,7 +57,12 @@ extension RemoteSync {
                 .closed,
                 "The database was closed before the server acknowledged the write; it stays queued in the persistent cache and is sent when a database opens that cache again."
             )
-        for write in self.pending { write.completion?(writeError) }
+        for write in self.pending {
+            write.timeout?.cancel()
+            let completion = write.completion
+            write.completion = nil
+            completion?(writeError)
+        }
         let outbox = self.outbox
         self.outbox = []
         for entry in outbox { entry.done(.closed) }
@@ -78,15 +83,44 @@ extension RemoteSync {
     }
 
     private func connected(_ hello: ServerHello) {
-        self.isConnected = true
         self.lastSession = hello.session
-        self.retryDelay = self.options.minimumRetryDelay
         self.serverTimeOffset = hello.timestamp - self.core.clock()
+        guard let provider = self.options.authTokenProvider, let connection = self.connection else {
+            self.signedIn(token: self.options.authToken)
+            return
+        }
+        // Nothing is sent before the credential: the server would judge it signed out.
+        let core = self.core
+        Task {
+            let token: String?
+            do {
+                token = try await provider()
+            } catch {
+                core.perform { [weak core] in
+                    guard let remote = core?.remote, remote.connection === connection else { return }
+                    remote.logger.error("canopy: the auth token provider failed: \(error); reconnecting")
+                    remote.dropConnection()
+                    remote.scheduleReconnect()
+                }
+                return
+            }
+            core.perform { [weak core] in
+                guard let remote = core?.remote, remote.connection === connection else { return }
+                remote.signedIn(token: token)
+            }
+        }
+    }
+
+    /// The connection is ready and `token` (if any) is the credential: sign in, then listen and
+    /// send what waited, in order.
+    private func signedIn(token: String?) {
+        self.isConnected = true
+        self.retryDelay = self.options.minimumRetryDelay
         self.core.setInfo(connected: true, serverTimeOffset: self.serverTimeOffset)
-        if let token = self.options.authToken {
+        if let token {
             self.send({ .auth(id: $0, credential: token) }) { [weak self] outcome in
-                if case .failed(let status, let message) = outcome {
-                    self?.logger.error("canopy: the server refused the auth token: \(status) \(message)")
+                if case .failed(let status, _) = outcome {
+                    self?.logger.error("canopy: the server refused the auth token: \(status)")
                 }
             }
         }
@@ -119,7 +153,7 @@ extension RemoteSync {
         }
     }
 
-    private func scheduleReconnect() {
+    func scheduleReconnect() {
         guard !self.isOfflineByRequest, !self.isClosed, self.retryTimer == nil else { return }
         let delay = self.retryDelay
         // Back off (×1.3, as the SDKs do), with up to a half of jitter so clients spread out.
@@ -190,6 +224,11 @@ extension RemoteSync {
                 at: path, error: DatabaseError(.permissionDenied, "The server revoked the listen at \(path.string): permission_denied."))
         case .authRevoked(let status, let reason):
             self.logger.warning("canopy: the server revoked this client's credential: \(status) \(reason)")
+            if self.options.authTokenProvider != nil {
+                // Sign in again with a fresh token: a new connection asks the provider first.
+                self.dropConnection()
+                self.scheduleReconnect()
+            }
         case .shutdown(let reason):
             self.logger.warning("canopy: the server closed the connection for good: \(reason)")
             self.isOfflineByRequest = true

@@ -6,23 +6,18 @@ import Logging
 extension RemoteSync {
     /// Whether the cache holds the server's whole data at `path`: a listen at it or above has
     /// been answered (on this connection or an earlier one, or in a persisted cache).
-    func isComplete(_ path: DatabasePath) -> Bool {
-        var prefix = DatabasePath.root
-        if self.listens[prefix]?.hasData ?? false { return true }
-        for key in path.keys {
-            prefix = prefix.appending(key)
-            if self.listens[prefix]?.hasData ?? false { return true }
-        }
-        return false
-    }
+    func isComplete(_ path: DatabasePath) -> Bool { self.listen(covering: path) { $0.hasData } }
 
     /// Whether a listen answered on the current connection covers `path` (its data is not from the cache).
-    func isLive(_ path: DatabasePath) -> Bool {
+    func isLive(_ path: DatabasePath) -> Bool { self.listen(covering: path) { $0.isLive } }
+
+    /// Whether a listen at `path` or above satisfies `condition`. O(*d*) lookups at depth *d*.
+    private func listen(covering path: DatabasePath, where condition: (RemoteListen) -> Bool) -> Bool {
         var prefix = DatabasePath.root
-        if self.listens[prefix]?.isLive ?? false { return true }
+        if let listen = self.listens[prefix], condition(listen) { return true }
         for key in path.keys {
             prefix = prefix.appending(key)
-            if self.listens[prefix]?.isLive ?? false { return true }
+            if let listen = self.listens[prefix], condition(listen) { return true }
         }
         return false
     }

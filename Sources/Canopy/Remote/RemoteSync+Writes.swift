@@ -1,5 +1,6 @@
 import CanopyConnection
 import CanopyCore
+import CanopyLoop
 import CanopyWire
 import Logging
 
@@ -32,6 +33,17 @@ extension RemoteSync {
         }
         self.nextWriteID += 1
         self.pending.append(pendingWrite)
+        if let limit = self.options.acknowledgementTimeout, completion != nil {
+            pendingWrite.timeout = self.core.loop.schedule(after: limit) { [weak pendingWrite] in
+                guard let pendingWrite, let completion = pendingWrite.completion else { return }
+                pendingWrite.completion = nil
+                completion(
+                    DatabaseError(
+                        .disconnected,
+                        "The server did not acknowledge the write at \(pendingWrite.write.path.string) within \(limit); it stays queued and is sent when the connection allows."
+                    ))
+            }
+        }
         self.persistQueued(pendingWrite)
         if self.isConnected { self.send(pendingWrite) }
     }
@@ -56,6 +68,7 @@ extension RemoteSync {
     /// Takes `write` out of the queue: acknowledged (`error == nil`) or refused (reverted).
     func finish(_ write: PendingWrite, error: DatabaseError?) {
         guard self.pending.remove(write) else { return }
+        write.timeout?.cancel()
         self.unpersistQueued(write)
         self.core.pendingWritesEnded(write)
         let locations = write.locations
@@ -66,7 +79,9 @@ extension RemoteSync {
             }
         }
         self.refresh(Self.outermost(locations))
-        write.completion?(error)
+        let completion = write.completion
+        write.completion = nil
+        completion?(error)
     }
 
     // MARK: - The server's data

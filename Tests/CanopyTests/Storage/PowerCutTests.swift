@@ -1,5 +1,6 @@
 import CanopyStorage
 import CanopyTestSupport
+import CoreFoundation
 import Foundation
 import Synchronization
 import Testing
@@ -26,7 +27,7 @@ final class SyncTrackingFileIO: FileIO {
 
     func fsync(_ fd: Int32) -> Int32 {
         let status = self.real.fsync(fd)
-        var info = Glibc.stat()
+        var info = stat()
         if status == 0, fstat(fd, &info) == 0 {
             self.state.withLock { state in
                 if let path = state.paths[fd] { state.synced[path] = Int(info.st_size) }
