@@ -8,7 +8,7 @@ final class EventLog: Sendable {
     let stream: AsyncStream<WireConnection.Event>
     private let continuation: AsyncStream<WireConnection.Event>.Continuation
 
-    init(deadline: Duration = .seconds(30)) {
+    init(deadline: Duration = .seconds(90)) {
         let (stream, continuation) = AsyncStream.makeStream(of: WireConnection.Event.self)
         self.stream = stream
         self.continuation = continuation
