@@ -156,6 +156,34 @@ struct EventSpecTests {
     }
 }
 
+@Suite("Event spec through a server (Database(url:))", .serialized)
+struct RemoteEventSpecTests {
+    /// The cases that do not pin the clock (server values resolve to the server's time there).
+    static let cases = EventSpecCase.all.filter { $0.problem == nil && $0.skip == nil && $0.clock == nil }
+
+    @Test("every event spec case gives the same events through a server as embedded")
+    func allCases() async throws {
+        #expect(Self.cases.count > 100)
+        let server = try await TestServer.start()
+        let url = server.url(namespace: "spec")
+        try await server.whileRunning {
+            try await onOwnThread {
+                for specCase in Self.cases {
+                    let db = try Database.remoteForTest(url)
+                    // Each case starts from an empty database: clear what the previous one left.
+                    try db.reference().removeValue()
+                    try db.settle()
+                    let runner = EventSpecRunner(db: db, specCase: specCase) { try db.settle() }
+                    withExtendedLifetime(runner) {
+                        runner.run()
+                        db.close()
+                    }
+                }
+            }
+        }
+    }
+}
+
 // MARK: - Runner
 
 private struct EventSpecError: Error, CustomStringConvertible {
@@ -227,15 +255,24 @@ private final class EventSpecRunner {
         "get": ["value", "export"],
     ]
 
-    init(db: Database, specCase: EventSpecCase) {
+    /// Runs the loop until a step's work is done: a drain, or, through a server, until settled.
+    let settle: () throws -> Void
+
+    init(db: Database, specCase: EventSpecCase, settle: (() throws -> Void)? = nil) {
         self.db = db
         self.specCase = specCase
+        self.settle = settle ?? { db.drain() }
     }
 
     func run() {
         if let initial = self.specCase.initial {
             self.db.reference().setValue(initial) { error, _ in self.completions.append(error.map { "\($0)" }) }
-            self.db.drain()
+            do {
+                try self.settle()
+            } catch {
+                Issue.record("\(self.specCase.name): \(error)")
+                return
+            }
             if self.completions != [nil] {
                 Issue.record("\(self.specCase.name): writing \"initial\" failed: \(self.completions)")
                 return
@@ -273,7 +310,7 @@ private final class EventSpecRunner {
         } else {
             try self.execute(step, kind: kind)
         }
-        self.db.drain()
+        try self.settle()
         // Parsed after the step so that a listener it registers (also in a reaction) is known.
         let expected = try expectList.map { try self.expected($0) }
 
