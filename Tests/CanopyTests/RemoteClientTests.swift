@@ -208,6 +208,46 @@ struct RemoteClientTests {
         }
     }
 
+    @Test("a transaction's block sees the server's data (never a guess), an abort writes nothing, an invalid value fails it")
+    func transactionSemantics() async throws {
+        try await Self.withServer { url in
+            let writer = try Database.remoteForTest(url)
+            let db = try Database.remoteForTest(url)
+            defer {
+                writer.close()
+                db.close()
+            }
+            try writer.reference(withPath: "tx/counter").setValue(41)
+            try writer.settle()
+            let seen = Collected<Int?>()
+            let outcomes = Collected<(Bool, String?)>()
+            db.reference(withPath: "tx/counter").runTransactionBlock(
+                { data in
+                    seen.append((data.value as? NSNumber)?.intValue)
+                    data.value = ((data.value as? NSNumber)?.intValue ?? 0) + 1
+                    return .success(withValue: data)
+                }, andCompletionBlock: { error, committed, _ in outcomes.append((committed, error.map { "\($0)" })) })
+            try db.drain(until: "the transaction") { outcomes.items.count == 1 }
+            #expect(seen.items == [41], "one attempt, on the server's value")
+            #expect(outcomes.items[0].0 && outcomes.items[0].1 == nil)
+            db.reference(withPath: "tx/counter").runTransactionBlock(
+                { _ in .abort() },
+                andCompletionBlock: { error, committed, _ in
+                    outcomes.append((committed, error.map { "\($0)" }))
+                })
+            db.reference(withPath: "tx/counter").runTransactionBlock(
+                { data in
+                    data.value = ["bad.key": 1]
+                    return .success(withValue: data)
+                }, andCompletionBlock: { error, committed, _ in outcomes.append((committed, error.map { "\($0)" })) })
+            try db.drain(until: "two more transactions") { outcomes.items.count == 3 }
+            #expect(outcomes.items[1].0 == false && outcomes.items[1].1 == nil, "aborted: not committed, no error")
+            #expect(outcomes.items[2].0 == false && outcomes.items[2].1 != nil, "an invalid key fails the transaction")
+            try db.settle()
+            #expect(try read(writer, "tx/counter") == 42)
+        }
+    }
+
     @Test("onDisconnect operations run on the server when the client goes away; cancel removes them")
     func onDisconnect() async throws {
         try await Self.withServer { url in
