@@ -151,6 +151,31 @@ struct RemoteClientTests {
         }
     }
 
+    @Test("a refused listen ends values() with the error")
+    func refusedListenEndsValues() async throws {
+        let server = try await TestServer.start { configuration in
+            configuration.rules = Self.rules
+            configuration.authToken = Self.adminToken
+        }
+        try await server.whileRunning {
+            var admin = Database.Configuration()
+            admin.authToken = Self.adminToken
+            let adminDB = try Database(url: server.url(), configuration: admin)
+            try await adminDB.reference(withPath: "open/created").setValue(true)
+            adminDB.close()
+            let db = try Database(url: server.url())  // its own loop thread: values() is consumed here
+            defer { db.close() }
+            var received = 0
+            do {
+                for try await _ in db.reference(withPath: "secret").values() { received += 1 }
+                Issue.record("values() ended without an error")
+            } catch let error as DatabaseError {
+                #expect(error.code == .permissionDenied)
+            }
+            #expect(received == 0)
+        }
+    }
+
     @Test("ServerValue.timestamp is estimated with the server's clock offset, then the server's value replaces it")
     func serverTimestamp() async throws {
         try await Self.withServer { url in
