@@ -50,15 +50,21 @@ struct RemoteClientTests {
         }
     }
 
+    /// ``withServer(rules:_:)`` with `count` remote databases on it (closed after `body`).
+    static func withClients(
+        _ count: Int, rules: String? = nil, _ body: @escaping @Sendable (String, [Database]) throws -> Void
+    ) async throws {
+        try await Self.withServer(rules: rules) { url in
+            let clients = try (0..<count).map { _ in try Database.remoteForTest(url) }
+            defer { for client in clients { client.close() } }
+            try body(url, clients)
+        }
+    }
+
     @Test("offline writes raise their events at once, queue up, and reach the server in order, once, on reconnect")
     func offlineQueue() async throws {
-        try await Self.withServer { url in
-            let db = try Database.remoteForTest(url)
-            let checker = try Database.remoteForTest(url)
-            defer {
-                db.close()
-                checker.close()
-            }
+        try await Self.withClients(2) { url, clients in
+            let (db, checker) = (clients[0], clients[1])
             let added = Collected<String>()
             let items = db.reference(withPath: "items")
             items.observe(.childAdded) { added.append($0.key ?? "") }
@@ -205,13 +211,8 @@ struct RemoteClientTests {
 
     @Test("transactions from two clients at once never lose an update (datastale retries)")
     func concurrentTransactions() async throws {
-        try await Self.withServer { url in
-            let a = try Database.remoteForTest(url)
-            let b = try Database.remoteForTest(url)
-            defer {
-                a.close()
-                b.close()
-            }
+        try await Self.withClients(2) { url, clients in
+            let (a, b) = (clients[0], clients[1])
             let done = Collected<Bool>()
             for db in [a, b] {
                 for _ in 0..<15 {
@@ -235,13 +236,8 @@ struct RemoteClientTests {
 
     @Test("a transaction's block sees the server's data (never a guess), an abort writes nothing, an invalid value fails it")
     func transactionSemantics() async throws {
-        try await Self.withServer { url in
-            let writer = try Database.remoteForTest(url)
-            let db = try Database.remoteForTest(url)
-            defer {
-                writer.close()
-                db.close()
-            }
+        try await Self.withClients(2) { url, clients in
+            let (writer, db) = (clients[0], clients[1])
             try writer.reference(withPath: "tx/counter").setValue(41)
             try writer.settle()
             let seen = Collected<Int?>()
@@ -310,13 +306,8 @@ struct RemoteClientTests {
 
     @Test("getData: the server first; offline, the cache; offline with nothing cached, an error")
     func getData() async throws {
-        try await Self.withServer { url in
-            let writer = try Database.remoteForTest(url)
-            let db = try Database.remoteForTest(url)
-            defer {
-                writer.close()
-                db.close()
-            }
+        try await Self.withClients(2) { url, clients in
+            let (writer, db) = (clients[0], clients[1])
             try writer.reference(withPath: "docs/one").setValue("v1")
             try writer.settle()
             #expect(try read(db, "docs/one") == "v1")
