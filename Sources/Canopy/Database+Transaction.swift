@@ -62,15 +62,8 @@ extension Database {
     ) {
         let core = self.core
         let accepted = core.perform { [self] in
-            if core.remote != nil {
-                // The wire protocol checks one location per write (its hash); reading several from a
-                // cache that may be stale could not be made atomic.
-                completion(
-                    .failure(
-                        DatabaseError(
-                            .invalidOperation,
-                            "runTransaction across locations needs an embedded database; against a server, run runTransactionBlock at the locations' common parent."
-                        )))
+            if let remote = core.remote {
+                self.remoteTransaction(block, remote: remote, attempt: 1, held: [], completion: completion)
                 return
             }
             let transaction = Transaction(database: self)

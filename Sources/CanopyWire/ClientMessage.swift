@@ -58,6 +58,9 @@ package enum ClientAction: Sendable, Equatable {
     case onDisconnectMerge(path: DatabasePath, data: [String: JSONValue])
     /// `oc`: forget the close-time writes at and below the path.
     case onDisconnectCancel(path: DatabasePath)
+    /// `tm` (a Canopy extension, sent by `Database(url:)` for `runTransaction`): a merge applied only
+    /// when the data at each location of `readHashes` (path → Firebase data hash) still hashes so.
+    case transactionMerge(path: DatabasePath, data: [String: JSONValue], readHashes: [String: String])
     /// `s`: client statistics (acknowledged, otherwise ignored).
     case stats
     /// `auth` (a JWT) or `gauth` (any other credential, such as the emulator's `owner`).
@@ -102,6 +105,16 @@ package enum ClientAction: Sendable, Equatable {
             return .onDisconnectMerge(path: try self.path(body), data: try self.members(body))
         case "oc":
             return .onDisconnectCancel(path: try self.path(body))
+        case "tm":
+            guard let hashes = body["hs"]?.objectValue else {
+                throw DatabaseError(.invalidValue, "a transaction merge needs an object \"hs\"")
+            }
+            var readHashes: [String: String] = [:]
+            for (path, hash) in hashes {
+                guard let text = hash.stringValue else { throw DatabaseError(.invalidValue, "the hash of \"\(path)\" must be a string") }
+                readHashes[path] = text
+            }
+            return .transactionMerge(path: try self.path(body), data: try self.members(body), readHashes: readHashes)
         case "s":
             return .stats
         case "auth", "gauth":

@@ -49,6 +49,23 @@ package struct ClientRequest: Sendable, Equatable {
         self.request(id, "m", [Self.member("p", path), ("d", Self.object(members))])
     }
 
+    /// `tm` (a Canopy extension; `canopy serve` answers it, Firebase does not): the merge `members`
+    /// at `path`, applied only if each location of `readHashes` still has data with that hash, else
+    /// answered `datastale`. A multi-location transaction's commit.
+    package static func transactionMerge(
+        id: Int64, path: DatabasePath, members: [(path: [ChildKey], data: [UInt8])], readHashes: [(path: DatabasePath, hash: String)]
+    ) -> ClientRequest {
+        var hashes: [UInt8] = [UInt8(ascii: "{")]
+        for (i, read) in readHashes.enumerated() {
+            if i > 0 { hashes.append(UInt8(ascii: ",")) }
+            JSONWriter.appendString(read.path.string, to: &hashes)
+            hashes.append(UInt8(ascii: ":"))
+            JSONWriter.appendString(read.hash, to: &hashes)
+        }
+        hashes.append(UInt8(ascii: "}"))
+        return self.request(id, "tm", [Self.member("p", path), ("d", Self.object(members)), ("hs", hashes)])
+    }
+
     /// `g`: read the data at `path` once, filtered by `query` (`.default` for a plain reference).
     package static func get(id: Int64, path: DatabasePath, query: QueryParams = .default) -> ClientRequest {
         self.request(id, "g", [Self.member("p", path), ("q", JSONWriter.bytes(WireQuery.object(query)))])

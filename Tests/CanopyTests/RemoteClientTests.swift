@@ -234,6 +234,77 @@ struct RemoteClientTests {
         }
     }
 
+    @Test("multi-location transactions from two clients at once: every read checked at commit, no update lost; offline they fail")
+    func multiLocationTransactions() async throws {
+        try await Self.withClients(2) { url, clients in
+            try clients[0].reference(withPath: "accounts").setValue(["a": 100, "b": 0])
+            for db in clients { try db.settle() }  // connected: a transaction fails while offline
+            let outcomes = Collected<String?>()
+            for db in clients {
+                for _ in 0..<10 {
+                    db.runTransaction(
+                        { transaction -> Int in
+                            let a = (try transaction.getData(db.reference(withPath: "accounts/a")).value as? NSNumber)?.intValue ?? 0
+                            let b = (try transaction.getData(db.reference(withPath: "accounts/b")).value as? NSNumber)?.intValue ?? 0
+                            try transaction.setValue(a - 1, for: db.reference(withPath: "accounts/a"))
+                            try transaction.setValue(b + 1, for: db.reference(withPath: "accounts/b"))
+                            return a - 1
+                        },
+                        completion: { result in
+                            switch result {
+                            case .success: outcomes.append(nil)
+                            case .failure(let error): outcomes.append("\(error)")
+                            }
+                        })
+                }
+            }
+            try waitUntil("20 transactions") {
+                for db in clients { db.drain() }
+                return outcomes.items.count == 20
+            }
+            #expect(outcomes.items.allSatisfy { $0 == nil }, "\(outcomes.items)")
+            for db in clients { try db.settle() }
+            let checker = try Database.remoteForTest(url)
+            defer { checker.close() }
+            #expect(try read(checker, "accounts") == ["a": 80, "b": 20])
+            // Offline, a transaction fails at once (it needs the server).
+            clients[0].goOffline()
+            let offline = Collected<DatabaseError?>()
+            clients[0].runTransaction({ _ in 1 }, completion: { offline.append($0.failure as? DatabaseError) })
+            try clients[0].drain(until: "the offline transaction") { !offline.items.isEmpty }
+            #expect(offline.items.first??.code == .disconnected)
+        }
+    }
+
+    @Test("a multi-location transaction that reads where the rules forbid is refused and writes nothing")
+    func multiLocationTransactionReadRefused() async throws {
+        try await Self.withServer(rules: Self.rules) { url in
+            let db = try Database.remoteForTest(url)
+            defer { db.close() }
+            try db.settle()
+            let outcome = Collected<DatabaseError?>()
+            db.runTransaction(
+                { transaction -> Int in
+                    _ = try transaction.getData(db.reference(withPath: "open/x"))
+                    try transaction.setValue(1, for: db.reference(withPath: "open/y"))
+                    return 0
+                }, completion: { outcome.append($0.failure as? DatabaseError) })
+            try db.drain(until: "the transaction") { !outcome.items.isEmpty }
+            #expect(outcome.items.count == 1 && outcome.items[0] == nil, "readable and writable: committed")
+            let refused = Collected<DatabaseError?>()
+            db.runTransaction(
+                { transaction -> Int in
+                    _ = try transaction.getData(db.reference(withPath: "secret/x"))
+                    try transaction.setValue(2, for: db.reference(withPath: "open/y"))
+                    return 0
+                }, completion: { refused.append($0.failure as? DatabaseError) })
+            try db.drain(until: "the refused transaction") { !refused.items.isEmpty }
+            #expect(refused.items.first??.code == .permissionDenied)
+            try db.settle()
+            #expect(try read(db, "open/y") == 1)
+        }
+    }
+
     @Test("a transaction's block sees the server's data (never a guess), an abort writes nothing, an invalid value fails it")
     func transactionSemantics() async throws {
         try await Self.withClients(2) { url, clients in
@@ -388,5 +459,13 @@ struct RemoteMetadataTests {
             #expect(seen.items.last?.1 == SnapshotMetadata(hasPendingWrites: false, isFromCache: false))
             #expect(seen.items.dropFirst(before).allSatisfy { $0.0 == "draft" }, "no data change, only metadata")
         }
+    }
+}
+
+extension Result {
+    /// The error of a failure, `nil` for a success.
+    var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
     }
 }

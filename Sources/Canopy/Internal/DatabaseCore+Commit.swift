@@ -36,13 +36,22 @@ extension DatabaseCore {
             return
         }
         let now = self.clock()
-        var composer = WriteComposer()
-        let engine = self.engine
-        for write in writes { composer.add(write, now: now) { engine.root.node(at: $0) } }
-        guard let write = composer.operation() else {
+        guard let write = self.composed(writes, now: now) else {
             completion(nil)
             return
         }
         self.apply(write, now: now, completion: completion)
+    }
+
+    /// `writes`, made one after another, as one write (`nil`: nothing to write), composed against
+    /// the tree now where they overlap. Loop thread only.
+    func composed(_ writes: [WriteOperation], now: Int64? = nil) -> WriteOperation? {
+        if writes.count <= 1 { return writes.first }
+        if let write = WriteComposer.disjoint(writes) { return write }
+        let now = now ?? self.clock()
+        var composer = WriteComposer()
+        let engine = self.engine
+        for write in writes { composer.add(write, now: now) { engine.root.node(at: $0) } }
+        return composer.operation()
     }
 }

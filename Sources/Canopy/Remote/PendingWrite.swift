@@ -13,6 +13,9 @@ final class PendingWrite {
     let resolved: [(path: [ChildKey], node: Node)]
     /// A transaction's write carries the hash of the data it was computed from.
     let hash: String?
+    /// A multi-location transaction's commit carries the locations it read and the hash of the data
+    /// it saw at each: the server applies it only if they are unchanged.
+    var readHashes: [(path: DatabasePath, hash: String)] = []
     /// Taken (set to `nil`) when it is called: by the answer, or by the acknowledgement timeout.
     var completion: (@Sendable (DatabaseError?) -> Void)?
     /// Fires ``completion`` if the server has not answered in time (`acknowledgementTimeout`).

@@ -43,6 +43,14 @@ final class RemoteCache {
         var node = Node.empty
         node.setChild(ChildKey("p"), to: .leaf(.string(write.write.path.string)))
         if let hash = write.hash { node.setChild(ChildKey("h"), to: .leaf(.string(hash))) }
+        var reads = Node.empty
+        for (i, read) in write.readHashes.enumerated() {
+            var r = Node.empty
+            r.setChild(ChildKey("p"), to: .leaf(.string(read.path.string)))
+            r.setChild(ChildKey("h"), to: .leaf(.string(read.hash)))
+            reads.setChild(Self.indexKey(i), to: r)
+        }
+        node.setChild(ChildKey("hs"), to: reads)
         if write.write.requiresExistingNode { node.setChild(ChildKey("x"), to: .leaf(.bool(true))) }
         var entries = Node.empty
         for (i, entry) in write.write.entries.enumerated() {
@@ -100,7 +108,18 @@ final class RemoteCache {
         let write = WriteOperation(path: path, entries: entries, requiresExistingNode: node.child(ChildKey("x")).leafValue == .bool(true))
         var hash: String?
         if case .string(let h)? = node.child(ChildKey("h")).leafValue { hash = h }
-        return PendingWrite(id: id, write: write, resolved: resolved, hash: hash, completion: nil)
+        let pending = PendingWrite(id: id, write: write, resolved: resolved, hash: hash, completion: nil)
+        node.child(ChildKey("hs")).forEachChild { _, r in
+            if case .string(let text)? = r.child(ChildKey("p")).leafValue, case .string(let h)? = r.child(ChildKey("h")).leafValue,
+                let path = try? DatabasePath(validating: text, function: "cache")
+            {
+                pending.readHashes.append((path, h))
+            } else {
+                ok = false
+            }
+            return ok
+        }
+        return ok ? pending : nil
     }
 
     /// Keys sort as numbers when they are zero-padded to the same width.

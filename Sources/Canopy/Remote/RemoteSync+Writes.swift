@@ -7,7 +7,10 @@ import Logging
 extension RemoteSync {
     /// A local write: applied to the cache now (its events fire), queued, sent to the server when
     /// connected; `completion` gets the server's answer.
-    func localWrite(_ write: WriteOperation, hash: String? = nil, completion: (@Sendable (DatabaseError?) -> Void)?) {
+    func localWrite(
+        _ write: WriteOperation, hash: String? = nil, readHashes: [(path: DatabasePath, hash: String)] = [],
+        completion: (@Sendable (DatabaseError?) -> Void)?
+    ) {
         let now = self.serverNow
         let root = self.core.engine.root
         var resolved: [(path: [ChildKey], node: Node)] = []
@@ -22,6 +25,7 @@ extension RemoteSync {
             resolved.append((entry.path, node))
         }
         let pendingWrite = PendingWrite(id: self.nextWriteID, write: write, resolved: resolved, hash: hash, completion: completion)
+        pendingWrite.readHashes = readHashes
         // Pending before its events fire, so their snapshots say so.
         self.core.pendingWritesBegan(pendingWrite)
         var failure: DatabaseError?
@@ -52,7 +56,22 @@ extension RemoteSync {
     func send(_ write: PendingWrite) {
         let operation = write.write
         let hash = write.hash
-        self.send({ .write(id: $0, operation, hash: hash) }) { [weak self, weak write] outcome in
+        let request: RequestBuilder
+        if write.readHashes.isEmpty {
+            request = { .write(id: $0, operation, hash: hash) }
+        } else {
+            // As a merge at the parent when an entry replaces the write's own location.
+            var path = operation.path
+            var prefix: [ChildKey] = []
+            if operation.entries.contains(where: { $0.path.isEmpty }), let parent = operation.path.parent, let last = operation.path.last {
+                path = parent
+                prefix = [last]
+            }
+            let members = operation.entries.map { (path: prefix + $0.path, data: $0.value.wireJSON) }
+            let reads = write.readHashes
+            request = { .transactionMerge(id: $0, path: path, members: members, readHashes: reads) }
+        }
+        self.send(request) { [weak self, weak write] outcome in
             guard let self, let write else { return }
             switch outcome {
             case .ok:

@@ -34,7 +34,8 @@ struct WireRequests {
             outbox.send(ServerMessage.failure(id: id, status: status, message: message))
         case .unknown(let name):
             outbox.send(ServerMessage.failure(id: id, status: "invalid_action", message: "Unknown action \"\(name)\"."))
-        case .listen, .unlisten, .get, .put, .putPriority, .merge, .onDisconnectPut, .onDisconnectMerge, .onDisconnectCancel:
+        case .listen, .unlisten, .get, .put, .putPriority, .merge, .onDisconnectPut, .onDisconnectMerge, .onDisconnectCancel,
+            .transactionMerge:
             await self.expireIdentity()
             let namespace: Namespace
             do {
@@ -142,6 +143,18 @@ struct WireRequests {
             } catch {
                 outbox.send(ServerMessage.failure(id: id, status: error.code.name, message: error.message))
             }
+        case .transactionMerge(let path, let data, let readHashes):
+            do {
+                try Self.checkWritable(path)
+                let entries = try UpdateEntries.entries(data, location: path.keys, function: "transaction")
+                var reads: [(DatabasePath, String)] = []
+                for (text, hash) in readHashes.sorted(by: { $0.key < $1.key }) {
+                    reads.append((try DatabasePath(validating: text, function: "transaction", argument: "read path"), hash))
+                }
+                self.write(id: id, on: namespace, WriteOperation(path: path, entries: entries), expectedHash: nil, reads: reads)
+            } catch {
+                outbox.send(ServerMessage.failure(id: id, status: error.code.name, message: error.message))
+            }
         case .onDisconnectPut(let path, let data):
             do {
                 try Self.checkWritable(path)
@@ -187,12 +200,21 @@ struct WireRequests {
     /// Applies `write` on the loop, if the rules allow it (a transaction's compare-and-set checks
     /// the hash in the same step), without waiting for it: the acknowledgement is queued when the
     /// write is durable. A refused write changes nothing and reaches no listener.
-    private func write(id: Int64, on namespace: Namespace, _ write: WriteOperation, expectedHash: String?) {
+    /// `reads`: a multi-location transaction's reads (location, hash of the data it saw); each must be
+    /// readable by the client and unchanged, else nothing is written.
+    private func write(
+        id: Int64, on namespace: Namespace, _ write: WriteOperation, expectedHash: String?, reads: [(DatabasePath, String)] = []
+    ) {
         let outbox = self.session.outbox
         let identity = self.session.identity
         let accepted = namespace.database.onLoop { access in
+            // A location the client may not read is refused before its hash is compared (no probing).
+            for (path, _) in reads where !namespace.mayRead(path, query: nil, identity: identity, access: access) {
+                return outbox.send(Self.denied(id))
+            }
             guard let write = namespace.permitted(write, identity: identity, access: access) else { return outbox.send(Self.denied(id)) }
-            if let expectedHash, access.node(at: write.path).wireHash != expectedHash {
+            let stale = reads.contains { access.node(at: $0.0).wireHash != $0.1 }
+            if stale || expectedHash.map({ access.node(at: write.path).wireHash != $0 }) ?? false {
                 return outbox.send(
                     ServerMessage.failure(id: id, status: "datastale", message: "The transaction's data changed on the server."))
             }

@@ -1,0 +1,89 @@
+import CanopyCore
+import CanopyWire
+
+extension Database {
+    /// One attempt of a multi-location transaction against a server (loop thread): the block runs on
+    /// the cache once every location it reads is synced (else those are listened to and it runs
+    /// again); its writes are applied locally and sent as one `tm` merge with the hash of what it
+    /// read at each location. The server applies it only if none changed; on `datastale` the
+    /// attempt is reverted and the block runs again on the newer data, at most 25 times. Fails while
+    /// offline. `held`: the listens taken for its reads, released when it ends.
+    func remoteTransaction<T>(
+        _ block: LoopCallback<(Transaction) throws -> T>, remote: RemoteSync, attempt: Int, held: Set<DatabasePath>,
+        completion: @escaping @Sendable (Result<LoopCallback<T>, any Error>) -> Void
+    ) {
+        let end = { (result: Result<LoopCallback<T>, any Error>) in
+            for path in held { remote.release(path) }
+            completion(result)
+        }
+        guard remote.isConnected else {
+            end(.failure(DatabaseError(.disconnected, "runTransaction failed: the client is offline; a transaction needs the server.")))
+            return
+        }
+        let transaction = Transaction(database: self)
+        let value: T
+        do {
+            value = try block.value(transaction)
+        } catch {
+            transaction.finish()
+            end(.failure(error))
+            return
+        }
+        transaction.finish()
+        let unsynced = Set(transaction.reads.filter { !held.contains($0) && !remote.isComplete($0) })
+        if !unsynced.isEmpty {
+            // It read data the cache does not hold: listen there, then run it again on the server's data.
+            var remaining = unsynced.count
+            var failure: DatabaseError?
+            for path in unsynced {
+                remote.acquire(path) { [self] result in
+                    if case .failure(let error) = result, failure == nil { failure = error }
+                    remaining -= 1
+                    guard remaining == 0 else { return }
+                    let all = held.union(unsynced)
+                    if let failure {
+                        for path in all { remote.release(path) }
+                        completion(.failure(failure))
+                    } else {
+                        self.remoteTransaction(block, remote: remote, attempt: attempt, held: all, completion: completion)
+                    }
+                }
+            }
+            return
+        }
+        let result = LoopCallback(value)
+        guard !transaction.writes.isEmpty else {
+            end(.success(result))
+            return
+        }
+        var reads: [(path: DatabasePath, hash: String)] = []
+        for path in Set(transaction.reads).sorted(by: <) { reads.append((path, self.core.engine.node(at: path).wireHash)) }
+        guard let write = self.core.composed(transaction.writes) else {
+            end(.success(result))
+            return
+        }
+        if write.path.isRoot && write.entries.contains(where: { $0.path.isEmpty }) && !reads.isEmpty {
+            end(
+                .failure(DatabaseError(.invalidOperation, "runTransaction failed: against a server a transaction cannot replace the root."))
+            )
+            return
+        }
+        // The answer comes on the loop thread, like this attempt.
+        let answered: (DatabaseError?) -> Void = { [self] error in
+            if let error, error.code == .dataStale {
+                guard attempt < RemoteSync.maxTransactionAttempts else {
+                    end(
+                        .failure(
+                            DatabaseError(
+                                .maxRetries, "runTransaction failed: the data it read changed on the server \(attempt) times in a row.")))
+                    return
+                }
+                self.remoteTransaction(block, remote: remote, attempt: attempt + 1, held: held, completion: completion)
+                return
+            }
+            end(error.map { .failure($0) } ?? .success(result))
+        }
+        let carried = LoopCallback(answered)
+        remote.localWrite(write, readHashes: reads) { error in carried.value(error) }
+    }
+}
