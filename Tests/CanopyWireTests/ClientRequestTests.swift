@@ -56,6 +56,12 @@ struct ClientRequestTests {
             (.stats(id: 18, counters: ["sdk.swift.1-0-0": 1]), 18, .stats),
             (.appCheck(id: 19, token: "tok"), 19, .appCheck(token: "tok")),
             (.unAppCheck(id: 20), 20, .unAppCheck),
+            (
+                .transactionMerge(
+                    id: 21, path: .root, members: [(["a"], Array("1".utf8)), (["b", "c"], Array("null".utf8))],
+                    readHashes: [(DatabasePath(["a"]), "h1="), (DatabasePath(["x", "y"]), "")]), 21,
+                .transactionMerge(path: .root, data: ["a": 1, "b/c": .null], readHashes: ["/a": "h1=", "/x/y": ""])
+            ),
         ]
         for (request, id, action) in cases {
             let decoded = try #require(try Self.decoded(request), "\(request.text)")
