@@ -20,16 +20,11 @@ extension Database {
             end(.failure(DatabaseError(.disconnected, "runTransaction failed: the client is offline; a transaction needs the server.")))
             return
         }
-        let transaction = Transaction(database: self)
-        let value: T
-        do {
-            value = try block.value(transaction)
-        } catch {
-            transaction.finish()
-            end(.failure(error))
+        let (transaction, outcome) = self.runBlock(block)
+        guard case .success(let value) = outcome else {
+            end(outcome.map { LoopCallback($0) })
             return
         }
-        transaction.finish()
         let unsynced = Set(transaction.reads.filter { !held.contains($0) && !remote.isComplete($0) })
         if !unsynced.isEmpty {
             // It read data the cache does not hold: listen there, then run it again on the server's data.

@@ -66,19 +66,25 @@ extension Database {
                 self.remoteTransaction(block, remote: remote, attempt: 1, held: [], completion: completion)
                 return
             }
-            let transaction = Transaction(database: self)
-            let value: T
-            do {
-                value = try block.value(transaction)
-            } catch {
-                transaction.finish()
-                completion(.failure(error))
+            let (transaction, outcome) = self.runBlock(block)
+            guard case .success(let value) = outcome else {
+                completion(outcome.map { LoopCallback($0) })
                 return
             }
-            transaction.finish()
             let result = LoopCallback(value)
             core.commit(transaction.writes) { error in completion(error.map { .failure($0) } ?? .success(result)) }
         }
         if !accepted { completion(.failure(DatabaseCore.closedError)) }
+    }
+
+    /// Runs `block` in a new ``Transaction``, which ends when it returns (loop thread).
+    func runBlock<T>(_ block: LoopCallback<(Transaction) throws -> T>) -> (Transaction, Result<T, any Error>) {
+        let transaction = Transaction(database: self)
+        defer { transaction.finish() }
+        do {
+            return (transaction, .success(try block.value(transaction)))
+        } catch {
+            return (transaction, .failure(error))
+        }
     }
 }
