@@ -61,7 +61,9 @@ extension Database {
 
     /// Runs the loop until the remote database is connected with nothing in flight (every write
     /// acknowledged, every listen answered).
-    func settle(seconds: Double = defaultWaitSeconds) throws {
+    /// The bound is twice the usual: the server in this process runs on Swift concurrency's few
+    /// threads, which other tests running at the same time may hold for a while.
+    func settle(seconds: Double = 2 * defaultWaitSeconds) throws {
         try waitUntil("the remote database to settle", seconds: seconds) {
             self.drain()
             return self.isRemoteSettled
@@ -69,7 +71,7 @@ extension Database {
     }
 
     /// Runs the loop until `condition` holds.
-    func drain(until what: String, seconds: Double = defaultWaitSeconds, _ condition: () -> Bool) throws {
+    func drain(until what: String, seconds: Double = 2 * defaultWaitSeconds, _ condition: () -> Bool) throws {
         try waitUntil(what, seconds: seconds) {
             self.drain()
             return condition()
