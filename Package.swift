@@ -41,7 +41,7 @@ let package = Package(
         .target(
             name: "CanopyConnection",
             dependencies: [
-                "CanopyCore", "CanopyWire", .product(name: "Logging", package: "swift-log"),
+                "CanopyCore", "CanopyLoop", "CanopyWire", .product(name: "Logging", package: "swift-log"),
                 .product(name: "WSClient", package: "swift-websocket"), .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
@@ -96,7 +96,9 @@ let package = Package(
         .executableTarget(name: "QuickStart", dependencies: ["Canopy"], path: "Samples/QuickStart"),
         .executableTarget(name: "BlogPosts", dependencies: ["Canopy", "CanopyServer"], path: "Samples/BlogPosts"),
         .executableTarget(name: "Restaurants", dependencies: ["Canopy"], path: "Samples/Restaurants"),
-        .target(name: "CanopyTestSupport", dependencies: ["CanopyStorage"], path: "Tests/CanopyTestSupport", swiftSettings: settings),
+        .target(
+            name: "CanopyTestSupport", dependencies: ["CanopyStorage", "CanopyLoop"], path: "Tests/CanopyTestSupport",
+            swiftSettings: settings),
         .executableTarget(
             name: "canopy-crash-writer", dependencies: ["Canopy", "CanopyTestSupport"], path: "Tests/CrashWriter", swiftSettings: settings),
         .target(
@@ -118,7 +120,8 @@ let package = Package(
         .testTarget(
             name: "CanopyConnectionTests",
             dependencies: [
-                "CanopyConnection", "CanopyServer", "Canopy", "CanopyCore", "CanopyWire", .product(name: "Logging", package: "swift-log"),
+                "CanopyConnection", "CanopyServer", "Canopy", "CanopyCore", "CanopyWire", "CanopyTestSupport",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -129,7 +132,7 @@ let package = Package(
         .testTarget(
             name: "CanopyServerTests",
             dependencies: [
-                "Canopy", "CanopyCore", "CanopyRules", "CanopyServer",
+                "Canopy", "CanopyCore", "CanopyRules", "CanopyServer", "CanopyTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

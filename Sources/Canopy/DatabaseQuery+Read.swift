@@ -14,17 +14,11 @@ extension DatabaseQuery {
             if !self.core.perform({ callback.value(error, nil) }) { callback.value(error, nil) }
             return
         }
-        let accepted = self.core.read { [self] engine in
-            if let remote = self.core.remote {
-                remote.get(at: self.path, params: self.params) { result in
-                    switch result {
-                    case .success(let node): callback.value(nil, self.snapshot(of: node))
-                    case .failure(let error): callback.value(error, nil)
-                    }
-                }
-                return
+        let accepted = self.readOnce { result in
+            switch result {
+            case .success(let snapshot): callback.value(nil, snapshot)
+            case .failure(let error): callback.value(error, nil)
             }
-            callback.value(nil, self.snapshot(from: engine))
         }
         if !accepted { callback.value(DatabaseCore.closedError, nil) }
     }
@@ -38,23 +32,27 @@ extension DatabaseQuery {
     public func getData() async throws -> DataSnapshot {
         if let error = self.constraintError { throw error }
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<DataSnapshot, any Error>) in
-            let accepted = self.core.read { [self] engine in
-                if let remote = self.core.remote {
-                    remote.get(at: self.path, params: self.params) { result in
-                        continuation.resume(with: result.map { self.snapshot(of: $0) }.mapError { $0 as any Error })
-                    }
-                    return
-                }
-                continuation.resume(returning: self.snapshot(from: engine))
-            }
+            let accepted = self.readOnce { continuation.resume(with: $0.mapError { $0 as any Error }) }
             if !accepted { continuation.resume(throwing: DatabaseCore.closedError) }
         }
     }
 
+    /// Reads the query's data once, on the loop: from the engine that holds its path, or on a
+    /// remote database from the cache or the server (see `RemoteSync.get`). `done` runs once, on the
+    /// loop thread. Returns `false`, and does not call `done`, when the database is closed.
+    private func readOnce(_ done: @escaping @Sendable (Result<DataSnapshot, DatabaseError>) -> Void) -> Bool {
+        self.core.perform { [self] in
+            if let remote = self.core.remote {
+                remote.get(at: self.path, params: self.params) { done($0.map { self.snapshot(of: $0) }) }
+            } else {
+                done(.success(self.currentSnapshot()))
+            }
+        }
+    }
+
     /// The query's current result, with its metadata now. Loop thread only.
-    func snapshot(from engine: SyncEngine) -> DataSnapshot {
-        let engine = self.path.isInfo ? self.core.infoEngine : engine
-        return self.snapshot(of: engine.queryResult(at: self.path, params: self.params))
+    func currentSnapshot() -> DataSnapshot {
+        self.snapshot(of: self.core.engine(for: self.path).queryResult(at: self.path, params: self.params))
     }
 
     /// A snapshot of this query's result `node`, with its metadata now. Loop thread only.

@@ -1,3 +1,4 @@
+import CanopyLoop
 package import CanopyWire
 import HTTPTypes
 package import Logging
@@ -24,7 +25,9 @@ import WSClient
 ///
 /// ``close()`` delivers `.closed` at once, then sends a close frame. A connect that has not reached
 /// the hello when it is closed or times out is cancelled and abandoned: its socket ends with NIO's
-/// TCP connect timeout or when the peer closes it. The handler runs on a task of its own.
+/// TCP connect timeout or when the peer closes it. The handler runs on a task of its own. The
+/// connection's tasks prefer ``ThreadPoolTaskExecutor/connections`` to Swift concurrency's default
+/// executor, so a process whose default threads are busy with blocking work still keeps in sync.
 package final class WireConnection: Sendable {
     /// What the connection reports.
     package enum Event: Sendable {
@@ -65,7 +68,7 @@ package final class WireConnection: Sendable {
         self.events = continuation
         self.keepAliveInterval = keepAliveInterval
         self.logger = logger
-        Task {
+        Task(executorPreference: ThreadPoolTaskExecutor.connections) {
             for await event in events { handler(event) }
         }
     }
@@ -93,7 +96,7 @@ package final class WireConnection: Sendable {
             connection.finish("no hello from \(url.authority) within \(connectTimeout)")
         }
         connection.state.withLock { $0.timer = timer }
-        let task = Task {
+        let task = Task(executorPreference: ThreadPoolTaskExecutor.connections) {
             do {
                 let closeFrame = try await WebSocketClient.connect(url: webSocketURL, configuration: configuration, logger: logger) {
                     inbound, outbound, _ in

@@ -19,18 +19,9 @@ extension EventLoop {
             return false
         }
         guard claimed else { return }
-        // The thread owns this reference until it has finished the loop.
-        let start = Unmanaged.passRetained(ThreadStart(loop: self, name: name)).toOpaque()
-        var thread = uv_thread_t()
-        let status = uv_thread_create(
-            &thread,
-            { context in
-                guard let context else { return }
-                let start = Unmanaged<ThreadStart>.fromOpaque(context).takeRetainedValue()
-                start.loop.threadMain(name: start.name)
-            }, start)
+        // The thread holds the loop until it has finished it.
+        let (status, thread) = startNamedThread(name) { self.threadMain() }
         guard status == 0 else {
-            Unmanaged<ThreadStart>.fromOpaque(start).release()
             let closeHere = self.control.withLock { state -> Bool in
                 state.driver = state.accepting ? .none : .inline
                 return !state.accepting
@@ -44,8 +35,7 @@ extension EventLoop {
         self.control.broadcast()
     }
 
-    func threadMain(name: String) {
-        setCurrentThreadName(name)
+    func threadMain() {
         self.claimLoopThread()
         self.driveUntilClosed()
     }
@@ -142,24 +132,4 @@ extension EventLoop {
         self.driveDepth -= 1
         self.finishClosing()
     }
-}
-
-/// What the dedicated thread needs, passed through `uv_thread_create`'s `void *`.
-private final class ThreadStart {
-    let loop: EventLoop
-    let name: String
-
-    init(loop: EventLoop, name: String) {
-        self.loop = loop
-        self.name = name
-    }
-}
-
-/// Names the calling thread (Linux keeps 15 bytes).
-private func setCurrentThreadName(_ name: String) {
-    var name = name
-    while name.utf8.count > 15 {
-        name.removeLast()
-    }
-    cuv_set_current_thread_name(name)
 }

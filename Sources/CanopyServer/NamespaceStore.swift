@@ -2,6 +2,7 @@ public import Canopy
 import CanopyCore
 import Foundation
 import HTTPTypes
+import NIOCore
 import NIOPosix
 import Synchronization
 
@@ -12,7 +13,7 @@ import Synchronization
 public final class NamespaceStore: Sendable {
     private let directory: String?
     private let configuration: Database.Configuration
-    private let entries = Mutex<[String: Task<Namespace, any Error>]>([:])
+    private let entries = Mutex<[String: EventLoopFuture<Namespace>]>([:])
     /// The namespaces already open: the fast path of every request.
     private let open = Mutex<[String: Namespace]>([:])
     private let closed = Atomic<Bool>(false)
@@ -103,9 +104,9 @@ public final class NamespaceStore: Sendable {
         }
         // Refused like any denied request: whether it exists is not told.
         if !create && !self.exists(name) { throw RESTError.permissionDenied }
-        let task: Task<Namespace, any Error> = try self.entries.withLock { entries in
+        let opening: EventLoopFuture<Namespace> = try self.entries.withLock { entries in
             if self.closed.load(ordering: .acquiring) { throw RESTError(.serviceUnavailable, "The server is shutting down.") }
-            if let task = entries[name] { return task }
+            if let opening = entries[name] { return opening }
             if entries.count >= self.maxNamespaces {
                 throw RESTError(
                     .forbidden, "Namespace \"\(name)\" would be one more than the \(self.maxNamespaces) this server serves at once.")
@@ -113,24 +114,23 @@ public final class NamespaceStore: Sendable {
             let directory = self.directory
             let configuration = self.configuration
             let rules = self.rulesSetup.withLock { $0 }
-            let task = Task<Namespace, any Error> {
-                // Opening replays a journal: keep that off the event loops.
-                try await NIOThreadPool.singleton.runIfActive {
-                    let namespace = try Namespace.open(name: name, directory: directory, configuration: configuration, rules: rules)
-                    do {
-                        for setUp in self.openHooks.withLock({ $0 }) { try setUp(name, namespace.database) }
-                    } catch {
-                        namespace.database.close()
-                        throw error
-                    }
-                    return namespace
+            // Opening replays a journal: keep that off the event loops (and off Swift concurrency's
+            // threads, which a task waiting here must not need).
+            let opening = NIOThreadPool.singleton.runIfActive(eventLoop: MultiThreadedEventLoopGroup.singleton.any()) {
+                let namespace = try Namespace.open(name: name, directory: directory, configuration: configuration, rules: rules)
+                do {
+                    for setUp in self.openHooks.withLock({ $0 }) { try setUp(name, namespace.database) }
+                } catch {
+                    namespace.database.close()
+                    throw error
                 }
+                return namespace
             }
-            entries[name] = task
-            return task
+            entries[name] = opening
+            return opening
         }
         do {
-            let namespace = try await task.value
+            let namespace = try await opening.get()
             self.open.withLock { open in
                 if !self.closed.load(ordering: .acquiring) { open[name] = namespace }
             }
@@ -138,7 +138,7 @@ public final class NamespaceStore: Sendable {
         } catch {
             // Let a later request try again (the directory may have been fixed).
             self.entries.withLock { entries in
-                if entries[name] == task { entries[name] = nil }
+                if entries[name] === opening { entries[name] = nil }
             }
             if let error = error as? RESTError { throw error }
             throw RESTError(.serviceUnavailable, "The database of namespace \"\(name)\" could not be opened: \(error)")
@@ -147,10 +147,10 @@ public final class NamespaceStore: Sendable {
 
     /// The namespaces open now.
     func openNamespaces() async -> [Namespace] {
-        let tasks = self.entries.withLock { Array($0.values) }
+        let openings = self.entries.withLock { Array($0.values) }
         var open: [Namespace] = []
-        for task in tasks {
-            if let namespace = try? await task.value { open.append(namespace) }
+        for opening in openings {
+            if let namespace = try? await opening.get() { open.append(namespace) }
         }
         return open
     }

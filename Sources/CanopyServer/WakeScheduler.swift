@@ -1,3 +1,5 @@
+import NIOCore
+import NIOPosix
 import Synchronization
 
 #if canImport(Glibc)
@@ -9,11 +11,9 @@ import Synchronization
 /// rate, which bounds the per-event cost of the HTTP layer; an idle stream is still woken at once.
 final class WakeScheduler: Sendable {
     let intervalNanos: UInt64
-    private let interval: Duration
     private let pending = Mutex<(streams: [EventStream], ticking: Bool)>(([], false))
 
     init(interval: Duration) {
-        self.interval = interval
         let (seconds, attoseconds) = interval.components
         self.intervalNanos = UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
     }
@@ -31,21 +31,25 @@ final class WakeScheduler: Sendable {
             pending.ticking = true
             return true
         }
-        guard start else { return }
-        Task {
-            while true {
-                try? await Task.sleep(for: self.interval)
-                let due: [EventStream] = self.pending.withLock { pending in
-                    if pending.streams.isEmpty {
-                        pending.ticking = false
-                        return []
-                    }
-                    defer { pending.streams = [] }
-                    return pending.streams
+        if start { self.tick() }
+    }
+
+    /// Wakes the deferred streams after an interval, and again after each interval until one
+    /// passes with none deferred. On NIO's event loops: the wakes must not wait for Swift
+    /// concurrency's threads.
+    private func tick() {
+        MultiThreadedEventLoopGroup.singleton.any().scheduleTask(in: .nanoseconds(Int64(self.intervalNanos))) {
+            let due: [EventStream] = self.pending.withLock { pending in
+                if pending.streams.isEmpty {
+                    pending.ticking = false
+                    return []
                 }
-                if due.isEmpty { return }
-                for stream in due { stream.wakeDeferred() }
+                defer { pending.streams = [] }
+                return pending.streams
             }
+            if due.isEmpty { return }
+            for stream in due { stream.wakeDeferred() }
+            self.tick()
         }
     }
 }

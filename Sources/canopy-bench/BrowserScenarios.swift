@@ -57,29 +57,10 @@ func browserPages(_ name: String, children: Int, pages: Int, _ store: Store) thr
 /// Opens the event stream `target` on a new connection and returns the `data:` of its first
 /// event; then closes the connection.
 func firstEvent(port: Int, _ target: String) async throws -> String {
-    let (stream, continuation) = AsyncStream<[UInt8]>.makeStream()
-    final class Collect: ChannelInboundHandler, Sendable {
-        typealias InboundIn = ByteBuffer
-        let continuation: AsyncStream<[UInt8]>.Continuation
-        init(_ continuation: AsyncStream<[UInt8]>.Continuation) { self.continuation = continuation }
-        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-            self.continuation.yield(Array(self.unwrapInboundIn(data).readableBytesView))
-        }
-        func channelInactive(context: ChannelHandlerContext) { self.continuation.finish() }
-    }
-    let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-        .channelInitializer { channel in
-            channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(Collect(continuation)) }
-        }
-        .connect(host: "127.0.0.1", port: port).get()
-    defer { channel.close(promise: nil) }
-    try await channel.writeAndFlush(ByteBuffer(string: "GET \(target) HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n")).get()
-    var received: [UInt8] = []
-    for await bytes in stream {
-        received += bytes
-        if let data = firstData(received) { return data }
-    }
-    throw BenchError("the stream \(target) ended before its first event")
+    let request = "GET \(target) HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n"
+    let received = try await exchange(port: port, request) { firstData($0) != nil }
+    guard let data = firstData(received) else { throw BenchError("the stream \(target) ended before its first event") }
+    return data
 }
 
 /// The `data:` line of the first complete event in a chunked response's bytes so far, or `nil`.

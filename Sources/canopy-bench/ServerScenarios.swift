@@ -308,6 +308,15 @@ func httpWrites(_ name: String, clients: Int, writes: Int, _ store: Store) throw
 
 /// GET `target` on a new connection; the body as text.
 func fetch(port: Int, _ target: String, method: String = "GET", body: String = "") async throws -> String {
+    let request = "\(method) \(target) HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+    let text = String(decoding: try await exchange(port: port, request), as: UTF8.self)
+    guard let split = text.range(of: "\r\n\r\n") else { throw BenchError("no response") }
+    return String(text[split.upperBound...])
+}
+
+/// Sends `request` on a new loopback connection to `port` and collects what comes back, until
+/// `enough` says the bytes so far suffice or the server closes the connection; then closes it.
+func exchange(port: Int, _ request: String, until enough: ([UInt8]) -> Bool = { _ in false }) async throws -> [UInt8] {
     let (stream, continuation) = AsyncStream<[UInt8]>.makeStream()
     final class Collect: ChannelInboundHandler, Sendable {
         typealias InboundIn = ByteBuffer
@@ -323,15 +332,14 @@ func fetch(port: Int, _ target: String, method: String = "GET", body: String = "
             channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(Collect(continuation)) }
         }
         .connect(host: "127.0.0.1", port: port).get()
-    try await channel.writeAndFlush(
-        ByteBuffer(
-            string: "\(method) \(target) HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
-    ).get()
-    var all: [UInt8] = []
-    for await bytes in stream { all += bytes }
-    let text = String(decoding: all, as: UTF8.self)
-    guard let split = text.range(of: "\r\n\r\n") else { throw BenchError("no response") }
-    return String(text[split.upperBound...])
+    defer { channel.close(promise: nil) }
+    try await channel.writeAndFlush(ByteBuffer(string: request)).get()
+    var received: [UInt8] = []
+    for await bytes in stream {
+        received += bytes
+        if enough(received) { break }
+    }
+    return received
 }
 
 // MARK: - B9

@@ -93,32 +93,30 @@ struct BlogPostsTests {
         var configuration = ServerConfiguration()
         configuration.port = 0
         let server = CanopyServer(configuration: configuration, store: NamespaceStore(directory: nil))
-        let task = Task { try await server.run(handleSignals: false) }
-        defer { task.cancel() }
-        guard let port = await server.listeningPort() else { throw WaitTimedOut("the server to listen", seconds: 0) }
-        let url = "http://127.0.0.1:\(port)?ns=blog"
-        for run in 1...2 {
-            // Waiting for the sample blocks a thread: not one of the few Swift concurrency runs on, which
-            // the server in this process needs to answer the sample.
-            let (status, output) = try await withCheckedThrowingContinuation { continuation in
-                Thread { continuation.resume(with: Result { try Self.run(["--url", url]) }) }.start()
+        try await server.serving(on: testServerExecutor) { port in
+            let url = "http://127.0.0.1:\(port)?ns=blog"
+            for run in 1...2 {
+                // Waiting for the sample blocks a thread: not one of the few Swift concurrency runs on, which
+                // the server in this process needs to answer the sample.
+                let (status, output) = try await withCheckedThrowingContinuation { continuation in
+                    Thread { continuation.resume(with: Result { try Self.run(["--url", url]) }) }.start()
+                }
+                #expect(status == 0, "\(output)")
+                for expected in [
+                    "connected to \(url)", "[users] ada signed up", "[recent posts] new: \"grace's post #1\" by grace", "(deleted)",
+                    "moved",
+                    "summary: \(3 * run) users, \(6 * run) posts", "invariants ok",
+                ] {
+                    #expect(output.contains(expected), "missing \(expected) in \(output)")
+                }
             }
-            #expect(status == 0, "\(output)")
-            for expected in [
-                "connected to \(url)", "[users] ada signed up", "[recent posts] new: \"grace's post #1\" by grace", "(deleted)", "moved",
-                "summary: \(3 * run) users, \(6 * run) posts", "invariants ok",
-            ] {
-                #expect(output.contains(expected), "missing \(expected) in \(output)")
-            }
+            // What the server holds, read by another client.
+            let db = try Database(url: url)
+            let root = try await db.reference().getData()
+            db.close()
+            #expect(Self.checkInvariants(root).count == 12)
+            #expect(root.childSnapshot(forPath: "users").childrenCount == 6)
         }
-        // What the server holds, read by another client.
-        let db = try Database(url: url)
-        let root = try await db.reference().getData()
-        db.close()
-        #expect(Self.checkInvariants(root).count == 12)
-        #expect(root.childSnapshot(forPath: "users").childrenCount == 6)
-        await server.shutdown()
-        _ = try? await task.value
     }
 
     @Test("--interactive answers each command and writes the blog")

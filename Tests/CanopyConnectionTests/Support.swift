@@ -1,5 +1,6 @@
 import CanopyConnection
 import CanopyServer
+import CanopyTestSupport
 import Logging
 
 /// The events a connection reports, read in order; `next()` returns `nil` once the stream ends or
@@ -36,5 +37,6 @@ func withServer<T: Sendable>(
     var configuration = ServerConfiguration()
     configuration.port = 0
     configure(&configuration)
-    return try await CanopyServer(configuration: configuration, store: NamespaceStore(directory: nil)).serving(body)
+    return try await CanopyServer(configuration: configuration, store: NamespaceStore(directory: nil)).serving(
+        on: testServerExecutor, body)
 }

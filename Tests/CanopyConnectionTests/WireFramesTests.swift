@@ -1,5 +1,6 @@
 import CanopyConnection
 import CanopyCore
+import CanopyTestSupport
 import CanopyWire
 import Hummingbird
 import HummingbirdWebSocket
@@ -28,7 +29,7 @@ struct WireFramesTests {
             configuration: .init(address: .hostname("127.0.0.1", port: 0)),
             onServerRunning: { channel in portSink.yield(channel.localAddress?.port ?? 0) })
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await app.runService(gracefulShutdownSignals: []) }
+            group.addTask(executorPreference: testServerExecutor) { try await app.runService(gracefulShutdownSignals: []) }
             var portIterator = ports.makeAsyncIterator()
             let port = try #require(await portIterator.next())
             // A watchdog: nothing below waits forever.

@@ -1,6 +1,7 @@
 import Canopy
 import CanopyCore
 import CanopyServer
+import CanopyTestSupport
 import Foundation
 import HTTPTypes
 import NIOCore
@@ -19,7 +20,7 @@ func makeServer(_ configure: (inout ServerConfiguration) -> Void = { _ in }) -> 
 
 /// Runs `body` with `server` serving on a free loopback port; shuts it down after.
 func withLiveServer<T: Sendable>(_ server: CanopyServer, _ body: @Sendable (Int) async throws -> T) async throws -> T {
-    try await server.serving(body)
+    try await server.serving(on: testServerExecutor, body)
 }
 
 struct TestFailure: Error, CustomStringConvertible {

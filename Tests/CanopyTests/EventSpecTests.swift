@@ -164,9 +164,8 @@ struct RemoteEventSpecTests {
     @Test("every event spec case gives the same events through a server as embedded")
     func allCases() async throws {
         #expect(Self.cases.count > 100)
-        let server = try await TestServer.start()
-        let url = server.url(namespace: "spec")
-        try await server.whileRunning {
+        try await TestServer.serving { server in
+            let url = server.url(namespace: "spec")
             try await onOwnThread {
                 for specCase in Self.cases {
                     let db = try Database.remoteForTest(url)

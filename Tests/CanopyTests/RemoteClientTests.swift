@@ -32,12 +32,12 @@ struct RemoteClientTests {
     /// (rules plus an admin token) and the administrator opens the namespace first: on a guarded
     /// server only the administrator may have a namespace created.
     static func withServer(rules: String? = nil, _ body: @escaping @Sendable (String) throws -> Void) async throws {
-        let server = try await TestServer.start { configuration in
+        let configure: (inout ServerConfiguration) -> Void = { configuration in
             configuration.rules = rules
             if rules != nil { configuration.authToken = Self.adminToken }
         }
-        let url = server.url()
-        try await server.whileRunning {
+        try await TestServer.serving(configure) { server in
+            let url = server.url()
             try await onOwnThread {
                 if rules != nil {
                     let admin = try Database.remoteForTest(url) { $0.authToken = Self.adminToken }
@@ -159,11 +159,11 @@ struct RemoteClientTests {
 
     @Test("a refused listen ends values() with the error")
     func refusedListenEndsValues() async throws {
-        let server = try await TestServer.start { configuration in
+        let configure: (inout ServerConfiguration) -> Void = { configuration in
             configuration.rules = Self.rules
             configuration.authToken = Self.adminToken
         }
-        try await server.whileRunning {
+        try await TestServer.serving(configure) { server in
             var admin = Database.Configuration()
             admin.authToken = Self.adminToken
             let adminDB = try Database(url: server.url(), configuration: admin)
@@ -282,24 +282,21 @@ struct RemoteClientTests {
             let db = try Database.remoteForTest(url)
             defer { db.close() }
             try db.settle()
-            let outcome = Collected<DatabaseError?>()
-            db.runTransaction(
-                { transaction -> Int in
-                    _ = try transaction.getData(db.reference(withPath: "open/x"))
-                    try transaction.setValue(1, for: db.reference(withPath: "open/y"))
-                    return 0
-                }, completion: { outcome.append($0.failure as? DatabaseError) })
-            try db.drain(until: "the transaction") { !outcome.items.isEmpty }
-            #expect(outcome.items.count == 1 && outcome.items[0] == nil, "readable and writable: committed")
-            let refused = Collected<DatabaseError?>()
-            db.runTransaction(
-                { transaction -> Int in
-                    _ = try transaction.getData(db.reference(withPath: "secret/x"))
-                    try transaction.setValue(2, for: db.reference(withPath: "open/y"))
-                    return 0
-                }, completion: { refused.append($0.failure as? DatabaseError) })
-            try db.drain(until: "the refused transaction") { !refused.items.isEmpty }
-            #expect(refused.items.first??.code == .permissionDenied)
+            // Reads `read`, writes `value` to open/y; the transaction's error, nil when committed.
+            func transfer(reading read: String, writing value: Int) throws -> DatabaseError? {
+                let outcome = Collected<DatabaseError?>()
+                db.runTransaction(
+                    { transaction -> Int in
+                        _ = try transaction.getData(db.reference(withPath: read))
+                        try transaction.setValue(value, for: db.reference(withPath: "open/y"))
+                        return 0
+                    }, completion: { outcome.append($0.failure as? DatabaseError) })
+                try db.drain(until: "the transaction reading \(read)") { !outcome.items.isEmpty }
+                #expect(outcome.items.count == 1)
+                return outcome.items[0]
+            }
+            #expect(try transfer(reading: "open/x", writing: 1) == nil, "readable and writable: committed")
+            #expect(try transfer(reading: "secret/x", writing: 2)?.code == .permissionDenied)
             try db.settle()
             #expect(try read(db, "open/y") == 1)
         }

@@ -7,9 +7,8 @@ import Testing
 struct RemoteEventTests {
     /// Runs `body` on its own thread with a remote database on a fresh in-process server.
     static func throughServer(namespace: String, _ body: @escaping @Sendable (Database) throws -> Void) async throws {
-        let server = try await TestServer.start()
-        let url = server.url(namespace: namespace)
-        try await server.whileRunning {
+        try await TestServer.serving { server in
+            let url = server.url(namespace: namespace)
             try await onOwnThread {
                 let db = try Database.remoteForTest(url)
                 defer { db.close() }

@@ -251,8 +251,7 @@ struct RemoteFaultTests {
 
     @Test("a persistent client closed offline and reopened: cache shown first, queued writes delivered once")
     func persistentQueueAcrossRestart() async throws {
-        let server = try await TestServer.start()
-        try await server.whileRunning {
+        try await TestServer.serving { server in
             try await onOwnThread {
                 let directory = TemporaryDirectory("canopy-fault-persist")
                 let proxy = try FaultProxy(target: server.port)
@@ -309,8 +308,7 @@ struct RemoteFaultTests {
 /// Runs `body` on a thread of its own (see `onOwnThread`) with a live test server and a fault
 /// proxy in front of it; stops both after.
 func withProxiedServer(_ body: @escaping @Sendable (TestServer, FaultProxy) throws -> Void) async throws {
-    let server = try await TestServer.start()
-    try await server.whileRunning {
+    try await TestServer.serving { server in
         try await onOwnThread {
             let proxy = try FaultProxy(target: server.port)
             defer { proxy.stop() }

@@ -4,48 +4,22 @@ import CanopyTestSupport
 import Foundation
 
 /// A `canopy serve` in this process, on a free loopback port, over in-memory namespaces.
-final class TestServer: Sendable {
-    let server: CanopyServer
+struct TestServer: Sendable {
     let port: Int
-    private let task: Task<Void, any Error>
 
-    private init(server: CanopyServer, port: Int, task: Task<Void, any Error>) {
-        self.server = server
-        self.port = port
-        self.task = task
-    }
-
-    static func start(_ configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> TestServer {
+    /// Runs `body` with a server configured by `configure`, then stops the server (also when
+    /// `body` throws). The server's tasks run on `testServerExecutor`.
+    static func serving<T: Sendable>(
+        _ configure: (inout ServerConfiguration) -> Void = { _ in }, _ body: @Sendable (TestServer) async throws -> T
+    ) async throws -> T {
         var configuration = ServerConfiguration()
         configuration.port = 0
         configure(&configuration)
         let server = CanopyServer(configuration: configuration, store: NamespaceStore(directory: nil))
-        let task = Task { try await server.run(handleSignals: false) }
-        guard let port = await server.listeningPort() else {
-            try await task.value
-            throw WaitTimedOut("the test server to listen", seconds: 0)
-        }
-        return TestServer(server: server, port: port, task: task)
+        return try await server.serving(on: testServerExecutor) { port in try await body(TestServer(port: port)) }
     }
 
     func url(namespace: String = "test") -> String { "http://127.0.0.1:\(self.port)?ns=\(namespace)" }
-
-    /// Runs `body`, then stops the server (also when `body` throws).
-    func whileRunning<T: Sendable>(_ body: () async throws -> T) async throws -> T {
-        do {
-            let value = try await body()
-            await self.stop()
-            return value
-        } catch {
-            await self.stop()
-            throw error
-        }
-    }
-
-    func stop() async {
-        await self.server.shutdown()
-        _ = try? await self.task.value
-    }
 }
 
 extension Database {

@@ -58,11 +58,12 @@ final class FuzzServer: Sendable {
     }
 }
 
-/// Runs `body` on the concurrency pool and waits for it: the fuzz entry point is synchronous.
+/// Runs `body` on the test servers' executor and waits for it: the fuzz entry point is synchronous
+/// (and may hold one of Swift concurrency's few threads while it waits).
 func blocking<T: Sendable>(_ body: @escaping @Sendable () async -> T) -> T {
     let result = Mutex<T?>(nil)
     let done = DispatchSemaphore(value: 0)
-    Task {
+    Task(executorPreference: testServerExecutor) {
         let value = await body()
         result.withLock { $0 = value }
         done.signal()

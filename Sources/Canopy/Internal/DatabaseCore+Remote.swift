@@ -4,14 +4,12 @@ extension DatabaseCore {
     /// Registers an observer: at once on an embedded database, from the `.info` tree for `.info`
     /// paths, and once its location is complete in the cache on a remote one. Loop thread only.
     func register(_ registration: EventRegistration, query: DatabaseQuery) {
-        if query.path.isInfo {
-            self.deliver(self.infoEngine.register(registration, at: query.path, params: query.params))
-        } else if let remote = self.remote {
-            remote.register(registration, at: query.path) { [self] in
-                self.deliver(self.engine.register(registration, at: query.path, params: query.params))
-            }
+        let engine = self.engine(for: query.path)
+        let register = { [self] in self.deliver(engine.register(registration, at: query.path, params: query.params)) }
+        if let remote = self.remote, !query.path.isInfo {
+            remote.register(registration, at: query.path, register: register)
         } else {
-            self.deliver(self.engine.register(registration, at: query.path, params: query.params))
+            register()
         }
     }
 

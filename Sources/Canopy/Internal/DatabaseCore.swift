@@ -302,6 +302,12 @@ final class DatabaseCore: @unchecked Sendable {
         self.perform { [self] in body(self.engine) }
     }
 
+    /// The engine that holds `path`: the `.info` tree's for `.info` paths, else the data's.
+    /// Loop thread only.
+    func engine(for path: DatabasePath) -> SyncEngine {
+        path.isInfo ? self.infoEngine : self.engine
+    }
+
     // MARK: - Closing
 
     /// Cancels every observer (their cancel blocks get a `.closed` error), stops the loop and

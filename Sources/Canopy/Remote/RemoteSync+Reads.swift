@@ -9,12 +9,8 @@ extension RemoteSync {
     /// (which also refreshes the cache); else, offline or past the request timeout, the cache when it
     /// holds data there. `done` runs once, on the loop thread.
     func get(at path: DatabasePath, params: QueryParams, _ done: @escaping (Result<Node, DatabaseError>) -> Void) {
-        if path.isInfo {
-            done(.success(self.core.infoEngine.queryResult(at: path, params: params)))
-            return
-        }
-        if self.isLive(path) {
-            done(.success(self.core.engine.queryResult(at: path, params: params)))
+        if path.isInfo || self.isLive(path) {
+            done(.success(self.core.engine(for: path).queryResult(at: path, params: params)))
             return
         }
         let answered = Flag()
