@@ -101,6 +101,7 @@ struct Checker {
         switch base.type {
         case .any:
             if name == "length" { return (.length(base.expression), .primitive) }
+            if name == "uid", case .auth = base.expression { return (.authUID, .any) }
             return (.property(base.expression, .constant(.string(name))), .any)
         case .string, .primitive:
             if name == "length" { return (.length(base.expression), .number) }
@@ -210,7 +211,7 @@ struct Checker {
     /// The keys of a literal string path argument (split as `child()` splits at run time), or `nil`.
     static func literalPath(_ expression: Expression) -> [ChildKey]? {
         guard case .constant(.string(let path)) = expression else { return nil }
-        return path.split(separator: "/", omittingEmptySubsequences: true).map { ChildKey(String($0)) }
+        return RuleDataSnapshot.keys(path)
     }
 
     private func binary(_ op: String, _ l: Typed, _ r: Typed, _ syntax: Syntax) throws(ExpressionError) -> Typed {

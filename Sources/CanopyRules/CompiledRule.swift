@@ -7,6 +7,8 @@ final class CompiledRule: Sendable {
     /// The expression as written (`true`/`false` for a boolean rule).
     let source: String
     let expression: Expression
+    /// `expression` compiled to closures (``ExpressionCompiler``): what a check runs.
+    let predicate: ExpressionCompiler.Predicate
     /// Where the rule's value starts in the document.
     let position: SourcePosition
 
@@ -15,6 +17,7 @@ final class CompiledRule: Sendable {
         self.rulePath = rulePath
         self.source = source
         self.expression = expression
+        self.predicate = ExpressionCompiler.predicate(expression)
         self.position = position
     }
 }

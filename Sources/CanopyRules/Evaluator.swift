@@ -15,6 +15,8 @@ final class EvaluationScope {
     /// The tree after the write; `nil` for reads.
     let newTree: NewTree?
     let query: QueryDescription
+    /// `auth.uid`, once a rule asked for it.
+    private var uid: RuleValue?
 
     init(auth: RuleValue, now: Double, oldRoot: Node, newTree: NewTree?, query: QueryDescription) {
         self.auth = auth
@@ -22,6 +24,16 @@ final class EvaluationScope {
         self.oldRoot = oldRoot
         self.newTree = newTree
         self.query = query
+    }
+
+    /// `auth.uid` as a member access on `auth` gives it (`null` when anonymous or missing),
+    /// looked up once.
+    var authUID: RuleValue {
+        if let uid = self.uid { return uid }
+        var uid = RuleValue.null
+        if case .json(.object(let o)) = self.auth, let member = o["uid"] { uid = RuleValue(member) }
+        self.uid = uid
+        return uid
     }
 }
 
@@ -50,23 +62,20 @@ struct EvaluationContext {
 }
 
 /// Evaluates compiled expressions with JavaScript-like semantics and the types of spec §3.3.
-/// Logical operators and `?:` short-circuit; any runtime error makes the rule false.
-struct Evaluator {
-    let context: EvaluationContext
-
+/// Logical operators and `?:` short-circuit; any runtime error makes the rule false. Methods of
+/// the context itself, so that evaluating borrows it (no copy of its references per rule).
+extension EvaluationContext {
     /// The rule's result: `true` grants (or passes), anything else denies.
     /// - Complexity: O(size of the expression), plus the tree lookups it asks for.
     func evaluate(_ expression: Expression) throws(EvaluationError) -> Bool {
-        guard case .bool(let b) = try self.value(expression) else {
-            throw EvaluationError(message: "the rule did not evaluate to a boolean")
-        }
+        guard let b = try self.truth(expression) else { throw EvaluationError(message: "the rule did not evaluate to a boolean") }
         return b
     }
 
     private func boolean(_ expression: Expression, _ what: String) throws(EvaluationError) -> Bool {
-        let v = try self.value(expression)
-        guard case .bool(let b) = v else { throw EvaluationError(message: "\(what) needs a boolean, got \(v.typeName)") }
-        return b
+        if let b = try self.truth(expression) { return b }
+        // Not a boolean: evaluated again (expressions are pure) only to name its type.
+        throw EvaluationError(message: "\(what) needs a boolean, got \(try self.value(expression).typeName)")
     }
 
     private func string(_ expression: Expression, _ what: String) throws(EvaluationError) -> String {
@@ -80,20 +89,66 @@ struct Evaluator {
         return s
     }
 
+    /// The expression's value when it is a boolean, `nil` when it is another value. Operators,
+    /// comparisons and snapshot tests are answered without building a ``RuleValue`` or a
+    /// ``RuleDataSnapshot``; anything else goes through ``value(_:)``.
+    private func truth(_ expression: Expression) throws(EvaluationError) -> Bool? {
+        switch expression {
+        case .constant(.bool(let b)): return b
+        case .and(let l, let r):
+            guard try self.boolean(l, "'&&'") else { return false }
+            return try self.boolean(r, "'&&'")
+        case .or(let l, let r):
+            if try self.boolean(l, "'||'") { return true }
+            return try self.boolean(r, "'||'")
+        case .not(let x): return !(try self.boolean(x, "'!'"))
+        case .equals(let l, let r, let negated): return RuleValue.strictlyEqual(try self.value(l), try self.value(r)) != negated
+        case .relational(let op, let l, let r): return try Evaluator.relational(op, try self.value(l), try self.value(r))
+        case .hasChildAt(let target, let keys): return !(try self.node(target).node(at: keys).isEmpty)
+        case .hasChildrenAt(let target, let paths):
+            let node = try self.node(target)
+            return paths.allSatisfy { !node.node(at: $0).isEmpty }
+        case .snapshot(let target, let method, let arguments) where method != .child && method != .parent:
+            guard case .bool(let b) = try self.nodeCall(try self.node(target), method, arguments) else { return nil }
+            return b
+        default:
+            guard case .bool(let b) = try self.value(expression) else { return nil }
+            return b
+        }
+    }
+
+    /// The node a snapshot expression views, without building the snapshot when no `parent()`
+    /// is on the way (a snapshot's node does not depend on its path otherwise).
+    func node(_ expression: Expression) throws(EvaluationError) -> Node {
+        switch expression {
+        case .root: return self.scope.oldRoot
+        case .data: return self.oldNode ?? self.scope.oldRoot.node(at: self.location)
+        case .newData:
+            guard let newTree = self.scope.newTree else { throw EvaluationError(message: "newData is not available") }
+            return self.newNode ?? newTree.node(at: self.location)
+        case .childAt(let target, let keys): return try self.node(target).node(at: keys)
+        case .snapshot(let target, .child, let arguments):
+            let node = try self.node(target)
+            return node.node(at: RuleDataSnapshot.keys(try self.string(arguments[0], "child()")))
+        default: return try self.snapshot(expression).node
+        }
+    }
+
     func value(_ expression: Expression) throws(EvaluationError) -> RuleValue {
         switch expression {
         case .constant(let v): return v
-        case .auth: return self.context.scope.auth
-        case .now: return .number(self.context.scope.now)
-        case .root: return .snapshot(RuleDataSnapshot(isNew: false, path: [], node: self.context.scope.oldRoot))
+        case .auth: return self.scope.auth
+        case .authUID: return self.scope.authUID
+        case .now: return .number(self.scope.now)
+        case .root: return .snapshot(RuleDataSnapshot(isNew: false, path: [], node: self.scope.oldRoot))
         case .data:
-            let node = self.context.oldNode ?? self.context.scope.oldRoot.node(at: self.context.location)
-            return .snapshot(RuleDataSnapshot(isNew: false, path: self.context.location, node: node))
+            let node = self.oldNode ?? self.scope.oldRoot.node(at: self.location)
+            return .snapshot(RuleDataSnapshot(isNew: false, path: self.location, node: node))
         case .newData:
-            guard let newTree = self.context.scope.newTree else { throw EvaluationError(message: "newData is not available") }
-            let node = self.context.newNode ?? newTree.node(at: self.context.location)
-            return .snapshot(RuleDataSnapshot(isNew: true, path: self.context.location, node: node))
-        case .variable(let i): return .string(self.context.variables[i])
+            guard let newTree = self.scope.newTree else { throw EvaluationError(message: "newData is not available") }
+            let node = self.newNode ?? newTree.node(at: self.location)
+            return .snapshot(RuleDataSnapshot(isNew: true, path: self.location, node: node))
+        case .variable(let i): return .string(self.variables[i])
         case .query(let property): return self.query(property)
         case .property(let base, let key): return try self.property(try self.value(base), try self.value(key))
         case .length(let base):
@@ -104,7 +159,8 @@ struct Evaluator {
             default: throw EvaluationError(message: "length of a \(v.typeName)")
             }
         case .snapshot(let target, let method, let arguments):
-            return try self.snapshotCall(try self.snapshot(target), method, arguments)
+            if method == .child || method == .parent { return try self.snapshotCall(try self.snapshot(target), method, arguments) }
+            return try self.nodeCall(try self.node(target), method, arguments)
         case .childAt(let target, let keys): return .snapshot(try self.snapshot(target).child(keys))
         case .hasChildAt(let target, let keys): return .bool(try self.snapshot(target).hasChild(keys))
         case .hasChildrenAt(let target, let paths):
@@ -135,7 +191,7 @@ struct Evaluator {
     }
 
     private func query(_ property: QueryProperty) -> RuleValue {
-        let q = self.context.scope.query
+        let q = self.scope.query
         func bound(_ b: LeafValue??) -> RuleValue { b.map { RuleValue($0) } ?? .null }
         switch property {
         case .orderByKey: return .bool(q.order == .key)
@@ -178,24 +234,32 @@ struct Evaluator {
         case .parent:
             let parent: RuleDataSnapshot?
             if s.isNew {
-                guard let newTree = self.context.scope.newTree else { throw EvaluationError(message: "newData is not available") }
+                guard let newTree = self.scope.newTree else { throw EvaluationError(message: "newData is not available") }
                 parent = s.parent(lookup: newTree.node(at:))
             } else {
-                parent = s.parent { self.context.scope.oldRoot.node(at: $0) }
+                parent = s.parent { self.scope.oldRoot.node(at: $0) }
             }
             guard let parent else { throw EvaluationError(message: "parent() of the root") }
             return .snapshot(parent)
-        case .hasChild: return .bool(s.child(try self.string(arguments[0], "hasChild()")).exists)
-        case .hasChildren: return .bool(s.node.hasChildren)
-        case .exists: return .bool(s.exists)
-        case .val: return s.value
-        case .getPriority: return RuleValue(s.node.priority)
-        case .isNumber: return .bool(s.node.leafValue?.isNumber ?? false)
+        default: return try self.nodeCall(s.node, method, arguments)
+        }
+    }
+
+    /// A snapshot method other than `child()` and `parent()`: it needs only the snapshot's node.
+    func nodeCall(_ node: Node, _ method: SnapshotMethod, _ arguments: [Expression]) throws(EvaluationError) -> RuleValue {
+        switch method {
+        case .child, .parent: preconditionFailure("child() and parent() need the snapshot's path")
+        case .hasChild: return .bool(!node.node(at: RuleDataSnapshot.keys(try self.string(arguments[0], "hasChild()"))).isEmpty)
+        case .hasChildren: return .bool(node.hasChildren)
+        case .exists: return .bool(!node.isEmpty)
+        case .val: return RuleValue(val: node)
+        case .getPriority: return RuleValue(node.priority)
+        case .isNumber: return .bool(node.leafValue?.isNumber ?? false)
         case .isString:
-            if case .string? = s.node.leafValue { return .bool(true) }
+            if case .string? = node.leafValue { return .bool(true) }
             return .bool(false)
         case .isBoolean:
-            if case .bool? = s.node.leafValue { return .bool(true) }
+            if case .bool? = node.leafValue { return .bool(true) }
             return .bool(false)
         }
     }
@@ -218,7 +282,10 @@ struct Evaluator {
         case .matches: throw EvaluationError(message: "matches() needs a regular expression")
         }
     }
+}
 
+/// The operators of rule expressions on runtime values.
+enum Evaluator {
     static func arithmetic(_ op: ArithmeticOperator, _ l: RuleValue, _ r: RuleValue) throws(EvaluationError) -> RuleValue {
         switch (l, r) {
         case (.number(let a), .number(let b)):

@@ -4,6 +4,8 @@ import CanopyCore
 indirect enum Expression: Sendable {
     case constant(RuleValue)
     case auth
+    /// `auth.uid` (or `auth['uid']`): looked up once per read or write, however many rules ask.
+    case authUID
     case now
     case root
     case data

@@ -19,8 +19,11 @@ struct RuleDataSnapshot: Sendable {
     /// The snapshot at a relative path (`/`-separated; empty segments ignored). Keys that are
     /// not valid database keys simply refer to nothing (spec §3.4, targaryen #136).
     /// - Complexity: O(*d* log *n*) for *d* segments.
-    func child(_ relative: String) -> RuleDataSnapshot {
-        self.child(relative.split(separator: "/", omittingEmptySubsequences: true).map { ChildKey(String($0)) })
+    func child(_ relative: String) -> RuleDataSnapshot { self.child(Self.keys(relative)) }
+
+    /// The keys of a relative path as `child()` takes it: `/`-separated, empty segments ignored.
+    static func keys(_ relative: String) -> [ChildKey] {
+        relative.split(separator: "/", omittingEmptySubsequences: true).map { ChildKey(String($0)) }
     }
 
     /// The snapshot at the relative path `keys` (a literal path, split once when the rule was compiled).
@@ -48,11 +51,5 @@ struct RuleDataSnapshot: Sendable {
     var exists: Bool { !self.node.isEmpty }
 
     /// `val()`: the primitive, `null`, or an opaque value for a location with children.
-    var value: RuleValue {
-        switch self.node {
-        case .empty: return .null
-        case .children: return .opaque
-        default: return RuleValue(self.node.leafValue)
-        }
-    }
+    var value: RuleValue { RuleValue(val: self.node) }
 }

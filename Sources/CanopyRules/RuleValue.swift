@@ -34,6 +34,15 @@ enum RuleValue: Sendable {
         }
     }
 
+    /// `val()` of a node: the primitive, `null`, or an opaque value for a location with children.
+    init(val node: Node) {
+        switch node {
+        case .empty: self = .null
+        case .children: self = .opaque
+        default: self.init(node.leafValue)
+        }
+    }
+
     var typeName: String {
         switch self {
         case .null: return "null"
@@ -52,7 +61,8 @@ enum RuleValue: Sendable {
         case (.null, .null): return true
         case (.bool(let x), .bool(let y)): return x == y
         case (.number(let x), .number(let y)): return x == y
-        case (.string(let x), .string(let y)): return x.utf16.elementsEqual(y.utf16)
+        // Equal UTF-16 code units exactly when equal UTF-8 bytes (both encode the same scalars).
+        case (.string(let x), .string(let y)): return x.utf8.count == y.utf8.count && x.utf8.elementsEqual(y.utf8)
         default: return false
         }
     }

@@ -64,6 +64,9 @@ struct WriteWalk {
     /// Locations validated so far; only a write of several changes can reach one twice.
     var validated: Set<[ChildKey]> = []
     let tracksValidated: Bool
+    /// The value of a write's only change (not a priority): `newData` at the written location,
+    /// with no lookup.
+    let writtenValue: Node?
 
     init(engine: RulesEngine, auth: AuthContext?, now: Int64, oldRoot: Node, changes: [RulesEngine.Change]) {
         self.engine = engine
@@ -71,13 +74,23 @@ struct WriteWalk {
             auth: RulesEngine.authValue(auth), now: Double(now), oldRoot: oldRoot, newTree: NewTree(oldRoot: oldRoot, changes: changes),
             query: .none)
         self.tracksValidated = changes.count > 1
+        self.writtenValue = changes.count == 1 && changes[0].path.keys.last?.isPriorityKey != true ? changes[0].value : nil
     }
 
     private mutating func run(
         _ rule: CompiledRule, _ location: ArraySlice<ChildKey>, _ variables: [String], oldNode: Node?, newNode: Node?
     ) -> Bool {
         let context = EvaluationContext(scope: self.scope, location: location, variables: variables, oldNode: oldNode, newNode: newNode)
+        // Without a trace, the answer alone (no copy of the context into the traced path).
+        guard self.engine.explains else { return (try? rule.predicate(context)) ?? false }
         return self.engine.run(rule, context: context, trace: &self.trace)
+    }
+
+    /// The node at `keys[..<depth]` after the write: the written value itself at the written
+    /// location of a single change (`check` walks the change's own keys).
+    private func newNode(_ keys: [ChildKey], depth: Int) -> Node {
+        if depth == keys.count, let value = self.writtenValue { return value }
+        return self.newTree.node(at: keys[..<depth])
     }
 
     /// Whether `location` is validated for the first time (always, for a single change).
@@ -117,7 +130,7 @@ struct WriteWalk {
         for link in chain {
             guard let rule = link.node.validate else { continue }
             let location = keys[..<link.depth]
-            let newNode = self.newTree.node(at: location)
+            let newNode = self.newNode(keys, depth: link.depth)
             guard !newNode.isEmpty, self.firstValidation(of: location) else { continue }
             if !self.run(rule, location, link.variables, oldNode: link.old, newNode: newNode) {
                 return self.failed(rule, location, keys)
@@ -127,7 +140,7 @@ struct WriteWalk {
             var location = keys
             if let failure = self.validateBelow(
                 target.node, location: &location, variables: target.variables, oldNode: target.old,
-                newNode: self.newTree.node(at: keys[...]), keys: keys)
+                newNode: self.newNode(keys, depth: keys.count), keys: keys)
             {
                 return failure
             }

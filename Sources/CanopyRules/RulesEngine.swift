@@ -41,7 +41,7 @@ package struct RulesEngine: Sendable {
     func run(_ rule: CompiledRule, context: EvaluationContext, trace: inout [RuleEvaluation]) -> Bool {
         let outcome: RuleEvaluation.Outcome
         do throws(EvaluationError) {
-            outcome = try Evaluator(context: context).evaluate(rule.expression) ? .true : .false
+            outcome = try rule.predicate(context) ? .true : .false
         } catch {
             outcome = .error(error.message)
         }

@@ -4,7 +4,8 @@ import CanopyCore
 package enum RulesFuzzing {
     /// Parses `bytes` as a rules document and, when it parses, evaluates a few reads and writes.
     /// Returns a description of a broken property, `nil` when all hold. Properties: no crash; an
-    /// error's line and column lie within the input; evaluation is deterministic; a read granted
+    /// error's line and column lie within the input; the compiled rules and the tree-walking evaluator
+    /// agree (``evaluatorsDisagree(_:auths:data:written:query:now:values:)``); evaluation is deterministic; a read granted
     /// at a path is granted at its children (grants cascade); a write allowed as a set is allowed
     /// again when repeated as a one-key update.
     /// - Complexity: O(*n*) in the input plus a bounded number of evaluations.
@@ -22,6 +23,8 @@ package enum RulesFuzzing {
             return nil
         }
         let engine = RulesEngine(document)
+        let auths = [nil, AuthContext(uid: "x")]
+        let written = [Node.leaf(.string("x")), Node.leaf(.int(1)).setting(.leaf(.string("x")), at: [ChildKey("b")][...])]
         var keys: [[ChildKey]] = [[]]
         // Paths from the document's own literal keys and some wildcard values.
         var node = document.root
@@ -34,7 +37,8 @@ package enum RulesFuzzing {
         }
         keys.append([ChildKey("a"), ChildKey("b")])
         let data = Node.leaf(.string("v")).setting(.leaf(.int(1)), at: [ChildKey("a"), ChildKey("n")][...])
-        for auth in [nil, AuthContext(uid: "x")] {
+        if let failure = Self.evaluatorsDisagree(document, auths: auths, data: data, written: written) { return failure }
+        for auth in auths {
             for k in keys {
                 let p = DatabasePath(k)
                 let read = engine.canRead(path: p, auth: auth, root: data, now: 1)

@@ -30,7 +30,8 @@ extension WriteOperation {
         var changes: [RulesEngine.Change] = []
         changes.reserveCapacity(self.entries.count)
         for entry in self.entries where !entry.isPriority {
-            changes.append(RulesEngine.Change(path: DatabasePath(self.path.keys + entry.path), value: entry.value.node))
+            let path = entry.path.isEmpty ? self.path : DatabasePath(self.path.keys + entry.path)
+            changes.append(RulesEngine.Change(path: path, value: entry.value.node))
         }
         guard self.entries.contains(where: \.isPriority) else { return changes }
         var newRoot = root

@@ -27,26 +27,18 @@ struct NodeEncoder {
                 w.append(NodeTag.children)
                 w.appendVarint(count)
             }
-            self.encodeChildren(c.map, into: &w)
+            self.encodeChildren(of: node, count: count, into: &w)
         }
     }
 
-    private mutating func encodeChildren(_ map: SortedMap<ChildKey, Node>, into w: inout ByteWriter) {
-        let candidates = map.count <= KeyInterner.maxCandidateNodeSize
+    private mutating func encodeChildren(of node: Node, count: Int, into w: inout ByteWriter) {
+        let candidates = count <= KeyInterner.maxCandidateNodeSize
         var previous = ""
-        // `SortedMap`'s inlinable `package` members are not specialized across modules (Swift 6.3),
-        // so every call here is generic: `element(atRank:)` is O(1) on a one-leaf map (≤ 32
-        // elements) and cheaper than creating an iterator; larger maps use the iterator.
-        let count = map.count
-        if count <= 32 {
-            for rank in 0..<count {
-                let (key, child) = map.element(atRank: rank)
-                self.encodeChild(key, child, candidate: candidates, previous: &previous, into: &w)
-            }
-        } else {
-            for (key, child) in map {
-                self.encodeChild(key, child, candidate: candidates, previous: &previous, into: &w)
-            }
+        // `SortedMap`'s inlinable `package` members are not specialized across modules (Swift 6.3):
+        // `Node.forEachChild`, compiled in CanopyCore, iterates without generic dispatch.
+        node.forEachChild { key, child in
+            self.encodeChild(key, child, candidate: candidates, previous: &previous, into: &w)
+            return true
         }
     }
 

@@ -1,0 +1,148 @@
+import CanopyCore
+
+/// Compiles a checked ``Expression`` once, when its rules document is loaded, into closures that
+/// a write's or read's check calls: boolean operators, comparisons and snapshot tests get a
+/// closure each, specialised by operator and method, that works on `Bool`s and ``Node``s without
+/// building a ``RuleValue`` or a ``RuleDataSnapshot``; `auth.uid`, `$wildcards`, `data`,
+/// `newData` and literal `child()` paths are read straight from the context. Anything else
+/// (string methods, `parent()`, untyped `auth` members, errors' messages) runs the tree-walking
+/// evaluator (`EvaluationContext.value(_:)`), so results and error messages are the same either way.
+enum ExpressionCompiler {
+    typealias Predicate = @Sendable (EvaluationContext) throws(EvaluationError) -> Bool
+    /// A boolean, or `nil` for another type of value.
+    typealias Truth = @Sendable (EvaluationContext) throws(EvaluationError) -> Bool?
+    typealias Value = @Sendable (EvaluationContext) throws(EvaluationError) -> RuleValue
+    typealias NodeOf = @Sendable (EvaluationContext) throws(EvaluationError) -> Node
+
+    /// The rule's result: `true` grants (or passes); a non-boolean is an error.
+    static func predicate(_ expression: Expression) -> Predicate {
+        if case .constant(.bool(let b)) = expression { return { _ in b } }
+        let truth = Self.truth(expression)
+        return { (c: EvaluationContext) throws(EvaluationError) -> Bool in
+            guard let b = try truth(c) else { throw EvaluationError(message: "the rule did not evaluate to a boolean") }
+            return b
+        }
+    }
+
+    /// An operand of `what` (`'&&'`, `'!'`, …) that must be a boolean.
+    private static func boolean(_ expression: Expression, _ what: String) -> Predicate {
+        let truth = Self.truth(expression)
+        return { (c: EvaluationContext) throws(EvaluationError) -> Bool in
+            if let b = try truth(c) { return b }
+            // Not a boolean: evaluated again (expressions are pure) only to name its type.
+            throw EvaluationError(message: "\(what) needs a boolean, got \(try c.value(expression).typeName)")
+        }
+    }
+
+    /// The expressions whose value is always a boolean (or an error), answered by ``truth(_:)``.
+    private static func isBoolean(_ expression: Expression) -> Bool {
+        switch expression {
+        case .and, .or, .not, .equals, .relational, .hasChildAt, .hasChildrenAt: return true
+        case .snapshot(_, let method, _): return [.exists, .hasChildren, .isString, .isNumber, .isBoolean].contains(method)
+        default: return false
+        }
+    }
+
+    private static func truth(_ expression: Expression) -> Truth {
+        switch expression {
+        case .constant(.bool(let b)): return { _ in b }
+        case .and(let l, let r):
+            let (l, r) = (Self.boolean(l, "'&&'"), Self.boolean(r, "'&&'"))
+            return { (c: EvaluationContext) throws(EvaluationError) -> Bool? in
+                guard try l(c) else { return false }
+                return try r(c)
+            }
+        case .or(let l, let r):
+            let (l, r) = (Self.boolean(l, "'||'"), Self.boolean(r, "'||'"))
+            return { (c: EvaluationContext) throws(EvaluationError) -> Bool? in
+                if try l(c) { return true }
+                return try r(c)
+            }
+        case .not(let x):
+            let x = Self.boolean(x, "'!'")
+            return { (c: EvaluationContext) throws(EvaluationError) -> Bool? in !(try x(c)) }
+        case .equals(let l, let r, let negated):
+            let (l, r) = (Self.value(l), Self.value(r))
+            return { (c: EvaluationContext) throws(EvaluationError) -> Bool? in
+                RuleValue.strictlyEqual(try l(c), try r(c)) != negated
+            }
+        case .relational(let op, let l, let r):
+            let (l, r) = (Self.value(l), Self.value(r))
+            return { (c: EvaluationContext) throws(EvaluationError) -> Bool? in try Evaluator.relational(op, try l(c), try r(c)) }
+        case .hasChildAt(let target, let keys):
+            let target = Self.node(target)
+            return { (c: EvaluationContext) throws(EvaluationError) -> Bool? in !(try target(c).node(at: keys).isEmpty) }
+        case .hasChildrenAt(let target, let paths):
+            let target = Self.node(target)
+            return { (c: EvaluationContext) throws(EvaluationError) -> Bool? in
+                let node = try target(c)
+                return paths.allSatisfy { !node.node(at: $0).isEmpty }
+            }
+        case .snapshot(let target, let method, _) where Self.isBoolean(expression):
+            let target = Self.node(target)
+            switch method {
+            case .exists: return { (c: EvaluationContext) throws(EvaluationError) -> Bool? in !(try target(c).isEmpty) }
+            case .hasChildren: return { (c: EvaluationContext) throws(EvaluationError) -> Bool? in try target(c).hasChildren }
+            case .isNumber: return { (c: EvaluationContext) throws(EvaluationError) -> Bool? in try target(c).leafValue?.isNumber ?? false }
+            case .isString:
+                return { (c: EvaluationContext) throws(EvaluationError) -> Bool? in
+                    if case .string? = try target(c).leafValue { return true }
+                    return false
+                }
+            default:
+                return { (c: EvaluationContext) throws(EvaluationError) -> Bool? in
+                    if case .bool? = try target(c).leafValue { return true }
+                    return false
+                }
+            }
+        default:
+            return { (c: EvaluationContext) throws(EvaluationError) -> Bool? in
+                guard case .bool(let b) = try c.value(expression) else { return nil }
+                return b
+            }
+        }
+    }
+
+    private static func value(_ expression: Expression) -> Value {
+        switch expression {
+        case .constant(let v): return { _ in v }
+        case .auth: return { (c: EvaluationContext) in c.scope.auth }
+        case .authUID: return { (c: EvaluationContext) in c.scope.authUID }
+        case .now: return { (c: EvaluationContext) in .number(c.scope.now) }
+        case .variable(let i): return { (c: EvaluationContext) in .string(c.variables[i]) }
+        case .snapshot(let target, .val, _):
+            let target = Self.node(target)
+            return { (c: EvaluationContext) throws(EvaluationError) -> RuleValue in RuleValue(val: try target(c)) }
+        case .length(let base):
+            let base = Self.value(base)
+            return { (c: EvaluationContext) throws(EvaluationError) -> RuleValue in
+                if case .string(let s) = try base(c) { return .number(Double(s.utf16.count)) }
+                return try c.value(expression)
+            }
+        default:
+            if Self.isBoolean(expression) {
+                let truth = Self.truth(expression)
+                // `truth` of these never answers `nil`: it throws instead.
+                return { (c: EvaluationContext) throws(EvaluationError) -> RuleValue in .bool(try truth(c) ?? false) }
+            }
+            return { (c: EvaluationContext) throws(EvaluationError) -> RuleValue in try c.value(expression) }
+        }
+    }
+
+    private static func node(_ expression: Expression) -> NodeOf {
+        switch expression {
+        case .root: return { (c: EvaluationContext) in c.scope.oldRoot }
+        case .data: return { (c: EvaluationContext) in c.oldNode ?? c.scope.oldRoot.node(at: c.location) }
+        case .newData:
+            return { (c: EvaluationContext) throws(EvaluationError) -> Node in
+                guard let newTree = c.scope.newTree else { throw EvaluationError(message: "newData is not available") }
+                return c.newNode ?? newTree.node(at: c.location)
+            }
+        case .childAt(let target, let keys):
+            let target = Self.node(target)
+            return { (c: EvaluationContext) throws(EvaluationError) -> Node in try target(c).node(at: keys) }
+        default:
+            return { (c: EvaluationContext) throws(EvaluationError) -> Node in try c.node(expression) }
+        }
+    }
+}
