@@ -36,7 +36,13 @@ package struct DatabasePath: Sendable, Hashable {
     }
 
     package func appending(_ other: DatabasePath) -> DatabasePath { DatabasePath(self.keys + other.keys) }
-    package func appending(_ key: ChildKey) -> DatabasePath { DatabasePath(self.keys + [key]) }
+    package func appending(_ key: ChildKey) -> DatabasePath {
+        var keys: [ChildKey] = []
+        keys.reserveCapacity(self.keys.count + 1)
+        keys.append(contentsOf: self.keys)
+        keys.append(key)
+        return DatabasePath(keys)
+    }
 
     /// Whether `self` is `other` or one of its ancestors.
     package func contains(_ other: DatabasePath) -> Bool {
