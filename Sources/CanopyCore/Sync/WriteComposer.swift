@@ -60,6 +60,18 @@ package struct WriteComposer {
         var total = 0
         for w in writes.indices { total += writes[w].entries.count }
         guard total > 0, total <= Self.indexThreshold else { return nil }
+        // A write applies its values before its removals; in turn, a removal that empties a node
+        // (which loses its priority) before a value written below it would not: compose those.
+        var removedBefore = false
+        for w in writes.indices {
+            var values = false
+            var removals = false
+            for e in writes[w].entries.indices where !writes[w].entries[e].isPriority {
+                if writes[w].entries[e].value.node.isEmpty { removals = true } else { values = true }
+            }
+            if values && removedBefore { return nil }
+            removedBefore = removedBefore || removals
+        }
         // Two targets of different writes overlap when one is at or below the other (the entries
         // of one write stay together, applied as that write applies them). Writes whose locations
         // diverge cannot overlap.
