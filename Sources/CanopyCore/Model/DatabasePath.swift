@@ -16,7 +16,12 @@ package struct DatabasePath: Sendable, Hashable {
         // Split on the byte: a `/` followed by a combining mark is one Character, not a separator.
         for segment in string.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true) {
             let key = String(Substring(segment))
-            if !KeyValidation.isValidPathSegment(key) && !(self.keys.isEmpty && key == ".info") {
+            // Validation and integer parsing in one pass (a path segment follows the key rules).
+            if let childKey = ChildKey(validating: key) {
+                self.keys.append(childKey)
+                continue
+            }
+            if !(self.keys.isEmpty && key == ".info") {
                 throw DatabaseError(
                     .invalidPath,
                     "\(function) failed: \(argument) argument was an invalid path = \"\(string)\". Paths must be non-empty strings and can't contain \".\", \"#\", \"$\", \"[\", or \"]\""

@@ -18,8 +18,9 @@ extension SyncEngine {
         if !hasViews && write.entries.count == 1 && write.entries[0].value.placeholders.isEmpty
             && !(write.entries[0].path.last?.isPriorityKey ?? false)
         {
-            let node = write.entries[0].value.node
-            self.set(base: base) { $0.set(node, at: write.entries[0].path[...]) }
+            // One set from the root: replacing or inserting the last key takes one search.
+            let path = write.entries[0].path
+            self.root.set(write.entries[0].value.node, at: path.isEmpty ? base.keys[...] : (base.keys + path)[...])
             return []
         }
         let entryPaths = hasViews ? write.entries.map(\.path) : []
