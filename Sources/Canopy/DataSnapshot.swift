@@ -96,8 +96,8 @@ public struct DataSnapshot: Sendable {
                 "childSnapshot(forPath:) failed: path argument was an invalid path = \"\". Paths must be non-empty strings and can't contain \".\", \"#\", \"$\", \"[\", or \"]\""
             )
         }
-        // One key (the common case): no path to split.
-        if !childPathString.utf8.contains(UInt8(ascii: "/")), let key = ChildKey(validating: childPathString) {
+        // One key (the common case): no path to split. (A valid key has no `/`.)
+        if let key = ChildKey(validating: childPathString) {
             return DataSnapshot(
                 node: self.node.child(key), path: self.path.appending(key), database: self.database, metadata: self.metadata)
         }

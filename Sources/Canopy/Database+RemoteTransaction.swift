@@ -8,21 +8,21 @@ extension Database {
     /// read at each location. The server applies it only if none changed; on `datastale` the
     /// attempt is reverted and the block runs again on the newer data, at most 25 times. Fails while
     /// offline. `held`: the listens taken for its reads, released when it ends.
-    func remoteTransaction<T>(
-        _ block: LoopCallback<(Transaction) throws -> T>, remote: RemoteSync, attempt: Int, held: Set<DatabasePath>,
-        completion: @escaping @Sendable (Result<LoopCallback<T>, any Error>) -> Void
-    ) {
-        let end = { (result: Result<LoopCallback<T>, any Error>) in
+    func remoteTransaction(_ body: TransactionBody, remote: RemoteSync, attempt: Int, held: Set<DatabasePath>) {
+        let fail = { (error: any Error) in
             for path in held { remote.release(path) }
-            completion(result)
+            body.fail(error)
         }
         guard remote.isConnected else {
-            end(.failure(DatabaseError(.disconnected, "runTransaction failed: the client is offline; a transaction needs the server.")))
+            fail(DatabaseError(.disconnected, "runTransaction failed: the client is offline; a transaction needs the server."))
             return
         }
-        let (transaction, outcome) = self.runBlock(block)
-        guard case .success(let value) = outcome else {
-            end(outcome.map { LoopCallback($0) })
+        let (transaction, outcome) = self.runBlock(body)
+        let committed: (DatabaseError?) -> Void
+        switch outcome {
+        case .success(let report): committed = report
+        case .failure(let error):
+            fail(error)
             return
         }
         let unsynced = Set(transaction.reads.filter { !held.contains($0) && !remote.isComplete($0) })
@@ -38,45 +38,45 @@ extension Database {
                     let all = held.union(unsynced)
                     if let failure {
                         for path in all { remote.release(path) }
-                        completion(.failure(failure))
+                        body.fail(failure)
                     } else {
-                        self.remoteTransaction(block, remote: remote, attempt: attempt, held: all, completion: completion)
+                        self.remoteTransaction(body, remote: remote, attempt: attempt, held: all)
                     }
                 }
             }
             return
         }
-        let result = LoopCallback(value)
+        let finish = { (error: DatabaseError?) in
+            for path in held { remote.release(path) }
+            committed(error)
+        }
         guard !transaction.writes.isEmpty else {
-            end(.success(result))
+            finish(nil)
             return
         }
         var reads: [(path: DatabasePath, hash: String)] = []
         for path in Set(transaction.reads).sorted(by: <) { reads.append((path, self.core.engine.node(at: path).wireHash)) }
         guard let write = self.core.composed(transaction.writes) else {
-            end(.success(result))
+            finish(nil)
             return
         }
         if write.path.isRoot && write.entries.contains(where: { $0.path.isEmpty }) && !reads.isEmpty {
-            end(
-                .failure(DatabaseError(.invalidOperation, "runTransaction failed: against a server a transaction cannot replace the root."))
-            )
+            fail(DatabaseError(.invalidOperation, "runTransaction failed: against a server a transaction cannot replace the root."))
             return
         }
         // The answer comes on the loop thread, like this attempt.
         let answered: (DatabaseError?) -> Void = { [self] error in
             if let error, error.code == .dataStale {
                 guard attempt < RemoteSync.maxTransactionAttempts else {
-                    end(
-                        .failure(
-                            DatabaseError(
-                                .maxRetries, "runTransaction failed: the data it read changed on the server \(attempt) times in a row.")))
+                    fail(
+                        DatabaseError(
+                            .maxRetries, "runTransaction failed: the data it read changed on the server \(attempt) times in a row."))
                     return
                 }
-                self.remoteTransaction(block, remote: remote, attempt: attempt + 1, held: held, completion: completion)
+                self.remoteTransaction(body, remote: remote, attempt: attempt + 1, held: held)
                 return
             }
-            end(error.map { .failure($0) } ?? .success(result))
+            finish(error)
         }
         let carried = LoopCallback(answered)
         remote.localWrite(write, readHashes: reads) { error in carried.value(error) }

@@ -37,9 +37,8 @@ extension Database {
     ///   overlap), then as ``DatabaseReference/updateChildValues(_:)`` with those entries.
     @discardableResult
     public func runTransaction<T: Sendable>(_ block: @escaping (Transaction) throws -> T) async throws -> T {
-        let update = LoopCallback(block)
-        return try await withCheckedThrowingContinuation { continuation in
-            self.startTransaction(update) { result in continuation.resume(with: result.map { $0.value }) }
+        try await withCheckedThrowingContinuation { continuation in
+            self.runTransaction(block) { result in continuation.resume(with: result) }
         }
     }
 
@@ -51,40 +50,55 @@ extension Database {
     ///
     /// - Complexity: As ``runTransaction(_:)``.
     public func runTransaction<T>(_ block: @escaping (Transaction) throws -> T, completion: @escaping (Result<T, any Error>) -> Void) {
-        let done = LoopCallback(completion)
-        self.startTransaction(LoopCallback(block)) { result in done.value(result.map { $0.value }) }
+        // Only closures here: the rest runs without the generic type.
+        self.startTransaction(
+            TransactionBody(
+                run: { transaction in
+                    let value = try block(transaction)
+                    return { error in completion(error.map { .failure($0) } ?? .success(value)) }
+                },
+                fail: { error in completion(.failure(error)) }))
     }
 
-    /// Queues the transaction on the loop; `completion` runs on the loop thread (on the calling
-    /// thread when the database is closed).
-    private func startTransaction<T>(
-        _ block: LoopCallback<(Transaction) throws -> T>, completion: @escaping @Sendable (Result<LoopCallback<T>, any Error>) -> Void
-    ) {
+    /// Queues the transaction on the loop; its outcome is reported on the loop thread (on the
+    /// calling thread when the database is closed).
+    private func startTransaction(_ body: TransactionBody) {
         let core = self.core
         let accepted = core.perform { [self] in
             if let remote = core.remote {
-                self.remoteTransaction(block, remote: remote, attempt: 1, held: [], completion: completion)
+                self.remoteTransaction(body, remote: remote, attempt: 1, held: [])
                 return
             }
-            let (transaction, outcome) = self.runBlock(block)
-            guard case .success(let value) = outcome else {
-                completion(outcome.map { LoopCallback($0) })
+            let (transaction, outcome) = self.runBlock(body)
+            guard case .success(let committed) = outcome else {
+                if case .failure(let error) = outcome { body.fail(error) }
                 return
             }
-            let result = LoopCallback(value)
-            core.commit(transaction.writes) { error in completion(error.map { .failure($0) } ?? .success(result)) }
+            let finish = LoopCallback(committed)
+            core.commit(transaction.writes) { error in finish.value(error) }
         }
-        if !accepted { completion(.failure(DatabaseCore.closedError)) }
+        if !accepted { body.fail(DatabaseCore.closedError) }
     }
 
-    /// Runs `block` in a new ``Transaction``, which ends when it returns (loop thread).
-    func runBlock<T>(_ block: LoopCallback<(Transaction) throws -> T>) -> (Transaction, Result<T, any Error>) {
+    /// Runs the block in a new ``Transaction``, which ends when it returns (loop thread): what
+    /// reports its value once committed (given the commit's error, if any), or the error it threw.
+    func runBlock(_ body: TransactionBody) -> (Transaction, Result<(DatabaseError?) -> Void, any Error>) {
         let transaction = Transaction(database: self)
         defer { transaction.finish() }
         do {
-            return (transaction, .success(try block.value(transaction)))
+            return (transaction, .success(try body.run(transaction)))
         } catch {
             return (transaction, .failure(error))
         }
     }
+}
+
+/// A ``Database/runTransaction(_:completion:)`` block with its value's type erased: `run` runs the
+/// block and returns what reports its value once the commit is done (with the commit's error, if
+/// any); `fail` reports an error that ended it before (the block's, or the database closed).
+// @unchecked Sendable: created on the calling thread and used only on the loop thread after that
+// (or on the calling thread when the database is closed, and then never on the loop).
+struct TransactionBody: @unchecked Sendable {
+    let run: (Transaction) throws -> (DatabaseError?) -> Void
+    let fail: (any Error) -> Void
 }

@@ -32,6 +32,10 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable {
         if pathString.isEmpty {
             return DatabaseReference(database: self.database, path: self.path, error: Self.invalidChildPath(pathString))
         }
+        // One key (the common case): nothing to split. (A valid key has no `/` and is not `.info`.)
+        if let key = ChildKey(validating: pathString) {
+            return DatabaseReference(database: self.database, path: self.path.appending(key), error: nil)
+        }
         do throws(DatabaseError) {
             var relative = try DatabasePath(validating: pathString, function: "child", argument: "path")
             if !self.path.isRoot && relative.isInfo {

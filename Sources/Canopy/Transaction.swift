@@ -63,6 +63,18 @@ public final class Transaction {
         return self
     }
 
+    /// `updateChildValues(_:for:)` for a dictionary with `String` keys (what a dictionary
+    /// literal is), which is then not bridged to `AnyHashable` keys.
+    ///
+    /// - Throws: As ``setValue(_:for:)``.
+    /// - Complexity: O(*s* + *e* · *d*) to validate *e* entries of *s* nodes at depth *d*.
+    @discardableResult
+    public func updateChildValues(_ values: [String: Any], for ref: DatabaseReference) throws(DatabaseError) -> Transaction {
+        try self.check(ref, function: "updateChildValues")
+        self.writes.append(try WriteBuilder.update(ref, values))
+        return self
+    }
+
     /// Removes the data at `ref` when the transaction commits.
     ///
     /// - Throws: As ``setValue(_:for:)``.

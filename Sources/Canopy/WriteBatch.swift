@@ -48,6 +48,18 @@ public final class WriteBatch: Sendable {
             "updateChildValues")
     }
 
+    /// `updateChildValues(_:for:)` for a dictionary with `String` keys (what a dictionary
+    /// literal is), which is then not bridged to `AnyHashable` keys.
+    ///
+    /// - Throws: As ``setValue(_:for:)``.
+    /// - Complexity: O(*s* + *e* · *d*) to validate *e* entries of *s* nodes at depth *d*.
+    @discardableResult
+    public func updateChildValues(_ values: [String: Any], for ref: DatabaseReference) throws(DatabaseError) -> WriteBatch {
+        try self.add(
+            try self.checked(ref, "updateChildValues") { () throws(DatabaseError) in try WriteBuilder.update(ref, values) },
+            "updateChildValues")
+    }
+
     /// Adds a write removing the data at `ref`.
     ///
     /// - Throws: As ``setValue(_:for:)``.

@@ -40,13 +40,17 @@ final class TriggerState: @unchecked Sendable {
     /// at or below them (holding those shares nothing the write changes in place); the whole tree when
     /// one watches a location above an entry (the write then copies the nodes on its paths).
     func before(_ write: WriteOperation, root: Node) -> TriggerBefore? {
-        var watch = TriggerTree.Watch.none
-        for entry in write.entries {
-            watch = max(watch, self.tree.watch(write.path.keys, Self.target(entry)))
-            if watch == .above { return .root(root) }
+        switch self.tree.watch(write.path.keys, write.entries.lazy.map { Self.targetSlice($0) }) {
+        case .none: return nil
+        case .above: return .root(root)
+        case .atOrBelow:
+            let base = root.node(at: write.path.keys)
+            return .entries(write.entries.map { base.node(at: Self.targetSlice($0)) })
         }
-        guard watch == .atOrBelow else { return nil }
-        return .entries(write.entries.map { root.node(at: write.path.keys + Self.target($0)) })
+    }
+
+    static func targetSlice(_ entry: WriteOperation.Entry) -> ArraySlice<ChildKey> {
+        entry.isPriority ? entry.path.dropLast() : entry.path[...]
     }
 
     static func target(_ entry: WriteOperation.Entry) -> [ChildKey] { entry.isPriority ? Array(entry.path.dropLast()) : entry.path }

@@ -107,21 +107,42 @@ final class TriggerTree {
         case above
     }
 
-    /// How triggers watch a change at `base + path`.
+    /// How triggers watch the changes at `base` followed by each of `paths`, the most watched: the
+    /// trie is walked along `base` once, then along each path from where that walk ended.
     ///
-    /// - Complexity: O(*d*) per wildcard branch that exists along the path.
-    func watch(_ base: [ChildKey], _ path: [ChildKey]) -> Watch {
-        let count = base.count + path.count
-        func key(_ depth: Int) -> ChildKey { depth < base.count ? base[depth] : path[depth - base.count] }
-        func visit(_ node: TrieNode, _ depth: Int) -> Watch {
-            guard node.count > 0 else { return .none }
-            if depth == count { return .atOrBelow }
-            if !node.triggers.isEmpty { return .above }
-            let literal = node.literals[key(depth)].map { visit($0, depth + 1) } ?? .none
-            if literal == .above { return .above }
-            return max(literal, node.wildcard.map { visit($0, depth + 1) } ?? .none)
+    /// - Complexity: O(*d*) per path and wildcard branch that exists along it.
+    func watch(_ base: [ChildKey], _ paths: some Sequence<ArraySlice<ChildKey>>) -> Watch {
+        // The trie nodes at the depth of `base`; a trigger above it is above every path.
+        var reached: [TrieNode] = []
+        func walk(_ node: TrieNode, _ depth: Int) -> Bool {
+            guard node.count > 0 else { return false }
+            if depth == base.count {
+                reached.append(node)
+                return false
+            }
+            if !node.triggers.isEmpty { return true }
+            if let next = node.literals[base[depth]], walk(next, depth + 1) { return true }
+            if let next = node.wildcard, walk(next, depth + 1) { return true }
+            return false
         }
-        return visit(self.root, 0)
+        if walk(self.root, 0) { return .above }
+        guard !reached.isEmpty else { return .none }
+        var watch = Watch.none
+        for path in paths {
+            func visit(_ node: TrieNode, _ depth: Int) -> Watch {
+                guard node.count > 0 else { return .none }
+                if depth == path.count { return .atOrBelow }
+                if !node.triggers.isEmpty { return .above }
+                let literal = node.literals[path[path.startIndex + depth]].map { visit($0, depth + 1) } ?? .none
+                if literal == .above { return .above }
+                return max(literal, node.wildcard.map { visit($0, depth + 1) } ?? .none)
+            }
+            for node in reached {
+                watch = max(watch, visit(node, 0))
+                if watch == .above { return .above }
+            }
+        }
+        return watch
     }
 
     /// The triggers a change at `path` fires, with their locations: those at or above it, and those

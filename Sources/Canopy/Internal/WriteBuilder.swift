@@ -38,10 +38,32 @@ enum WriteBuilder {
     }
 
     static func update(_ ref: DatabaseReference, _ values: [AnyHashable: Any]) throws(DatabaseError) -> WriteOperation {
+        try self.update(ref, values, large: { BatchConverter.entries(values, at: $0) }) { rawKey throws(DatabaseError) in
+            guard let key = FastAnyConverter.string(rawKey) ?? (rawKey.base as? String) else {
+                throw DatabaseError(
+                    .invalidKey, "update failed: values argument contains a non-string key (\(rawKey.base)). Keys must be strings.")
+            }
+            return key
+        }
+    }
+
+    /// The update of a dictionary with string keys, without bridging it to `AnyHashable` keys
+    /// (only for thousands of entries, which are converted on several threads).
+    static func update(_ ref: DatabaseReference, _ values: [String: Any]) throws(DatabaseError) -> WriteOperation {
+        try self.update(
+            ref, values,
+            large: { BatchConverter.entries(Dictionary(uniqueKeysWithValues: values.lazy.map { (AnyHashable($0.key), $0.value) }), at: $0) }
+        ) { $0 }
+    }
+
+    private static func update<Key: Hashable>(
+        _ ref: DatabaseReference, _ values: [Key: Any], large: (PathBudget) -> [WriteOperation.Entry]?,
+        key string: (Key) throws(DatabaseError) -> String
+    ) throws(DatabaseError) -> WriteOperation {
         let function = "update"
         try self.checkWritable(ref, function: function)
         let base = PathBudget(location: ref.path.keys)
-        if values.count >= BatchConverter.threshold, let entries = BatchConverter.entries(values, at: base) {
+        if values.count >= BatchConverter.threshold, let entries = large(base) {
             return WriteOperation(path: ref.path, entries: entries)
         }
         var entries: [WriteOperation.Entry] = []
@@ -50,10 +72,7 @@ enum WriteBuilder {
         // other key (with `/`, or `.priority`) needs the full check.
         var needsOverlapCheck = false
         for (rawKey, rawValue) in values {
-            guard let key = FastAnyConverter.string(rawKey) ?? (rawKey.base as? String) else {
-                throw DatabaseError(
-                    .invalidKey, "\(function) failed: values argument contains a non-string key (\(rawKey.base)). Keys must be strings.")
-            }
+            let key = try string(rawKey)
             if let childKey = ChildKey(validating: key), base.fits, let node = BatchConverter.node(rawValue, location: base, key: key) {
                 entries.append(WriteOperation.Entry(path: [childKey], value: WriteValue(node: node)))
             } else {

@@ -16,7 +16,12 @@ package struct DatabasePath: Sendable, Hashable {
         // Split on the byte: a `/` followed by a combining mark is one Character, not a separator.
         for segment in string.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true) {
             let key = String(Substring(segment))
-            if !KeyValidation.isValidPathSegment(key) && !(self.keys.isEmpty && key == ".info") {
+            // Validation and integer parsing in one pass (a path segment follows the key rules).
+            if let childKey = ChildKey(validating: key) {
+                self.keys.append(childKey)
+                continue
+            }
+            if !(self.keys.isEmpty && key == ".info") {
                 throw DatabaseError(
                     .invalidPath,
                     "\(function) failed: \(argument) argument was an invalid path = \"\(string)\". Paths must be non-empty strings and can't contain \".\", \"#\", \"$\", \"[\", or \"]\""
@@ -36,7 +41,13 @@ package struct DatabasePath: Sendable, Hashable {
     }
 
     package func appending(_ other: DatabasePath) -> DatabasePath { DatabasePath(self.keys + other.keys) }
-    package func appending(_ key: ChildKey) -> DatabasePath { DatabasePath(self.keys + [key]) }
+    package func appending(_ key: ChildKey) -> DatabasePath {
+        var keys: [ChildKey] = []
+        keys.reserveCapacity(self.keys.count + 1)
+        keys.append(contentsOf: self.keys)
+        keys.append(key)
+        return DatabasePath(keys)
+    }
 
     /// Whether `self` is `other` or one of its ancestors.
     package func contains(_ other: DatabasePath) -> Bool {

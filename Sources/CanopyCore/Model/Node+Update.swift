@@ -35,15 +35,35 @@ extension Node {
             self.setChild(first, to: newValue)
             return
         }
+        self.modifyChild(first) { child in child.set(newValue, at: rest) }
+    }
+
+    /// Changes the node at a relative path in place with `body` (which sees `.empty` where there is
+    /// no data), creating intermediate children and removing ancestors left empty, as ``set(_:at:)``
+    /// does: several writes below one location then share one descent to it. `path` holds no
+    /// `.priority` key.
+    /// - Complexity: O(*d* log *n*) plus `body` when not shared; shared nodes on the path are copied.
+    package mutating func modify(at path: ArraySlice<ChildKey>, _ body: (inout Node) -> Void) {
+        guard let first = path.first else {
+            body(&self)
+            return
+        }
+        let rest = path.dropFirst()
+        self.modifyChild(first) { child in child.modify(at: rest, body) }
+    }
+
+    /// Changes the direct child `key` in place with `body` (`.empty` when there is none), keeping
+    /// the invariants of ``setChild(_:to:)``.
+    private mutating func modifyChild(_ key: ChildKey, _ body: (inout Node) -> Void) {
         if case .children(var c) = self {
             self = .empty  // release our reference so `c` is uniquely referenced
-            let outcome: (emptied: Bool, delta: Int)? = c.map.modifyValue(forKey: first) { child in
+            let outcome: (emptied: Bool, delta: Int)? = c.map.modifyValue(forKey: key) { child in
                 let had = child.priority != nil
-                child.set(newValue, at: rest)
+                body(&child)
                 return (child.isEmpty, (child.priority != nil ? 1 : 0) - (had ? 1 : 0))
             }
             if let outcome {
-                if outcome.emptied { c.map.removeValue(forKey: first) }
+                if outcome.emptied { c.map.removeValue(forKey: key) }
                 c.adjustPrioritizedChildren(by: outcome.delta)
                 self = c.map.isEmpty ? .empty : .children(c)
                 return
@@ -52,8 +72,8 @@ extension Node {
         }
         // The child does not exist yet.
         var child = Node.empty
-        child.set(newValue, at: rest)
-        self.setChild(first, to: child)
+        body(&child)
+        self.setChild(key, to: child)
     }
 
     /// Returns this node with the node at `path` replaced.

@@ -18,6 +18,7 @@ extension SyncEngine {
         if !hasViews && write.entries.count == 1 && write.entries[0].value.placeholders.isEmpty
             && !(write.entries[0].path.last?.isPriorityKey ?? false)
         {
+            // One set from the root: replacing or inserting the last key takes one search.
             let path = write.entries[0].path
             self.root.set(write.entries[0].value.node, at: path.isEmpty ? base.keys[...] : (base.keys + path)[...])
             return []
@@ -52,14 +53,28 @@ extension SyncEngine {
         if values.count + removals.count >= Self.bulkThreshold {
             self.applyInBulk(base: base, values: &values, removals: &removals, others: priorities.map(\.path))
         }
-        for (path, node) in values { self.root.set(node, at: (base.keys + path)[...]) }
-        for path in removals { self.root.set(.empty, at: (base.keys + path)[...]) }
-        for (path, node) in priorities { self.root.set(node, at: (base.keys + path)[...]) }
+        self.set(base: base) { node in
+            for (path, value) in values { node.set(value, at: path[...]) }
+            for path in removals { node.set(.empty, at: path[...]) }
+            for (path, value) in priorities { node.set(value, at: path[...]) }
+        }
         for update in indexUpdates {
             update.apply(self)
             if !update.treeNode.aggregateListeners.isEmpty { self.refreshAggregates(of: update.treeNode) }
         }
         return hasViews ? self.raiseEvents(base: base, entryPaths: entryPaths) : []
+    }
+
+    /// Changes the tree at the written location with `body`: one descent for all of a write's
+    /// entries. (A location ending in `.priority`, which no valid path has, is left to `Node.set`.)
+    private func set(base: DatabasePath, _ body: (inout Node) -> Void) {
+        guard base.keys.last?.isPriorityKey == true else {
+            self.root.modify(at: base.keys[...], body)
+            return
+        }
+        var node = self.root.node(at: base.keys)
+        body(&node)
+        self.root.set(node, at: base.keys[...])
     }
 
     /// What an index needs to follow a write: the old children (or old node) it must update from.

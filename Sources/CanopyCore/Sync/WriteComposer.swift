@@ -57,41 +57,115 @@ package struct WriteComposer {
     ///
     /// - Complexity: O(*e*² · *d*) for *e* ≤ 16 entries at depth *d*.
     package static func disjoint(_ writes: [WriteOperation]) -> WriteOperation? {
-        var parts: [(base: [ChildKey], path: ArraySlice<ChildKey>, entry: WriteOperation.Entry)] = []
+        var total = 0
+        for w in writes.indices { total += writes[w].entries.count }
+        guard total > 0, total <= Self.indexThreshold else { return nil }
+        // A write applies its values before its removals; in turn, a removal that empties a node
+        // (which loses its priority) before a value written below it would not: compose those.
+        var removedBefore = false
+        for w in writes.indices {
+            var values = false
+            var removals = false
+            for e in writes[w].entries.indices where !writes[w].entries[e].isPriority {
+                if writes[w].entries[e].value.node.isEmpty { removals = true } else { values = true }
+            }
+            if values && removedBefore { return nil }
+            removedBefore = removedBefore || removals
+        }
+        // Two targets of different writes overlap when one is at or below the other (the entries
+        // of one write stay together, applied as that write applies them). Writes whose locations
+        // diverge cannot overlap.
+        for w in writes.indices {
+            let base = writes[w].path.keys
+            for v in (w + 1)..<writes.count {
+                let other = writes[v].path.keys
+                let shared = Self.sharedPrefix(base, other, limit: min(base.count, other.count))
+                guard shared == min(base.count, other.count) else { continue }
+                // One location at or above the other: compare each entry of the higher with the
+                // lower's location below it, then each of its entries.
+                let (high, low) = base.count <= other.count ? (w, v) : (v, w)
+                let between = base.count <= other.count ? other[shared...] : base[shared...]
+                let overlap = writes[high].entries.withUnsafeBufferPointer { highs in
+                    writes[low].entries.withUnsafeBufferPointer { lows in
+                        for a in highs.indices {
+                            for b in lows.indices where Self.related(highs[a].path, between, lows[b].path) { return true }
+                        }
+                        return false
+                    }
+                }
+                if overlap { return nil }
+            }
+        }
+        // The location of the composed write: the longest prefix of every target.
+        let first = writes.firstIndex { !$0.entries.isEmpty }!
+        let firstBase = writes[first].path.keys
+        let firstPath = writes[first].entries[0].path
+        var common = firstBase.count + Self.targetCount(firstPath)
+        for w in writes.indices where !writes[w].entries.isEmpty {
+            let base = writes[w].path.keys
+            let shared = Self.sharedPrefix(firstBase, base, limit: min(common, firstBase.count, base.count))
+            if shared < min(firstBase.count, base.count) || shared == common {
+                common = shared
+                continue
+            }
+            writes[w].entries.withUnsafeBufferPointer { entries in
+                for e in entries.indices {
+                    let end = min(common, base.count + Self.targetCount(entries[e].path))
+                    var same = shared
+                    while same < end && Self.key(firstBase, firstPath, same) == Self.key(base, entries[e].path, same) { same += 1 }
+                    common = same
+                }
+            }
+        }
+        var location: [ChildKey] = []
+        location.reserveCapacity(common)
+        for i in 0..<common { location.append(Self.key(firstBase, firstPath, i)) }
+        var entries: [WriteOperation.Entry] = []
+        entries.reserveCapacity(total)
         for write in writes {
+            let base = write.path.keys
             for entry in write.entries {
-                parts.append((write.path.keys, entry.isPriority ? entry.path.dropLast() : entry.path[...], entry))
-                if parts.count > Self.indexThreshold { return nil }
+                if base.count == common {
+                    entries.append(entry)
+                } else if base.count > common {
+                    var path: [ChildKey] = []
+                    path.reserveCapacity(base.count - common + entry.path.count)
+                    path.append(contentsOf: base[common...])
+                    path.append(contentsOf: entry.path)
+                    entries.append(WriteOperation.Entry(path: path, value: entry.value))
+                } else {
+                    entries.append(WriteOperation.Entry(path: Array(entry.path[(common - base.count)...]), value: entry.value))
+                }
             }
         }
-        guard var common = parts.first.map({ $0.base.count + $0.path.count }) else { return nil }
-        let first = parts[0]
-        for (i, a) in parts.enumerated() {
-            let aCount = a.base.count + a.path.count
-            for b in parts[(i + 1)...] {
-                let bCount = b.base.count + b.path.count
-                var same = 0
-                while same < min(aCount, bCount) && Self.key(a.base, a.path, same) == Self.key(b.base, b.path, same) { same += 1 }
-                // One at or above the other: they overlap.
-                if same == min(aCount, bCount) { return nil }
-            }
-            var same = 0
-            while same < min(common, aCount) && Self.key(first.base, first.path, same) == Self.key(a.base, a.path, same) { same += 1 }
-            common = same
-        }
-        let base = Array((first.base + first.path).prefix(common))
-        let entries = parts.map { part -> WriteOperation.Entry in
-            guard part.base.count != common else { return part.entry }
-            if part.base.count > common {
-                return WriteOperation.Entry(path: part.base[common...] + part.entry.path, value: part.entry.value)
-            }
-            return WriteOperation.Entry(path: Array(part.entry.path[(common - part.base.count)...]), value: part.entry.value)
-        }
-        return WriteOperation(path: DatabasePath(base), entries: entries)
+        return WriteOperation(path: DatabasePath(location), entries: entries)
     }
 
-    private static func key(_ base: [ChildKey], _ path: ArraySlice<ChildKey>, _ i: Int) -> ChildKey {
-        i < base.count ? base[i] : path[path.startIndex + i - base.count]
+    /// The length of the path an entry writes: its parent's for a `.priority` path.
+    private static func targetCount(_ path: [ChildKey]) -> Int {
+        path.count - (path.last?.isPriorityKey == true ? 1 : 0)
+    }
+
+    /// Whether the target of `a` is at, above or below `between` followed by the target of `b`.
+    private static func related(_ a: [ChildKey], _ between: ArraySlice<ChildKey>, _ b: [ChildKey]) -> Bool {
+        let shorter = min(Self.targetCount(a), between.count + Self.targetCount(b))
+        for i in 0..<shorter {
+            let key = i < between.count ? between[between.startIndex + i] : b[i - between.count]
+            if a[i] != key { return false }
+        }
+        return true
+    }
+
+    /// How many leading keys `a` and `b` share, up to `limit`.
+    private static func sharedPrefix(_ a: [ChildKey], _ b: [ChildKey], limit: Int) -> Int {
+        var same = 0
+        while same < limit && a[same] == b[same] { same += 1 }
+        return same
+    }
+
+    /// The `i`-th key of `base` followed by `path`.
+    private static func key(_ base: [ChildKey], _ path: [ChildKey], _ i: Int) -> ChildKey {
+        i < base.count ? base[i] : path[i - base.count]
     }
 
     // MARK: - Internals
