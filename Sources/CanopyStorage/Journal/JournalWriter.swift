@@ -1,5 +1,6 @@
 package import CanopyCore
 import Foundation
+package import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -36,6 +37,8 @@ package final class JournalWriter: @unchecked Sendable {
 
     enum Chunk {
         case records([UInt8], last: UInt64)
+        /// Writes to encode here, on the writer thread (never empty).
+        case writes([JournalRecord])
         case rotate(firstSequence: UInt64, done: @Sendable (DatabaseError?) -> Void)
     }
 
@@ -58,6 +61,9 @@ package final class JournalWriter: @unchecked Sendable {
     /// What the periodic sync measures its interval with.
     let clock: any JournalClock
     private let state = WaitableState(State())
+    /// The bytes of the records this writer has encoded from writes handed over with
+    /// ``append(writes:)`` (written on the writer thread, read from any).
+    package let encodedBytes = Atomic<Int>(0)
 
     // Writer thread only (set up before the thread starts).
     private var fd: Int32
@@ -108,6 +114,27 @@ package final class JournalWriter: @unchecked Sendable {
                 state.chunks.append(.records(existing, last: last))
             } else {
                 state.chunks.append(.records(bytes, last: last))
+            }
+            return true
+        }
+        if accepted { self.state.broadcast() }
+        return accepted
+    }
+
+    /// Hands over writes, in sequence order after everything handed over before, to encode as
+    /// records on the writer thread (keeping the encoding off the owner's thread); `false` when
+    /// they were dropped (as ``append(_:last:)``).
+    @discardableResult
+    package func append(writes: [JournalRecord]) -> Bool {
+        guard !writes.isEmpty else { return true }
+        let accepted = self.state.withLock { state -> Bool in
+            guard !state.failed, state.broken == nil, !state.closing else { return false }
+            if case .writes(var existing)? = state.chunks.last {
+                state.chunks.removeLast()
+                existing.append(contentsOf: writes)
+                state.chunks.append(.writes(existing))
+            } else {
+                state.chunks.append(.writes(writes))
             }
             return true
         }
@@ -204,9 +231,14 @@ package final class JournalWriter: @unchecked Sendable {
             for chunk in batch {
                 switch chunk {
                 case .records(let bytes, let last):
-                    try bytes.withBytes { raw throws(DatabaseError) in try self.files.writeAll(self.fd, raw, path: self.segmentPath) }
-                    self.writtenOffset += bytes.count
-                    self.writtenSequence = last
+                    try self.writeRecords(bytes, last: last)
+                case .writes(let writes):
+                    var bytes: [UInt8] = []
+                    for record in writes {
+                        JournalFormat.appendRecord(record.write, sequence: record.sequence, now: record.now, to: &bytes)
+                    }
+                    self.encodedBytes.add(bytes.count, ordering: .relaxed)
+                    try self.writeRecords(bytes, last: writes[writes.count - 1].sequence)
                 case .rotate(let first, let done):
                     do throws(DatabaseError) {
                         try self.startSegment(firstSequence: first)
@@ -232,6 +264,13 @@ package final class JournalWriter: @unchecked Sendable {
         } catch {
             self.recover(from: error)
         }
+    }
+
+    /// Writes framed records ending with record `last` at the end of the segment.
+    private func writeRecords(_ bytes: [UInt8], last: UInt64) throws(DatabaseError) {
+        try bytes.withBytes { raw throws(DatabaseError) in try self.files.writeAll(self.fd, raw, path: self.segmentPath) }
+        self.writtenOffset += bytes.count
+        self.writtenSequence = last
     }
 
     private func sync() throws(DatabaseError) {

@@ -1,4 +1,5 @@
 package import CanopyCore
+import Synchronization
 
 extension DurableStore {
     /// Writes a checkpoint of the current tree now (after the current one, if one is running);
@@ -16,12 +17,17 @@ extension DurableStore {
         self.flush()  // the records the checkpoint covers go before the rotation
         let sequence = self.nextSequence &- 1
         self.checkpointRunning = true
-        self.journalBytes = JournalFormat.headerSize
         let waiters = self.checkpointWaiters
         self.checkpointWaiters = []
         let channel = self.channel
+        let writer = self.writer
         self.writer.rotate(firstSequence: sequence &+ 1) { error in
-            channel.post { store in store.rotated(error: error, root: root, sequence: sequence, waiters: waiters) }
+            // On the writer thread: every record before the rotation is encoded by now.
+            let encoded = writer.encodedBytes.load(ordering: .relaxed)
+            channel.post { store in
+                if error == nil { store.journalBase = (JournalFormat.headerSize, encoded) }
+                store.rotated(error: error, root: root, sequence: sequence, waiters: waiters)
+            }
         }
     }
 

@@ -4,16 +4,13 @@ import Logging
 extension DurableStore {
 
     /// Journals `write`, just applied in memory at time `now`; `completion` fires once it is
-    /// durable or failed. The record goes to the journal thread at the end of the loop turn,
-    /// together with the other writes of the turn.
+    /// durable or failed. The write goes to the journal thread at the end of the loop turn,
+    /// together with the other writes of the turn; that thread encodes it.
     package func record(_ write: WriteOperation, now: Int64, completion: (@Sendable (DatabaseError?) -> Void)?) {
         self.loop.assertOnLoop()
         let sequence = self.nextSequence
         self.nextSequence &+= 1
-        let before = self.buffer.count
-        JournalFormat.appendRecord(write, sequence: sequence, now: now, to: &self.buffer)
-        self.bufferedLast = sequence
-        self.journalBytes += self.buffer.count - before
+        self.buffer.append(JournalRecord(write, sequence: sequence, now: now))
         self.pending.append(Pending(sequence: sequence, completion: completion))
         if !self.flushScheduled {
             self.flushScheduled = true
@@ -32,9 +29,9 @@ extension DurableStore {
         guard !self.buffer.isEmpty else { return }
         let records = self.buffer
         self.buffer = []
-        self.buffer.reserveCapacity(min(records.count, 1 << 20))
-        if let root = self.currentRoot?() { self.snapshots.append(Snapshot(sequence: self.bufferedLast, root: root)) }
-        self.writer.append(records, last: self.bufferedLast)
+        self.buffer.reserveCapacity(min(records.count, 1 << 16))
+        if let root = self.currentRoot?() { self.snapshots.append(Snapshot(sequence: records[records.count - 1].sequence, root: root)) }
+        self.writer.append(writes: records)
     }
 
     /// Completes every pending write up to `sequence` (loop thread).

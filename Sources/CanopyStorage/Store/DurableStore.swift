@@ -55,12 +55,13 @@ package final class DurableStore: @unchecked Sendable {
     package internal(set) var nextSequence: UInt64
     var pending: [Pending] = []
     var pendingHead = 0
-    /// Records of this loop turn, not yet handed to the journal thread.
-    var buffer: [UInt8] = []
-    var bufferedLast: UInt64 = 0
+    /// Writes of this loop turn, not yet handed to the journal thread (which encodes them).
+    var buffer: [JournalRecord] = []
     var flushScheduled = false
     var snapshots: [Snapshot]
-    package internal(set) var journalBytes: Int
+    /// The journal's size after the current segment's start (or, at opening, what recovery
+    /// found), and the writer's ``JournalWriter/encodedBytes`` then.
+    var journalBase: (bytes: Int, encoded: Int)
     package internal(set) var checkpointSequence: UInt64
     package internal(set) var checkpointBytes: Int
     /// Whether a checkpoint is being written (one at a time).
@@ -86,7 +87,7 @@ package final class DurableStore: @unchecked Sendable {
         self.checkpointThreshold = options.checkpointThreshold
         self.logger = options.logger
         self.nextSequence = opened.lastSequence &+ 1
-        self.journalBytes = opened.journalBytes
+        self.journalBase = (opened.journalBytes, 0)
         self.checkpointSequence = opened.checkpointSequence
         self.checkpointBytes = opened.checkpointBytes
         self.recoveryNotes = opened.notes
@@ -123,6 +124,12 @@ package final class DurableStore: @unchecked Sendable {
             lock.release()
             throw error
         }
+    }
+
+    /// The journal's size since the checkpoint: what the journal thread has encoded so far (it
+    /// lags behind writes not yet handed over; exact once they are durable). Loop thread.
+    package var journalBytes: Int {
+        self.journalBase.bytes + self.writer.encodedBytes.load(ordering: .relaxed) - self.journalBase.encoded
     }
 
     /// The error every write gets while the journal refuses writes (loop thread).
