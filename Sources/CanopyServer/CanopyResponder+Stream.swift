@@ -64,7 +64,7 @@ extension CanopyResponder {
         // a fresh one.
         let expiry: Task<Void, Never>? =
             if case .user(_, let expires?) = identity {
-                Task {
+                self.state.task {
                     let remaining = expires - Int64(Date().timeIntervalSince1970 * 1000)
                     try? await Task.sleep(for: .milliseconds(max(0, remaining)))
                     if !Task.isCancelled { stream.finish(trailer: EventRender.authRevoked) }

@@ -1,3 +1,5 @@
+import Synchronization
+
 extension CanopyServer {
     /// Runs the server (without signal handling) for the duration of `body`, which gets the port
     /// it listens on; then shuts it down and waits for it to finish. With `executor`, the server's
@@ -7,6 +9,7 @@ extension CanopyServer {
     package func serving<T: Sendable>(
         on executor: (any TaskExecutor)? = nil, _ body: @Sendable (Int) async throws -> T
     ) async throws -> T {
+        self.state.taskExecutor.withLock { $0 = executor }
         let task = Task(executorPreference: executor) { try await self.run(handleSignals: false) }
         guard let port = await self.listeningPort() else {
             try await task.value

@@ -44,14 +44,16 @@ public final class CanopyServer: Sendable {
         let ws = WebSocketServerConfiguration(
             maxFrameSize: WireConnection.maxFrameBytes, autoPing: .enabled(timePeriod: .seconds(30)), validateUTF8: true)
         let state = self.state
+        // Synchronous, so that hummingbird-websocket decides on the event loop instead of in a task.
+        let decide: @Sendable (HTTPRequest, any Channel, Logger) throws -> ShouldUpgradeResult<WireUpgrade.Handler> = {
+            request, channel, _ in WireUpgrade.decide(request, channel: channel, state: state)
+        }
         return Application(
             responder: CanopyResponder(state: self.state),
             server: HTTPServerBuilder { responder in
                 HeadDeadlineChannel(
-                    inner: HTTP1WebSocketUpgradeChannel(responder: responder, configuration: .init(http1: http1, ws: ws)) {
-                        request, channel, _ in
-                        await WireUpgrade.decide(request, channel: channel, state: state)
-                    },
+                    inner: HTTP1WebSocketUpgradeChannel(
+                        responder: responder, configuration: .init(http1: http1, ws: ws), shouldUpgrade: decide),
                     timeout: self.configuration.idleTimeout.map { TimeAmount($0) }
                 )
             },

@@ -17,6 +17,15 @@ final class ServerState: Sendable {
     /// allow unsigned ones (``ServerConfiguration/verifiesUserTokens``), and when its keys are
     /// bad: ``ServerConfiguration/validate()``, run before the server starts, reports those.
     let verifier: TokenVerifier?
+    /// The executor the server's own timers (token expiry) run on: the one it is served on, if
+    /// any (see `CanopyServer.serving(on:_:)`); else Swift concurrency's default.
+    let taskExecutor = Mutex<(any TaskExecutor)?>(nil)
+
+    /// Starts a task of the server's own on ``taskExecutor``.
+    @discardableResult
+    func task(_ body: sending @escaping @isolated(any) () async -> Void) -> Task<Void, Never> {
+        Task(executorPreference: self.taskExecutor.withLock { $0 }, operation: body)
+    }
 
     init(configuration: ServerConfiguration, store: NamespaceStore) {
         self.configuration = configuration

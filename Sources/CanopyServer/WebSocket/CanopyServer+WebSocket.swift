@@ -11,10 +11,13 @@ import Synchronization
 
 /// The SDKs' realtime protocol on `/.ws?v=5&ns=NAME[&ls=SESSION]`, on the REST server's port.
 enum WireUpgrade {
-    /// Whether to upgrade `request`, and the handler that serves the connection if so.
-    static func decide(_ request: HTTPRequest, channel: any Channel, state: ServerState) async -> ShouldUpgradeResult<
-        WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>
-    > {
+    /// What serves an upgraded connection.
+    typealias Handler = WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>
+
+    /// Whether to upgrade `request`, and the handler that serves the connection if so. Decided on
+    /// the channel's event loop, at once: the handshake never waits for Swift concurrency's threads
+    /// (the upgrade's credential is verified by the connection, before its first request).
+    static func decide(_ request: HTTPRequest, channel: any Channel, state: ServerState) -> ShouldUpgradeResult<Handler> {
         guard let target = request.path, target == "/.ws" || target.hasPrefix("/.ws?"), state.wireSessions.isAccepting else {
             return .dontUpgrade
         }
@@ -26,7 +29,6 @@ enum WireUpgrade {
         // The Admin SDKs send their credential on the upgrade too (`Bearer owner` to an emulator);
         // one that proves nothing leaves the connection anonymous until its `auth`.
         let bearer = request.headerFields[.authorization].flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
-        let identity = (try? await state.identify(bearer).get()) ?? .anonymous
         guard NamespaceStore.isValidName(name) else {
             return .upgrade([:]) { _, outbound, _ in
                 // A control `s`: the SDKs log the reason and stop reconnecting.
@@ -39,10 +41,13 @@ enum WireUpgrade {
             // A client that stops reading: cut it off, as a stream is.
             channel.close(promise: nil)
         }
-        let session = WireSession(sessionID: Self.newSessionID(), namespaceName: name, outbox: outbox, identity: identity) {
+        let session = WireSession(
+            sessionID: Self.newSessionID(), namespaceName: name, outbox: outbox, taskExecutor: state.taskExecutor.withLock { $0 }
+        ) {
             channel.close(promise: nil)
         }
-        let connection = WireConnection(state: state, session: session, host: host, previousSession: parameters["ls"], channel: channel)
+        let connection = WireConnection(
+            state: state, session: session, host: host, previousSession: parameters["ls"], bearer: bearer, channel: channel)
         return .upgrade([:]) { inbound, outbound, context in
             await connection.run(inbound: inbound, outbound: outbound, logger: context.logger)
         }

@@ -14,6 +14,8 @@ struct WireConnection {
     let session: WireSession
     let host: String
     let previousSession: String?
+    /// The credential of the upgrade request's `Authorization: Bearer` header, if any.
+    let bearer: String?
     /// The connection's channel, which the outbox writes to.
     let channel: any Channel
 
@@ -23,6 +25,9 @@ struct WireConnection {
         sessions.add(session)
         session.outbox.attach(self.channel)
         session.outbox.send(ServerMessage.hello(timestamp: Self.now(), host: self.host, session: session.sessionID))
+        // The Admin SDKs send their credential on the upgrade; one that proves nothing leaves the
+        // connection anonymous until its `auth`. Verified before any request is read.
+        if let bearer = self.bearer { session.identity = (try? await self.state.identify(bearer).get()) ?? .anonymous }
         if let previous = self.previousSession.flatMap({ sessions.session($0) }), previous.namespaceName == session.namespaceName {
             // A reconnecting client: its previous connection is gone, whatever the socket says.
             await Self.runCloseWrites(of: previous, logger: logger)

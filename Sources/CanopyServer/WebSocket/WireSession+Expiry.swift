@@ -12,7 +12,7 @@ extension WireSession {
             self.stopWatchingExpiry()
             return
         }
-        let timer = Task { [self] in
+        let timer = Task(executorPreference: self.taskExecutor) { [self] in
             let delay = max(0, expires - WireConnection.now())
             do { try await Task.sleep(for: .milliseconds(delay)) } catch { return }
             await self.expireIdentity(ifExpiredAt: expires)

@@ -26,13 +26,16 @@ final class WireSession: Sendable {
 
     /// The timer that ends a user token's identity when the token expires.
     let expiryTimer = Mutex<Task<Void, Never>?>(nil)
+    /// The executor the expiry timer runs on (the server's, see `ServerState.taskExecutor`).
+    let taskExecutor: (any TaskExecutor)?
 
     private static let nextID = Atomic<UInt64>(1)
 
     init(
         sessionID: String, namespaceName: String, outbox: WireOutbox, identity: Identity = .anonymous,
-        disconnect: @escaping @Sendable () -> Void
+        taskExecutor: (any TaskExecutor)? = nil, disconnect: @escaping @Sendable () -> Void
     ) {
+        self.taskExecutor = taskExecutor
         self.id = Self.nextID.wrappingAdd(1, ordering: .relaxed).oldValue
         self.currentIdentity = Mutex(identity)
         self.sessionID = sessionID
