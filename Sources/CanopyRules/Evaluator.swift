@@ -42,9 +42,9 @@ final class EvaluationScope {
 struct EvaluationContext {
     let scope: EvaluationScope
     /// The rule's location.
-    let location: ArraySlice<ChildKey>
+    var location: ArraySlice<ChildKey>
     /// The keys bound by the wildcards on the rule's path, outermost first.
-    let variables: [String]
+    var variables: [String]
     /// The node at the rule's location in `oldRoot`, when the caller already has it (a walk
     /// down the tree): `data` then costs no lookup from the root.
     var oldNode: Node? = nil
