@@ -66,6 +66,16 @@ enum ExpressionCompiler {
             return { (c: EvaluationContext) throws(EvaluationError) -> Bool? in
                 RuleValue.strictlyEqual(try l(c), try r(c)) != negated
             }
+        case .relational(let op, let l, .constant(.number(let k))):
+            // A comparison with a number literal (`newData.val() >= 0`, `….length <= 200`): no
+            // closure nor value for the literal; a left side that is not a number takes the
+            // general path (its result or its error).
+            let l = Self.value(l)
+            return { (c: EvaluationContext) throws(EvaluationError) -> Bool? in
+                let a = try l(c)
+                guard case .number(let x) = a else { return try Evaluator.relational(op, a, .number(k)) }
+                return Evaluator.relational(op, x, k)
+            }
         case .relational(let op, let l, let r):
             let (l, r) = (Self.value(l), Self.value(r))
             return { (c: EvaluationContext) throws(EvaluationError) -> Bool? in try Evaluator.relational(op, try l(c), try r(c)) }
