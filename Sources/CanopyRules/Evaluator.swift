@@ -42,9 +42,9 @@ final class EvaluationScope {
 struct EvaluationContext {
     let scope: EvaluationScope
     /// The rule's location.
-    let location: ArraySlice<ChildKey>
+    var location: ArraySlice<ChildKey>
     /// The keys bound by the wildcards on the rule's path, outermost first.
-    let variables: [String]
+    var variables: [String]
     /// The node at the rule's location in `oldRoot`, when the caller already has it (a walk
     /// down the tree): `data` then costs no lookup from the root.
     var oldNode: Node? = nil
@@ -307,9 +307,7 @@ enum Evaluator {
     static func relational(_ op: RelationalOperator, _ l: RuleValue, _ r: RuleValue) throws(EvaluationError) -> Bool {
         let c: Int
         switch (l, r) {
-        case (.number(let a), .number(let b)):
-            if a.isNaN || b.isNaN { return false }
-            c = a < b ? -1 : (a > b ? 1 : 0)
+        case (.number(let a), .number(let b)): return Self.relational(op, a, b)
         case (.string(let a), .string(let b)): c = ChildKey.compareUTF16(a, b)
         default: throw EvaluationError(message: "'\(op.rawValue)' of a \(l.typeName) and a \(r.typeName)")
         }
@@ -318,6 +316,17 @@ enum Evaluator {
         case .lessOrEqual: return c <= 0
         case .greater: return c > 0
         case .greaterOrEqual: return c >= 0
+        }
+    }
+
+    /// ``relational(_:_:_:)`` of two numbers: false whenever one is `NaN`, as in JavaScript.
+    static func relational(_ op: RelationalOperator, _ a: Double, _ b: Double) -> Bool {
+        if a.isNaN || b.isNaN { return false }
+        switch op {
+        case .less: return a < b
+        case .lessOrEqual: return a <= b
+        case .greater: return a > b
+        case .greaterOrEqual: return a >= b
         }
     }
 }

@@ -16,7 +16,7 @@ enum ExpressionCompiler {
 
     /// The rule's result: `true` grants (or passes); a non-boolean is an error.
     static func predicate(_ expression: Expression) -> Predicate {
-        if case .constant(.bool(let b)) = expression { return { _ in b } }
+        if let bool = Self.bool(expression) { return bool }
         let truth = Self.truth(expression)
         return { (c: EvaluationContext) throws(EvaluationError) -> Bool in
             guard let b = try truth(c) else { throw EvaluationError(message: "the rule did not evaluate to a boolean") }
@@ -26,6 +26,8 @@ enum ExpressionCompiler {
 
     /// An operand of `what` (`'&&'`, `'!'`, …) that must be a boolean.
     private static func boolean(_ expression: Expression, _ what: String) -> Predicate {
+        // Always a boolean: the operand's own closure, with no wrapper.
+        if let bool = Self.bool(expression) { return bool }
         let truth = Self.truth(expression)
         return { (c: EvaluationContext) throws(EvaluationError) -> Bool in
             if let b = try truth(c) { return b }
@@ -34,7 +36,7 @@ enum ExpressionCompiler {
         }
     }
 
-    /// The expressions whose value is always a boolean (or an error), answered by ``truth(_:)``.
+    /// The expressions whose value is always a boolean (or an error), answered by ``bool(_:)``.
     private static func isBoolean(_ expression: Expression) -> Bool {
         switch expression {
         case .and, .or, .not, .equals, .relational, .hasChildAt, .hasChildrenAt: return true
@@ -43,63 +45,80 @@ enum ExpressionCompiler {
         }
     }
 
-    private static func truth(_ expression: Expression) -> Truth {
+    /// A boolean literal or an expression whose value is always a boolean (or an error), compiled
+    /// to answer the `Bool` itself; `nil` for any other expression (see ``truth(_:)``).
+    private static func bool(_ expression: Expression) -> Predicate? {
         switch expression {
         case .constant(.bool(let b)): return { _ in b }
         case .and(let l, let r):
             let (l, r) = (Self.boolean(l, "'&&'"), Self.boolean(r, "'&&'"))
-            return { (c: EvaluationContext) throws(EvaluationError) -> Bool? in
+            return { (c: EvaluationContext) throws(EvaluationError) -> Bool in
                 guard try l(c) else { return false }
                 return try r(c)
             }
         case .or(let l, let r):
             let (l, r) = (Self.boolean(l, "'||'"), Self.boolean(r, "'||'"))
-            return { (c: EvaluationContext) throws(EvaluationError) -> Bool? in
+            return { (c: EvaluationContext) throws(EvaluationError) -> Bool in
                 if try l(c) { return true }
                 return try r(c)
             }
         case .not(let x):
             let x = Self.boolean(x, "'!'")
-            return { (c: EvaluationContext) throws(EvaluationError) -> Bool? in !(try x(c)) }
+            return { (c: EvaluationContext) throws(EvaluationError) -> Bool in !(try x(c)) }
         case .equals(let l, let r, let negated):
             let (l, r) = (Self.value(l), Self.value(r))
-            return { (c: EvaluationContext) throws(EvaluationError) -> Bool? in
+            return { (c: EvaluationContext) throws(EvaluationError) -> Bool in
                 RuleValue.strictlyEqual(try l(c), try r(c)) != negated
+            }
+        case .relational(let op, let l, .constant(.number(let k))):
+            // A comparison with a number literal (`newData.val() >= 0`, `….length <= 200`): no
+            // closure nor value for the literal; a left side that is not a number takes the
+            // general path (its result or its error).
+            let l = Self.value(l)
+            return { (c: EvaluationContext) throws(EvaluationError) -> Bool in
+                let a = try l(c)
+                guard case .number(let x) = a else { return try Evaluator.relational(op, a, .number(k)) }
+                return Evaluator.relational(op, x, k)
             }
         case .relational(let op, let l, let r):
             let (l, r) = (Self.value(l), Self.value(r))
-            return { (c: EvaluationContext) throws(EvaluationError) -> Bool? in try Evaluator.relational(op, try l(c), try r(c)) }
+            return { (c: EvaluationContext) throws(EvaluationError) -> Bool in try Evaluator.relational(op, try l(c), try r(c)) }
         case .hasChildAt(let target, let keys):
             let target = Self.node(target)
-            return { (c: EvaluationContext) throws(EvaluationError) -> Bool? in !(try target(c).node(at: keys).isEmpty) }
+            return { (c: EvaluationContext) throws(EvaluationError) -> Bool in !(try target(c).node(at: keys).isEmpty) }
         case .hasChildrenAt(let target, let paths):
             let target = Self.node(target)
-            return { (c: EvaluationContext) throws(EvaluationError) -> Bool? in
+            return { (c: EvaluationContext) throws(EvaluationError) -> Bool in
                 let node = try target(c)
                 return paths.allSatisfy { !node.node(at: $0).isEmpty }
             }
         case .snapshot(let target, let method, _) where Self.isBoolean(expression):
             let target = Self.node(target)
             switch method {
-            case .exists: return { (c: EvaluationContext) throws(EvaluationError) -> Bool? in !(try target(c).isEmpty) }
-            case .hasChildren: return { (c: EvaluationContext) throws(EvaluationError) -> Bool? in try target(c).hasChildren }
-            case .isNumber: return { (c: EvaluationContext) throws(EvaluationError) -> Bool? in try target(c).leafValue?.isNumber ?? false }
+            case .exists: return { (c: EvaluationContext) throws(EvaluationError) -> Bool in !(try target(c).isEmpty) }
+            case .hasChildren: return { (c: EvaluationContext) throws(EvaluationError) -> Bool in try target(c).hasChildren }
+            case .isNumber: return { (c: EvaluationContext) throws(EvaluationError) -> Bool in try target(c).leafValue?.isNumber ?? false }
             case .isString:
-                return { (c: EvaluationContext) throws(EvaluationError) -> Bool? in
+                return { (c: EvaluationContext) throws(EvaluationError) -> Bool in
                     if case .string? = try target(c).leafValue { return true }
                     return false
                 }
             default:
-                return { (c: EvaluationContext) throws(EvaluationError) -> Bool? in
+                return { (c: EvaluationContext) throws(EvaluationError) -> Bool in
                     if case .bool? = try target(c).leafValue { return true }
                     return false
                 }
             }
-        default:
-            return { (c: EvaluationContext) throws(EvaluationError) -> Bool? in
-                guard case .bool(let b) = try c.value(expression) else { return nil }
-                return b
-            }
+        default: return nil
+        }
+    }
+
+    /// An expression that may or may not be a boolean, through the evaluator: its boolean, or
+    /// `nil` for another type of value.
+    private static func truth(_ expression: Expression) -> Truth {
+        { (c: EvaluationContext) throws(EvaluationError) -> Bool? in
+            guard case .bool(let b) = try c.value(expression) else { return nil }
+            return b
         }
     }
 
@@ -120,10 +139,8 @@ enum ExpressionCompiler {
                 return try c.value(expression)
             }
         default:
-            if Self.isBoolean(expression) {
-                let truth = Self.truth(expression)
-                // `truth` of these never answers `nil`: it throws instead.
-                return { (c: EvaluationContext) throws(EvaluationError) -> RuleValue in .bool(try truth(c) ?? false) }
+            if let bool = Self.bool(expression) {
+                return { (c: EvaluationContext) throws(EvaluationError) -> RuleValue in .bool(try bool(c)) }
             }
             return { (c: EvaluationContext) throws(EvaluationError) -> RuleValue in try c.value(expression) }
         }

@@ -61,8 +61,9 @@ enum RuleValue: Sendable {
         case (.null, .null): return true
         case (.bool(let x), .bool(let y)): return x == y
         case (.number(let x), .number(let y)): return x == y
-        // Equal UTF-16 code units exactly when equal UTF-8 bytes (both encode the same scalars).
-        case (.string(let x), .string(let y)): return x.utf8.count == y.utf8.count && x.utf8.elementsEqual(y.utf8)
+        // Equal UTF-16 code units exactly when equal UTF-8 bytes (both encode the same scalars),
+        // compared in place, 8 bytes at a time (not `==`, which compares canonical equivalence).
+        case (.string(let x), .string(let y)): return x.utf8.count == y.utf8.count && ChildKey.compareUTF16(x, y) == 0
         default: return false
         }
     }

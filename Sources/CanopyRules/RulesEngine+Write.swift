@@ -48,7 +48,9 @@ extension RulesEngine {
 /// (multi-path updates share ancestors).
 ///
 /// The walk holds the nodes it passes (old and new), so rules read `data` and `newData` without
-/// a lookup from the root, and reuses one buffer for the location of every rule it runs.
+/// a lookup from the root, and reuses one buffer for the location of every rule it runs and one
+/// evaluation context for all its rules (each rule's location, wildcards and nodes are set in it
+/// before the rule runs: no context is built, copied and destroyed per rule).
 struct WriteWalk {
     enum Result {
         /// The `.write` that granted (its reference built only when asked for).
@@ -57,7 +59,12 @@ struct WriteWalk {
     }
 
     let engine: RulesEngine
-    let scope: EvaluationScope
+    /// The context every rule of the walk is evaluated in, updated for each.
+    private var context: EvaluationContext
+    /// The `.validate` that failed below a written location, and where (set when
+    /// ``validateBelow(_:location:variables:oldNode:newNode:)`` answers `false`).
+    private var failedValidation: (rule: CompiledRule, location: [ChildKey])?
+    var scope: EvaluationScope { self.context.scope }
     var newTree: NewTree { self.scope.newTree! }
     var oldRoot: Node { self.scope.oldRoot }
     var trace: [RuleEvaluation] = []
@@ -70,9 +77,10 @@ struct WriteWalk {
 
     init(engine: RulesEngine, auth: AuthContext?, now: Int64, oldRoot: Node, changes: [RulesEngine.Change]) {
         self.engine = engine
-        self.scope = EvaluationScope(
+        let scope = EvaluationScope(
             auth: RulesEngine.authValue(auth), now: Double(now), oldRoot: oldRoot, newTree: NewTree(oldRoot: oldRoot, changes: changes),
             query: .none)
+        self.context = EvaluationContext(scope: scope, location: [], variables: [])
         self.tracksValidated = changes.count > 1
         self.writtenValue = changes.count == 1 && changes[0].path.keys.last?.isPriorityKey != true ? changes[0].value : nil
     }
@@ -80,10 +88,16 @@ struct WriteWalk {
     private mutating func run(
         _ rule: CompiledRule, _ location: ArraySlice<ChildKey>, _ variables: [String], oldNode: Node?, newNode: Node?
     ) -> Bool {
-        let context = EvaluationContext(scope: self.scope, location: location, variables: variables, oldNode: oldNode, newNode: newNode)
-        // Without a trace, the answer alone (no copy of the context into the traced path).
-        guard self.engine.explains else { return (try? rule.predicate(context)) ?? false }
-        return self.engine.run(rule, context: context, trace: &self.trace)
+        self.context.location = location
+        self.context.variables = variables
+        self.context.oldNode = oldNode
+        self.context.newNode = newNode
+        // The location is a slice of the validation walk's buffer, which appends to it next:
+        // released here so that the buffer stays uniquely referenced (no copy per append).
+        defer { self.context.location = [] }
+        // Without a trace, the answer alone.
+        guard self.engine.explains else { return (try? rule.predicate(self.context)) ?? false }
+        return self.engine.run(rule, context: self.context, trace: &self.trace)
     }
 
     /// The node at `keys[..<depth]` after the write: the written value itself at the written
@@ -138,11 +152,12 @@ struct WriteWalk {
         }
         if let target, target.node.hasValidation {
             var location = keys
-            if let failure = self.validateBelow(
+            if !self.validateBelow(
                 target.node, location: &location, variables: target.variables, oldNode: target.old,
-                newNode: self.newNode(keys, depth: keys.count), keys: keys)
+                newNode: self.newNode(keys, depth: keys.count))
             {
-                return failure
+                guard let failure = self.failedValidation else { return self.denied(keys, { "Write of \($0) failed validation" }, nil) }
+                return self.failed(failure.rule, failure.location[...], keys)
             }
         }
         let location = keys[..<grantedDepth]
@@ -155,46 +170,46 @@ struct WriteWalk {
     }
 
     /// Validates the children of `newNode` (at `location`, a buffer the walk extends and restores)
-    /// that rules match, depth first.
+    /// that rules match, depth first: `false` at the first that fails, recorded in
+    /// ``failedValidation`` (no verdict is passed up through the recursion).
     private mutating func validateBelow(
-        _ rules: RuleNode, location: inout [ChildKey], variables: [String], oldNode: Node, newNode: Node, keys: [ChildKey]
-    ) -> Result? {
-        guard case .children(let children) = newNode else { return nil }
+        _ rules: RuleNode, location: inout [ChildKey], variables: [String], oldNode: Node, newNode: Node
+    ) -> Bool {
+        guard case .children(let children) = newNode else { return true }
         if rules.wildcard != nil {
-            var failure: Result?
+            var passed = true
             newNode.forEachChild { key, child in
                 guard let match = rules.match(key.string) else { return true }
                 location.append(key)
                 defer { location.removeLast() }
-                failure = self.visit(
+                passed = self.visit(
                     match.node, location: &location, variables: match.isWildcard ? variables + [key.string] : variables,
-                    oldNode: oldNode.child(key), newNode: child, keys: keys)
-                return failure == nil
+                    oldNode: oldNode.child(key), newNode: child)
+                return passed
             }
-            return failure
+            return passed
         }
         for (key, ruleChild) in rules.sortedChildren where ruleChild.hasValidation {
             guard let child = children.map[key] else { continue }
             location.append(key)
             defer { location.removeLast() }
-            if let failure = self.visit(
-                ruleChild, location: &location, variables: variables, oldNode: oldNode.child(key), newNode: child, keys: keys)
-            {
-                return failure
+            guard self.visit(ruleChild, location: &location, variables: variables, oldNode: oldNode.child(key), newNode: child) else {
+                return false
             }
         }
-        return nil
+        return true
     }
 
     private mutating func visit(
-        _ rules: RuleNode, location: inout [ChildKey], variables: [String], oldNode: Node, newNode: Node, keys: [ChildKey]
-    ) -> Result? {
-        guard rules.hasValidation, !newNode.isEmpty else { return nil }
+        _ rules: RuleNode, location: inout [ChildKey], variables: [String], oldNode: Node, newNode: Node
+    ) -> Bool {
+        guard rules.hasValidation, !newNode.isEmpty else { return true }
         if let rule = rules.validate, self.firstValidation(of: location[...]) {
             if !self.run(rule, location[...], variables, oldNode: oldNode, newNode: newNode) {
-                return self.failed(rule, location[...], keys)
+                self.failedValidation = (rule, location)
+                return false
             }
         }
-        return self.validateBelow(rules, location: &location, variables: variables, oldNode: oldNode, newNode: newNode, keys: keys)
+        return self.validateBelow(rules, location: &location, variables: variables, oldNode: oldNode, newNode: newNode)
     }
 }
