@@ -4,6 +4,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import Synchronization
 
 /// Server-sent event streams.
 extension CanopyResponder {
@@ -64,7 +65,7 @@ extension CanopyResponder {
         // a fresh one.
         let expiry: Task<Void, Never>? =
             if case .user(_, let expires?) = identity {
-                self.state.task {
+                Task(executorPreference: self.state.taskExecutor.withLock { $0 }) {
                     let remaining = expires - Int64(Date().timeIntervalSince1970 * 1000)
                     try? await Task.sleep(for: .milliseconds(max(0, remaining)))
                     if !Task.isCancelled { stream.finish(trailer: EventRender.authRevoked) }

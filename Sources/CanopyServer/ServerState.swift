@@ -21,12 +21,6 @@ final class ServerState: Sendable {
     /// any (see `CanopyServer.serving(on:_:)`); else Swift concurrency's default.
     let taskExecutor = Mutex<(any TaskExecutor)?>(nil)
 
-    /// Starts a task of the server's own on ``taskExecutor``.
-    @discardableResult
-    func task(_ body: sending @escaping @isolated(any) () async -> Void) -> Task<Void, Never> {
-        Task(executorPreference: self.taskExecutor.withLock { $0 }, operation: body)
-    }
-
     init(configuration: ServerConfiguration, store: NamespaceStore) {
         self.configuration = configuration
         self.store = store
