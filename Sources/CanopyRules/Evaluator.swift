@@ -10,6 +10,8 @@ struct EvaluationError: Error {
 /// the write, and the read's query. Built once per read or write, shared by its rules.
 final class EvaluationScope {
     let auth: RuleValue
+    /// Whether `auth` is null (an unauthenticated request).
+    let isAnonymous: Bool
     let now: Double
     let oldRoot: Node
     /// The tree after the write; `nil` for reads.
@@ -20,6 +22,7 @@ final class EvaluationScope {
 
     init(auth: RuleValue, now: Double, oldRoot: Node, newTree: NewTree?, query: QueryDescription) {
         self.auth = auth
+        if case .null = auth { self.isAnonymous = true } else { self.isAnonymous = false }
         self.now = now
         self.oldRoot = oldRoot
         self.newTree = newTree

@@ -65,6 +65,10 @@ enum ExpressionCompiler {
         case .not(let x):
             let x = Self.boolean(x, "'!'")
             return { (c: EvaluationContext) throws(EvaluationError) -> Bool in !(try x(c)) }
+        case .equals(let x, .constant(.null), let negated), .equals(.constant(.null), let x, let negated):
+            // `auth != null`, `newData.val() == null`: a test for null, with no value built.
+            let isNull = Self.isNull(x)
+            return { (c: EvaluationContext) throws(EvaluationError) -> Bool in try isNull(c) != negated }
         case .equals(let l, let r, let negated):
             let (l, r) = (Self.value(l), Self.value(r))
             return { (c: EvaluationContext) throws(EvaluationError) -> Bool in
@@ -85,9 +89,22 @@ enum ExpressionCompiler {
             return { (c: EvaluationContext) throws(EvaluationError) -> Bool in try Evaluator.relational(op, try l(c), try r(c)) }
         case .hasChildAt(let target, let keys):
             let target = Self.node(target)
+            if keys.count == 1 {
+                let key = keys[0]
+                return { (c: EvaluationContext) throws(EvaluationError) -> Bool in !(try target(c).child(key).isEmpty) }
+            }
             return { (c: EvaluationContext) throws(EvaluationError) -> Bool in !(try target(c).node(at: keys).isEmpty) }
         case .hasChildrenAt(let target, let paths):
             let target = Self.node(target)
+            if paths.allSatisfy({ $0.count == 1 }) {
+                // `hasChildren(['author', 'title'])`: one lookup per key, no path walk.
+                let keys = paths.map { $0[0] }
+                return { (c: EvaluationContext) throws(EvaluationError) -> Bool in
+                    let node = try target(c)
+                    for key in keys where node.child(key).isEmpty { return false }
+                    return true
+                }
+            }
             return { (c: EvaluationContext) throws(EvaluationError) -> Bool in
                 let node = try target(c)
                 return paths.allSatisfy { !node.node(at: $0).isEmpty }
@@ -146,6 +163,23 @@ enum ExpressionCompiler {
         }
     }
 
+    /// Whether `expression` is null (`x === null`): `auth` answers from the scope, a snapshot's
+    /// `val()` from whether its node is empty; anything else through its value.
+    private static func isNull(_ expression: Expression) -> Predicate {
+        switch expression {
+        case .auth: return { (c: EvaluationContext) in c.scope.isAnonymous }
+        case .snapshot(let target, .val, _):
+            let target = Self.node(target)
+            return { (c: EvaluationContext) throws(EvaluationError) -> Bool in try target(c).isEmpty }
+        default:
+            let value = Self.value(expression)
+            return { (c: EvaluationContext) throws(EvaluationError) -> Bool in
+                if case .null = try value(c) { return true }
+                return false
+            }
+        }
+    }
+
     private static func node(_ expression: Expression) -> NodeOf {
         switch expression {
         case .root: return { (c: EvaluationContext) in c.scope.oldRoot }
@@ -155,6 +189,9 @@ enum ExpressionCompiler {
                 guard let newTree = c.scope.newTree else { throw EvaluationError(message: "newData is not available") }
                 return c.newNode ?? newTree.node(at: c.location)
             }
+        case .childAt(let target, let keys) where keys.count == 1:
+            let (target, key) = (Self.node(target), keys[0])
+            return { (c: EvaluationContext) throws(EvaluationError) -> Node in try target(c).child(key) }
         case .childAt(let target, let keys):
             let target = Self.node(target)
             return { (c: EvaluationContext) throws(EvaluationError) -> Node in try target(c).node(at: keys) }
