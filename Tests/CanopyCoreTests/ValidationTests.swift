@@ -1,4 +1,5 @@
 import CanopyCore
+import CanopyTestSupport
 import Testing
 
 /// The error converting `value` at `location` throws, or `nil` when it is accepted.
@@ -240,6 +241,37 @@ struct ValidationTests {
         #expect(try DatabasePath(validating: "", function: "child").isRoot)
         #expect(try DatabasePath(validating: "///", function: "child").isRoot)
         #expect(try DatabasePath(validating: "with space/\u{1F600}/-", function: "child").count == 3)
+    }
+
+    @Test("path parsing agrees with splitting on / and validating each segment, for random paths")
+    func pathParsingOracle() {
+        // Pieces that exercise the separator, every invalid byte, integer keys, `.info`, and
+        // multi-byte scalars (a combining mark right after a `/` still leaves it a separator).
+        let pieces = [
+            "/", "/", "//", "a", "b7", "12", "-3", "007", "2147483648", ".info", ".", "#", "$", "[", "]", "\u{7F}", "\u{1}", " ",
+            "\u{301}", "é", "\u{1F600}", "-", "restaurants", "r15", "ratings", "-NxYz0123456789abcde",
+        ]
+        var rng = SeededGenerator(seed: 19)
+        for _ in 0..<3000 {
+            let string = (0..<Int.random(in: 0...6, using: &rng)).map { _ in pieces.randomElement(using: &rng)! }.joined()
+            // The oracle: split the bytes on `/`, drop empty segments; each must be a valid key,
+            // but `.info` as the first.
+            var expected: [String]? = []
+            for raw in string.utf8.split(separator: UInt8(ascii: "/")) {
+                let segment = String(Substring(raw))
+                if KeyValidation.isValidKey(segment) || (expected?.isEmpty == true && segment == ".info") {
+                    expected?.append(segment)
+                } else {
+                    expected = nil
+                    break
+                }
+            }
+            let parsed = try? DatabasePath(validating: string, function: "child")
+            #expect(parsed?.keys.map { $0.string } == expected, "\(string.debugDescription)")
+            // Integer values are the keys' own: equal to keys made from the strings.
+            #expect(parsed?.keys == expected?.map { ChildKey($0) })
+            #expect(parsed?.keys.map { $0.integerValue } == expected?.map { ChildKey($0).integerValue })
+        }
     }
 
     @Test("the path error names the function and argument")

@@ -10,6 +10,8 @@ struct TriggerPattern: Sendable {
 
     let string: String
     let segments: [Segment]
+    /// How many segments are wildcards (the size of ``params(at:)``).
+    let wildcardCount: Int
 
     /// Parses `string`; `function` names the API in the error message.
     ///
@@ -42,11 +44,13 @@ struct TriggerPattern: Sendable {
             throw Self.invalid(string, function: function, "it is deeper than \(KeyValidation.maxDepth) keys")
         }
         self.segments = segments
+        self.wildcardCount = names.count
     }
 
     /// The wildcards' values at `location`, a path this pattern matches.
     func params(at location: [ChildKey]) -> [String: String] {
-        var params: [String: String] = [:]
+        // Sized up front: no growing (and rehashing) as the names go in.
+        var params = [String: String](minimumCapacity: self.wildcardCount)
         for (segment, key) in zip(self.segments, location) {
             if case .wildcard(let name) = segment { params[name] = key.string }
         }

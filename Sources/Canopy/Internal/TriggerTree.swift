@@ -29,11 +29,14 @@ final class TriggerEntry: @unchecked Sendable {
 /// never a scan of every trigger. Loop thread only.
 final class TriggerTree {
     private final class TrieNode {
-        var literals: [ChildKey: TrieNode] = [:]
-        var wildcard: TrieNode?
-        var triggers: [TriggerEntry] = []
+        // Unchecked exclusivity: the trie is touched only on the loop thread, and no access to a
+        // property spans a call that could access it again, so the dynamic checks (two or three per
+        // node visited by every write's walk) cannot fail.
+        @exclusivity(unchecked) var literals: [ChildKey: TrieNode] = [:]
+        @exclusivity(unchecked) var wildcard: TrieNode?
+        @exclusivity(unchecked) var triggers: [TriggerEntry] = []
         /// Triggers here and below.
-        var count = 0
+        @exclusivity(unchecked) var count = 0
     }
 
     private let root = TrieNode()

@@ -29,6 +29,13 @@ package struct ChildKey: Sendable {
         self.integer = integer
     }
 
+    /// A key whose integer value (or ``notInteger``) is already known.
+    @usableFromInline
+    init(string: String, integer: Int64) {
+        self.string = string
+        self.integer = integer
+    }
+
     /// An array index key (`"0"`, `"1"`, …).
     package init(index: Int) {
         self.string = String(index)

@@ -12,23 +12,41 @@ package struct DatabasePath: Sendable, Hashable {
 
     /// Parses and validates a path string; `function` names the API in the error message.
     package init(validating string: String, function: String, argument: String = "path") throws(DatabaseError) {
-        self.keys = []
-        // Split on the byte: a `/` followed by a combining mark is one Character, not a separator.
-        for segment in string.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true) {
-            let key = String(Substring(segment))
-            // Validation and integer parsing in one pass (a path segment follows the key rules).
-            if let childKey = ChildKey(validating: key) {
-                self.keys.append(childKey)
-                continue
+        var string = string
+        // One pass over the bytes: split on `/` (never inside a multi-byte scalar, and a `/`
+        // followed by a combining mark is still a separator), validate each segment and parse its
+        // integer value together.
+        let keys = string.withUTF8 { bytes -> [ChildKey]? in
+            var keys: [ChildKey] = []
+            var start = 0
+            var i = 0
+            let n = bytes.count
+            while i <= n {
+                if i == n || bytes[i] == UInt8(ascii: "/") {
+                    if i > start {
+                        let segment = UnsafeBufferPointer(rebasing: bytes[start..<i])
+                        let key = String(decoding: segment, as: UTF8.self)
+                        if let integer = ChildKey.validatedInteger(segment) {
+                            keys.append(ChildKey(string: key, integer: integer))
+                        } else if keys.isEmpty && key == ".info" {
+                            keys.append(ChildKey(key))
+                        } else {
+                            return nil
+                        }
+                    }
+                    start = i + 1
+                }
+                i += 1
             }
-            if !(self.keys.isEmpty && key == ".info") {
-                throw DatabaseError(
-                    .invalidPath,
-                    "\(function) failed: \(argument) argument was an invalid path = \"\(string)\". Paths must be non-empty strings and can't contain \".\", \"#\", \"$\", \"[\", or \"]\""
-                )
-            }
-            self.keys.append(ChildKey(key))
+            return keys
         }
+        guard let keys else {
+            throw DatabaseError(
+                .invalidPath,
+                "\(function) failed: \(argument) argument was an invalid path = \"\(string)\". Paths must be non-empty strings and can't contain \".\", \"#\", \"$\", \"[\", or \"]\""
+            )
+        }
+        self.keys = keys
     }
 
     package var isRoot: Bool { self.keys.isEmpty }

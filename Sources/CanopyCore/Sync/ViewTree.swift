@@ -1,16 +1,19 @@
 /// The views of a database arranged by location, so a write visits only the views on its path and
 /// below it (never views elsewhere).
 final class ViewTreeNode {
-    var children: [ChildKey: ViewTreeNode] = [:]
+    // Unchecked exclusivity: the tree belongs to its engine's one thread, and every change to a
+    // property is a single assignment, append or removal that calls nothing which could access it
+    // again, so the dynamic checks (five on every write's `isEmpty` alone) cannot fail.
+    @exclusivity(unchecked) var children: [ChildKey: ViewTreeNode] = [:]
     /// Views at this location, in creation order.
-    var views: [QueryView] = []
+    @exclusivity(unchecked) var views: [QueryView] = []
     /// Indexes of this location's children, by order; shared by the views here.
-    var indexes: [QueryIndex: ChildIndex] = [:]
+    @exclusivity(unchecked) var indexes: [QueryIndex: ChildIndex] = [:]
     /// Aggregate indexes of this location's children, by order and field; shared by its live
     /// aggregates.
-    var aggregates: [AggregateIndex.Key: AggregateIndex] = [:]
+    @exclusivity(unchecked) var aggregates: [AggregateIndex.Key: AggregateIndex] = [:]
     /// Live aggregates at this location.
-    var aggregateListeners: [AggregateListener] = []
+    @exclusivity(unchecked) var aggregateListeners: [AggregateListener] = []
 
     var isEmpty: Bool {
         self.children.isEmpty && self.views.isEmpty && self.indexes.isEmpty && self.aggregates.isEmpty && self.aggregateListeners.isEmpty
