@@ -38,6 +38,11 @@ struct FastPathTests {
         ("data.child('a').val().length < 3", "data.child('a').parent().child('a').val().length < 3"),
         ("data.child('a').val()", "data.child('a').parent().child('a').val() == true"),
         ("!data.child('a').exists() || auth.uid != null", "!(data.child('a').parent().child('a').exists()) || auth['uid'] != null"),
+        ("auth != null", "auth != data.child('zz').val()"),
+        ("null === auth", "auth == (data.child('zz').val())"),
+        ("data.child('a').val() == null", "data.child('a').parent().child('a').val() == null"),
+        ("null != data.child('a/b').val()", "null != data.child('a').child('b').parent().child('b').val()"),
+        ("data.hasChild('a')", "data.child('a').parent().hasChild('a')"),
     ]
 
     /// Values of `/r/a` (and a sibling `/r/c`): missing, each primitive type, and an object.
