@@ -12,7 +12,12 @@ extension DurableStore {
         self.nextSequence &+= 1
         self.buffer.append(JournalRecord(write, sequence: sequence, now: now))
         self.pending.append(Pending(sequence: sequence, completion: completion))
-        if !self.flushScheduled {
+        if self.buffer.count >= Self.flushBatch {
+            // A loop that runs behind its producers has many writes queued before the scheduled
+            // flush: hand them over in bounded batches, so the journal thread encodes records
+            // still in cache and durability does not wait for the whole backlog.
+            self.handOver()
+        } else if !self.flushScheduled {
             self.flushScheduled = true
             // Runs after the jobs already queued (on the loop thread this never blocks).
             if !self.loop.execute({ [self] in self.flush() }) { self.flush() }
@@ -22,10 +27,19 @@ extension DurableStore {
         }
     }
 
+    /// The most records buffered before they go to the journal thread without waiting for the
+    /// scheduled flush.
+    static var flushBatch: Int { 256 }
+
     /// Hands the buffered records to the journal thread and remembers the tree they lead to.
     package func flush() {
         self.loop.assertOnLoop()
         self.flushScheduled = false
+        self.handOver()
+    }
+
+    /// Hands the buffered records over now (the scheduled flush, if any, still runs).
+    private func handOver() {
         guard !self.buffer.isEmpty else { return }
         let records = self.buffer
         self.buffer = []
