@@ -59,6 +59,14 @@ package struct AggregateSummary: Sendable, Equatable {
     /// Adds one child whose field is `value`.
     @inlinable
     package mutating func add(_ value: AggregateNumber?) {
+        self.addCounts(value)
+        if let value { self.mergeMinMax(value, value) }
+    }
+
+    /// Adds one child whose field is `value` to the counts and sums, leaving the minimum and
+    /// maximum alone.
+    @inlinable
+    package mutating func addCounts(_ value: AggregateNumber?) {
         self.count &+= 1
         guard let value else { return }
         self.numeric &+= 1
@@ -68,11 +76,11 @@ package struct AggregateSummary: Sendable, Equatable {
             self.doubles &+= 1
             Self.addDD(&self.hi, &self.lo, d, 0)
         }
-        self.mergeMinMax(value, value)
     }
 
     /// Takes one child whose field is `value` out. Returns whether the minimum or maximum may be
-    /// stale (the value was one of them): the caller recomputes them from the parts.
+    /// stale (the value was one of them): the caller recomputes them from the parts. (Without a
+    /// minimum and maximum, as a tracked range that does not keep them, it returns false.)
     @inlinable
     package mutating func remove(_ value: AggregateNumber?) -> Bool {
         self.count &-= 1
@@ -94,7 +102,8 @@ package struct AggregateSummary: Sendable, Equatable {
             self.max = nil
             return false
         }
-        return AggregateNumber.compare(value, self.min!) == 0 || AggregateNumber.compare(value, self.max!) == 0
+        guard let min = self.min, let max = self.max else { return false }
+        return AggregateNumber.compare(value, min) == 0 || AggregateNumber.compare(value, max) == 0
     }
 
     @inlinable
