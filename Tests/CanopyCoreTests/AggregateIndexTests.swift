@@ -70,19 +70,34 @@ struct AggregateIndexTests {
         return summary
     }
 
+    /// Equal counts and integer sums, double sums within rounding, and minimum and maximum equal
+    /// in value (an integer and a double of one value tie: which of them is reported depends on
+    /// the order they came in).
+    static func same(_ a: AggregateSummary, _ b: AggregateSummary) -> Bool {
+        func equal(_ x: AggregateNumber?, _ y: AggregateNumber?) -> Bool {
+            switch (x, y) {
+            case (nil, nil): return true
+            case (let x?, let y?): return AggregateNumber.compare(x, y) == 0
+            default: return false
+            }
+        }
+        return a.count == b.count && a.numeric == b.numeric && a.doubles == b.doubles && a.intSum == b.intSum && equal(a.min, b.min)
+            && equal(a.max, b.max) && abs((a.hi + a.lo) - (b.hi + b.lo)) <= 1e-9 * max(1, abs(b.hi))
+    }
+
     @Test(
         "tracked and untracked ranges equal a recount after every change, in every order",
         arguments: [QueryIndex.child([ChildKey("f")]), .value, .key, .priority, .child([ChildKey("g")])])
     func randomChanges(index: QueryIndex) {
         var random = Random(state: 7)
         var children: [ChildKey: Node] = [:]
-        for i in 0..<400 where random.int(2) == 0 { children[ChildKey("k\(i % 30)-\(i)")] = Self.child(&random) }
+        for i in 0..<240 where random.int(2) == 0 { children[ChildKey("k\(i % 30)-\(i)")] = Self.child(&random) }
         var location = Node.empty
         for (key, node) in children { location.setChild(key, to: node) }
         let aggregate = AggregateIndex(AggregateIndex.Key(index: index, field: Self.field), node: location)
         var tracked: [(params: QueryParams, minMax: Bool, range: AggregateRange)] = []
         var untracked: [QueryParams] = []
-        for i in 0..<24 {
+        for i in 0..<16 {
             var params = QueryParams(index: index, start: Self.bound(&random, index: index), end: Self.bound(&random, index: index))
             if i % 4 == 3 {
                 params.limit = random.int(2) == 0 ? .first(random.int(40)) : .last(random.int(40))
@@ -94,7 +109,7 @@ struct AggregateIndexTests {
             }
         }
         var keys = Array(children.keys)
-        for step in 0..<1500 {
+        for step in 0..<700 {
             let key = random.int(5) == 0 ? ChildKey("k\(random.int(30))-new\(step)") : keys[random.int(keys.count)]
             let old = children[key] ?? .empty
             let new = random.int(6) == 0 ? Node.empty : Self.child(&random)
@@ -106,13 +121,13 @@ struct AggregateIndexTests {
                 let changed = t.range.takeChanged()
                 let got = aggregate.summary(of: t.range)
                 let expected = Self.recount(children, t.params, minMax: t.minMax)
-                #expect(AggregateTreeTests.close(got, expected), "step \(step) \(t.params)")
+                #expect(Self.same(got, expected), "step \(step) \(t.params)")
                 #expect(got.sum == expected.sum, "step \(step) \(t.params)")
-                if !changed { #expect(AggregateTreeTests.close(before, expected), "step \(step): unchanged \(t.params)") }
+                if !changed { #expect(Self.same(before, expected), "step \(step): unchanged \(t.params)") }
             }
             if step % 10 == 0 {
                 for params in untracked + tracked.map(\.params) {
-                    #expect(AggregateTreeTests.close(aggregate.summary(params), Self.recount(children, params, minMax: true)), "step \(step)")
+                    #expect(Self.same(aggregate.summary(params), Self.recount(children, params, minMax: true)), "step \(step)")
                 }
             }
         }
