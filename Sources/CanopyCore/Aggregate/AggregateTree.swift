@@ -28,7 +28,8 @@ package struct AggregateTree {
             let take = remaining > capacity && remaining < capacity + AggregateTreeNode.minWidth ? remaining / 2 : min(capacity, remaining)
             let slice = elements[start..<(start + take)]
             level.append(
-                AggregateTreeNode(keys: ContiguousArray(slice.map { AggregateTreeKey($0.entry) }), values: ContiguousArray(slice.map(\.value))))
+                AggregateTreeNode(
+                    keys: ContiguousArray(slice.map { AggregateTreeKey($0.entry) }), values: ContiguousArray(slice.map(\.value))))
             start += take
         }
         while level.count > 1 {
