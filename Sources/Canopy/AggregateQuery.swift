@@ -5,7 +5,8 @@ import CanopyCore
 ///
 /// A live aggregate keeps, for its location, order and field, the children in order with a
 /// summary per subtree, so each write costs O(log *n*) per changed child and the new value is
-/// combined from O(log *n*) summaries: never a re-scan. Observers are called only when the
+/// combined from O(log *n*) summaries (or, for a range without a limit, kept up to date in O(1)
+/// per changed child): never a re-scan. Observers are called only when the
 /// value changes. See the Live Aggregates article.
 public final class AggregateQuery: Sendable {
     /// The query whose range is aggregated.
@@ -15,6 +16,9 @@ public final class AggregateQuery: Sendable {
     let request: AggregateRequest?
     /// For each of `functions`, the index of its term in the request.
     let termOfFunction: [Int]
+    /// `functions` without repeats, with the index of each one's term in the request: what a
+    /// snapshot holds.
+    let distinct: (functions: [AggregateFunction], terms: [Int])
     /// An invalid query or function, reported when used.
     let error: DatabaseError?
 
@@ -32,6 +36,13 @@ public final class AggregateQuery: Sendable {
         }
         self.request = request
         self.termOfFunction = request.map { request in terms.map { request.terms.firstIndex(of: $0) ?? 0 } } ?? []
+        var seen = Set<AggregateFunction>()
+        var distinct: (functions: [AggregateFunction], terms: [Int]) = ([], [])
+        for (function, term) in zip(functions, self.termOfFunction) where seen.insert(function).inserted {
+            distinct.functions.append(function)
+            distinct.terms.append(term)
+        }
+        self.distinct = distinct
         self.error = failure
     }
 

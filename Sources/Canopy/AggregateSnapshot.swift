@@ -17,20 +17,15 @@ public struct AggregateSnapshot: Sendable, Equatable, CustomStringConvertible {
 
     /// The snapshot of `query`'s result.
     init(_ query: AggregateQuery, result: AggregateResult) {
-        var seen = Set<AggregateFunction>()
-        var functions: [AggregateFunction] = []
-        var values: [JSONValue] = []
-        for (function, term) in zip(query.functions, query.termOfFunction) where seen.insert(function).inserted {
-            functions.append(function)
+        self.functions = query.distinct.functions
+        self.count = result.count
+        self.values = query.distinct.terms.map { term in
             switch result.values[term] {
-            case .int(let i)?: values.append(.int(i))
-            case .double(let d)?: values.append(.double(d))
-            case nil: values.append(.null)
+            case .int(let i)?: return .int(i)
+            case .double(let d)?: return .double(d)
+            case nil: return .null
             }
         }
-        self.functions = functions
-        self.count = result.count
-        self.values = values
     }
 
     /// The value of `function`: `.int`, `.double` or `.null`; `nil` when it was not asked.

@@ -11,6 +11,9 @@ package final class AggregateListener {
     package let onChange: (AggregateResult) -> Void
     /// The indexes it reads, one per field; set while registered.
     var indexes: [AggregateIndex] = []
+    /// Its range in each index, kept up to date by the index; empty when the query has a limit
+    /// (the value is then read from the indexes' trees after each write).
+    var ranges: [AggregateRange] = []
     /// The value last reported.
     package internal(set) var value: AggregateResult?
 
@@ -21,9 +24,22 @@ package final class AggregateListener {
         self.onChange = onChange
     }
 
-    /// The value now, from the live indexes: O(log *n*) per field.
+    /// The value now, from the live indexes: O(1) per field for a tracked range (O(log *n*) now
+    /// and then, see ``AggregateIndex/summary(of:)``), else O(log *n*).
     func compute() -> AggregateResult {
-        AggregateResult(request: self.request, summaries: self.indexes.map { $0.summary(self.params) })
+        guard !self.ranges.isEmpty else {
+            return AggregateResult(request: self.request, summaries: self.indexes.map { $0.summary(self.params) })
+        }
+        return AggregateResult(request: self.request, summaries: zip(self.indexes, self.ranges).map { $0.summary(of: $1) })
+    }
+
+    /// Whether a write may have changed the value: false only when no child entered or left any
+    /// of its tracked ranges. Resets the ranges' change marks.
+    func takeMayHaveChanged() -> Bool {
+        guard !self.ranges.isEmpty else { return true }
+        var changed = false
+        for range in self.ranges where range.takeChanged() { changed = true }
+        return changed
     }
 }
 

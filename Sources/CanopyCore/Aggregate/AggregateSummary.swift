@@ -59,6 +59,14 @@ package struct AggregateSummary: Sendable, Equatable {
     /// Adds one child whose field is `value`.
     @inlinable
     package mutating func add(_ value: AggregateNumber?) {
+        self.addCounts(value)
+        if let value { self.mergeMinMax(value, value) }
+    }
+
+    /// Adds one child whose field is `value` to the counts and sums, leaving the minimum and
+    /// maximum alone.
+    @inlinable
+    package mutating func addCounts(_ value: AggregateNumber?) {
         self.count &+= 1
         guard let value else { return }
         self.numeric &+= 1
@@ -68,11 +76,11 @@ package struct AggregateSummary: Sendable, Equatable {
             self.doubles &+= 1
             Self.addDD(&self.hi, &self.lo, d, 0)
         }
-        self.mergeMinMax(value, value)
     }
 
     /// Takes one child whose field is `value` out. Returns whether the minimum or maximum may be
-    /// stale (the value was one of them): the caller recomputes them from the parts.
+    /// stale (the value was one of them): the caller recomputes them from the parts. (Without a
+    /// minimum and maximum, as a tracked range that does not keep them, it returns false.)
     @inlinable
     package mutating func remove(_ value: AggregateNumber?) -> Bool {
         self.count &-= 1
@@ -94,7 +102,8 @@ package struct AggregateSummary: Sendable, Equatable {
             self.max = nil
             return false
         }
-        return AggregateNumber.compare(value, self.min!) == 0 || AggregateNumber.compare(value, self.max!) == 0
+        guard let min = self.min, let max = self.max else { return false }
+        return AggregateNumber.compare(value, min) == 0 || AggregateNumber.compare(value, max) == 0
     }
 
     @inlinable
@@ -119,17 +128,25 @@ package struct AggregateSummary: Sendable, Equatable {
     /// The sum of the numeric fields: an integer when every one is an integer and the sum fits in
     /// 64 bits, else a `Double`. 0 when there are none.
     package var sum: AggregateNumber {
-        if self.doubles == 0, let exact = Int64(exactly: self.intSum) { return .int(exact) }
+        if self.doubles == 0 && self.intSum >= Int128(Int64.min) && self.intSum <= Int128(Int64.max) {
+            return .int(Int64(truncatingIfNeeded: self.intSum))
+        }
         return .double(self.total.hi)
     }
 
     /// The integer and double sums together, as a double-double.
     private var total: (hi: Double, lo: Double) {
-        let intHi = Double(self.intSum)
-        // `intHi` rounds the integer sum; the remainder is exact enough in one more double.
-        let intLo = intHi.magnitude < 0x1p127 ? Double(self.intSum - Int128(intHi)) : 0
-        var hi = intHi
-        var lo = intLo
+        var hi: Double
+        var lo: Double
+        if self.intSum.magnitude <= 1 << 53 {
+            // Exact in one double (and without the generic 128-bit conversions).
+            hi = Double(Int64(truncatingIfNeeded: self.intSum))
+            lo = 0
+        } else {
+            hi = Double(self.intSum)
+            // `hi` rounds the integer sum; the remainder is exact enough in one more double.
+            lo = hi.magnitude < 0x1p127 ? Double(self.intSum - Int128(hi)) : 0
+        }
         if self.doubles > 0 { Self.addDD(&hi, &lo, self.hi, self.lo) }
         return (hi, lo)
     }

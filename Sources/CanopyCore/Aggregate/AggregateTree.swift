@@ -16,7 +16,8 @@ package struct AggregateTree {
     /// - Complexity: O(*n*)
     package init(sorted elements: [(entry: IndexEntry, value: AggregateNumber?)]) {
         guard elements.count > AggregateTreeNode.capacity else {
-            self.root = AggregateTreeNode(keys: ContiguousArray(elements.map(\.entry)), values: ContiguousArray(elements.map(\.value)))
+            self.root = AggregateTreeNode(
+                keys: ContiguousArray(elements.map { AggregateTreeKey($0.entry) }), values: ContiguousArray(elements.map(\.value)))
             return
         }
         var level = ContiguousArray<AggregateTreeNode>()
@@ -26,7 +27,9 @@ package struct AggregateTree {
             let remaining = elements.count - start
             let take = remaining > capacity && remaining < capacity + AggregateTreeNode.minWidth ? remaining / 2 : min(capacity, remaining)
             let slice = elements[start..<(start + take)]
-            level.append(AggregateTreeNode(keys: ContiguousArray(slice.map(\.entry)), values: ContiguousArray(slice.map(\.value))))
+            level.append(
+                AggregateTreeNode(
+                    keys: ContiguousArray(slice.map { AggregateTreeKey($0.entry) }), values: ContiguousArray(slice.map(\.value))))
             start += take
         }
         while level.count > 1 {
@@ -53,18 +56,34 @@ package struct AggregateTree {
     /// Inserts `entry` with `value`, or replaces its value when present.
     /// - Complexity: O(log *n*)
     package mutating func set(_ entry: IndexEntry, _ value: AggregateNumber?) {
+        self.set(AggregateTreeKey(entry), value)
+    }
+
+    /// Inserts `key` with `value`, or replaces its value when present; returns the value replaced
+    /// (`.some(nil)` for an entry without a number), `nil` when the entry is new.
+    @discardableResult
+    mutating func set(_ key: AggregateTreeKey, _ value: AggregateNumber?) -> AggregateNumber?? {
         let root = self.root
-        if let split = AggregateTreeNode.insert(into: root, entry, value) {
-            self.root = AggregateTreeNode(children: [root, split])
-        }
+        let (insertion, split) = AggregateTreeNode.insert(into: root, key, value)
+        if let split { self.root = AggregateTreeNode(children: [root, split]) }
+        if case .replaced(let old) = insertion { return .some(old) }
+        return nil
     }
 
     /// Removes `entry` if present.
     /// - Complexity: O(log *n*)
     package mutating func remove(_ entry: IndexEntry) {
+        self.remove(AggregateTreeKey(entry))
+    }
+
+    /// Removes `key` if present; returns its value (`.some(nil)` for an entry without a number),
+    /// `nil` when absent.
+    @discardableResult
+    mutating func remove(_ key: AggregateTreeKey) -> AggregateNumber?? {
         let root = self.root
-        guard AggregateTreeNode.remove(from: root, entry) != nil else { return }
+        guard let old = AggregateTreeNode.remove(from: root, key) else { return nil }
         if !root.isLeaf && root.children.count == 1 { self.root = root.children[0] }
+        return old
     }
 
     /// The number of leading entries for which `isBelow` holds (a predicate true on a prefix).
@@ -92,7 +111,7 @@ package struct AggregateTree {
         var result: [(entry: IndexEntry, value: AggregateNumber?)] = []
         func walk(_ node: AggregateTreeNode) {
             if node.isLeaf {
-                for i in 0..<node.width { result.append((node.keys[i], node.values[i])) }
+                for i in 0..<node.width { result.append((node.keys[i].entry, node.values[i])) }
             } else {
                 for child in node.children { walk(child) }
             }
@@ -113,7 +132,7 @@ final class AggregateTreeNode {
 
     // Unchecked exclusivity: a node is only touched by its tree's single owner, on one thread, and
     // never re-entrantly, so the dynamic checks (several per level of every update) cannot fail.
-    @exclusivity(unchecked) var keys: ContiguousArray<IndexEntry>
+    @exclusivity(unchecked) var keys: ContiguousArray<AggregateTreeKey>
     /// Leaf only.
     @exclusivity(unchecked) var values: ContiguousArray<AggregateNumber?>
     /// Internal only.
@@ -122,7 +141,7 @@ final class AggregateTreeNode {
     @exclusivity(unchecked) var sums: ContiguousArray<AggregateSummary>
     @exclusivity(unchecked) var summary = AggregateSummary()
 
-    init(keys: ContiguousArray<IndexEntry>, values: ContiguousArray<AggregateNumber?>) {
+    init(keys: ContiguousArray<AggregateTreeKey>, values: ContiguousArray<AggregateNumber?>) {
         self.keys = keys
         self.values = values
         self.children = []
@@ -163,27 +182,27 @@ final class AggregateTreeNode {
         }
     }
 
-    func lowerBound(_ key: IndexEntry) -> Int {
+    func lowerBound(_ key: AggregateTreeKey) -> Int {
         // Through a buffer pointer: no retain of each probed key.
         self.keys.withUnsafeBufferPointer { keys in
             var low = 0
             var high = keys.count
             while low < high {
                 let mid = (low &+ high) >> 1
-                if keys[mid] < key { low = mid &+ 1 } else { high = mid }
+                if AggregateTreeKey.compare(keys[mid], key) < 0 { low = mid &+ 1 } else { high = mid }
             }
             return low
         }
     }
 
     /// The child that may hold `key`: the last `i` with `keys[i] <= key`, or 0.
-    func childIndex(for key: IndexEntry) -> Int {
+    func childIndex(for key: AggregateTreeKey) -> Int {
         self.keys.withUnsafeBufferPointer { keys in
             var low = 0
             var high = keys.count
             while low < high {
                 let mid = (low &+ high) >> 1
-                if key < keys[mid] { high = mid } else { low = mid &+ 1 }
+                if AggregateTreeKey.compare(key, keys[mid]) < 0 { high = mid } else { low = mid &+ 1 }
             }
             return low == 0 ? 0 : low - 1
         }
@@ -196,7 +215,7 @@ final class AggregateTreeNode {
             var high = keys.count
             while low < high {
                 let mid = (low &+ high) >> 1
-                if isBelow(keys[mid]) { low = mid &+ 1 } else { high = mid }
+                if isBelow(keys[mid].entry) { low = mid &+ 1 } else { high = mid }
             }
             return low
         }
@@ -219,17 +238,14 @@ final class AggregateTreeNode {
         self.summary.add(value)
     }
 
-    /// Inserts into `node`'s subtree; returns the right sibling split off when it overflowed.
-    static func insert(into node: AggregateTreeNode, _ key: IndexEntry, _ value: AggregateNumber?) -> AggregateTreeNode? {
-        insertReporting(into: node, key, value).split
-    }
-
-    private static func insertReporting(into node: AggregateTreeNode, _ key: IndexEntry, _ value: AggregateNumber?) -> (
+    /// Inserts into `node`'s subtree; returns what it did and the right sibling split off when it
+    /// overflowed.
+    static func insert(into node: AggregateTreeNode, _ key: AggregateTreeKey, _ value: AggregateNumber?) -> (
         insertion: Insertion, split: AggregateTreeNode?
     ) {
         if node.isLeaf {
             let i = node.lowerBound(key)
-            if i < node.width && node.keys[i] == key {
+            if i < node.width && AggregateTreeKey.compare(node.keys[i], key) == 0 {
                 let old = node.values[i]
                 node.values[i] = value
                 node.apply(.replaced(old), value)
@@ -247,9 +263,9 @@ final class AggregateTreeNode {
             return (.added, right)
         }
         let c = node.childIndex(for: key)
-        if c == 0 && key < node.keys[0] { node.keys[0] = key }
+        if c == 0 && AggregateTreeKey.compare(key, node.keys[0]) < 0 { node.keys[0] = key }
         let child = node.children[c]
-        let (insertion, split) = insertReporting(into: child, key, value)
+        let (insertion, split) = insert(into: child, key, value)
         node.sums[c] = child.summary
         node.apply(insertion, value)
         guard let split else { return (insertion, nil) }
@@ -268,10 +284,10 @@ final class AggregateTreeNode {
 
     /// Removes `key` from `node`'s subtree; returns its value (`.some(nil)` for a child without a
     /// number), `nil` when absent.
-    static func remove(from node: AggregateTreeNode, _ key: IndexEntry) -> AggregateNumber?? {
+    static func remove(from node: AggregateTreeNode, _ key: AggregateTreeKey) -> AggregateNumber?? {
         if node.isLeaf {
             let i = node.lowerBound(key)
-            guard i < node.width && node.keys[i] == key else { return nil }
+            guard i < node.width && AggregateTreeKey.compare(node.keys[i], key) == 0 else { return nil }
             node.keys.remove(at: i)
             let old = node.values.remove(at: i)
             if node.summary.remove(old) { node.recomputeMinMax() }

@@ -14,6 +14,12 @@ extension SyncEngine {
             index.users += 1
             return index
         }
+        if listener.params.limit == nil {
+            listener.ranges = zip(listener.indexes, listener.request.fields).map { index, field in
+                let minMax = listener.request.terms.contains { $0.field == field && ($0.function == .min || $0.function == .max) }
+                return index.track(listener.params, minMax: minMax)!
+            }
+        }
         treeNode.aggregateListeners.append(listener)
         let value = listener.compute()
         listener.value = value
@@ -27,6 +33,8 @@ extension SyncEngine {
             let i = treeNode.aggregateListeners.firstIndex(where: { $0 === listener })
         else { return false }
         treeNode.aggregateListeners.remove(at: i)
+        for (index, range) in zip(listener.indexes, listener.ranges) { index.untrack(range) }
+        listener.ranges = []
         for index in listener.indexes {
             index.users -= 1
             if index.users <= 0 { treeNode.aggregates[index.key] = nil }
@@ -67,7 +75,7 @@ extension SyncEngine {
     /// After a write updated the aggregate indexes of `treeNode`: queues the new value of each of
     /// its live aggregates whose value changed.
     func refreshAggregates(of treeNode: ViewTreeNode) {
-        for listener in treeNode.aggregateListeners {
+        for listener in treeNode.aggregateListeners where listener.takeMayHaveChanged() {
             let value = listener.compute()
             if !(listener.value?.sameValue(as: value) ?? false) {
                 listener.value = value
