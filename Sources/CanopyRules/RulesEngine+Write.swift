@@ -116,8 +116,18 @@ struct WriteWalk {
         .denied(RuleVerdict(isAllowed: false, decidingRule: rule, reason: reason(DatabasePath(keys)), trace: self.trace))
     }
 
+    /// A `.validate` on a written path, to run once a `.write` granted.
+    private struct Link {
+        var node: RuleNode
+        var depth: Int
+        var variables: [String]
+        var old: Node
+    }
+
     mutating func check(_ keys: [ChildKey]) -> Result {
-        var chain: [(node: RuleNode, depth: Int, variables: [String], old: Node)] = []
+        // Usually one `.validate` on the path: kept inline, the others (rare) in an array.
+        var firstLink: Link?
+        var moreLinks: [Link] = []
         var target: (node: RuleNode, variables: [String], old: Node)?
         var node: RuleNode? = self.engine.document.root
         var old = self.oldRoot
@@ -126,7 +136,10 @@ struct WriteWalk {
         var grantedDepth = 0
         for depth in 0...keys.count {
             guard let current = node else { break }
-            if current.validate != nil { chain.append((current, depth, variables, old)) }
+            if current.validate != nil {
+                let link = Link(node: current, depth: depth, variables: variables, old: old)
+                if firstLink == nil { firstLink = link } else { moreLinks.append(link) }
+            }
             if granted == nil, let rule = current.write, self.run(rule, keys[..<depth], variables, oldNode: old, newNode: nil) {
                 granted = rule
                 grantedDepth = depth
@@ -141,13 +154,10 @@ struct WriteWalk {
             old = old.child(keys[depth])
         }
         guard let granted else { return self.denied(keys, { "No .write rule allowed the write to \($0)" }, nil) }
-        for link in chain {
-            guard let rule = link.node.validate else { continue }
-            let location = keys[..<link.depth]
-            let newNode = self.newNode(keys, depth: link.depth)
-            guard !newNode.isEmpty, self.firstValidation(of: location) else { continue }
-            if !self.run(rule, location, link.variables, oldNode: link.old, newNode: newNode) {
-                return self.failed(rule, location, keys)
+        if let firstLink {
+            if let failure = self.validate(firstLink, keys) { return failure }
+            for link in moreLinks {
+                if let failure = self.validate(link, keys) { return failure }
             }
         }
         if let target, target.node.hasValidation {
@@ -162,6 +172,16 @@ struct WriteWalk {
         }
         let location = keys[..<grantedDepth]
         return .granted({ granted.reference(at: location) })
+    }
+
+    /// Runs the `.validate` of `link`, on the path of `keys`, unless its location is deleted or
+    /// already validated: the denial if it fails, else `nil`.
+    private mutating func validate(_ link: Link, _ keys: [ChildKey]) -> Result? {
+        guard let rule = link.node.validate else { return nil }
+        let location = keys[..<link.depth]
+        let newNode = self.newNode(keys, depth: link.depth)
+        guard !newNode.isEmpty, self.firstValidation(of: location) else { return nil }
+        return self.run(rule, location, link.variables, oldNode: link.old, newNode: newNode) ? nil : self.failed(rule, location, keys)
     }
 
     private func failed(_ rule: CompiledRule, _ location: ArraySlice<ChildKey>, _ keys: [ChildKey]) -> Result {

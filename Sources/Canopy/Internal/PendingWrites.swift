@@ -33,11 +33,20 @@ final class PendingWrites {
     }
 
     private let root = Node()
-    /// The locations of each begun write, until it ends, and whether they are in the trie.
-    private var open: [UInt64: (locations: [DatabasePath], indexed: Bool)] = [:]
-    /// Writes begun since the trie was last brought up to date (some may have ended since).
-    private var unindexed: [UInt64] = []
+    /// A begun write: its locations, and whether they are in the trie.
+    private struct Open {
+        var locations: [DatabasePath]
+        var indexed: Bool
+    }
+    /// The begun writes by id, `open[openHead]` being `firstID`'s (`nil`: ended). Ids are
+    /// consecutive and writes usually end in order, so this is a queue, not a hash table.
+    private var open: [Open?] = []
+    private var openHead = 0
+    private var firstID: UInt64 = 1
+    private var openCount = 0
     private var nextID: UInt64 = 1
+    /// The writes begun before this id are in the trie (those still pending).
+    private var indexedBelow: UInt64 = 1
 
     /// Called by ``end(_:)`` with the locations of the write that ended (set by the owner).
     var settled: (([DatabasePath]) -> Void)?
@@ -45,18 +54,22 @@ final class PendingWrites {
     init() {}
 
     /// Whether no write is pending.
-    var isEmpty: Bool { self.open.isEmpty }
+    var isEmpty: Bool { self.openCount == 0 }
 
     /// How many writes are pending.
-    var count: Int { self.open.count }
+    var count: Int { self.openCount }
+
+    /// The position of write `id` in ``open``, if it was begun and its slot is still kept.
+    private func slot(_ id: UInt64) -> Int? {
+        guard id >= self.firstID, id < self.nextID else { return nil }
+        return self.openHead + Int(id - self.firstID)
+    }
 
     /// Marks `write` pending until ``end(_:)`` gets the token returned.
     ///
     /// - Complexity: O(*e*) for *e* entries (one for a `set`), plus O(*e* · *d*) at depth *d* once, to
     ///   index it, if ``hasPending(overlapping:)`` is called while it is pending.
     func begin(_ write: WriteOperation) -> Token {
-        let id = self.nextID
-        self.nextID &+= 1
         var locations: [DatabasePath] = []
         locations.reserveCapacity(write.entries.count)
         for entry in write.entries {
@@ -65,29 +78,37 @@ final class PendingWrites {
             if !below.isEmpty { location.keys += below }
             locations.append(location)
         }
-        self.open[id] = (locations, false)
-        if self.unindexed.count >= 2 * self.open.count + 1024 {
-            // Mostly writes that ended unindexed: drop those (amortized O(1) per write).
-            self.unindexed.removeAll { self.open[$0] == nil }
-        }
-        self.unindexed.append(id)
+        let id = self.nextID
+        self.nextID &+= 1
+        self.open.append(Open(locations: locations, indexed: false))
+        self.openCount += 1
         return Token(id: id)
     }
 
     /// Ends the write of `token` (a token already ended is ignored), then tells ``settled``.
     ///
     /// - Complexity: O(*e* · *d*) for *e* entries at depth *d* (O(*e*) when it was never indexed), plus
-    ///   what ``settled`` does.
+    ///   what ``settled`` does; amortized O(1) to drop its slot.
     func end(_ token: Token) {
-        guard let (locations, indexed) = self.open.removeValue(forKey: token.id) else { return }
-        if indexed {
-            for location in locations { self.remove(location.keys) }
+        guard let i = self.slot(token.id), let ended = self.open[i] else { return }
+        self.open[i] = nil
+        self.openCount -= 1
+        if ended.indexed {
+            for location in ended.locations { self.remove(location.keys) }
         }
-        if self.open.isEmpty {
-            // Nothing pending: the queue holds only ended writes.
-            self.unindexed.removeAll(keepingCapacity: self.unindexed.count < 4096)
+        // Drop the slots of the oldest writes that ended.
+        while self.openHead < self.open.count && self.open[self.openHead] == nil {
+            self.openHead += 1
+            self.firstID &+= 1
         }
-        self.settled?(locations)
+        if self.openHead == self.open.count {
+            self.open.removeAll(keepingCapacity: self.open.count < 4096)
+            self.openHead = 0
+        } else if self.openHead > 1024 && self.openHead * 2 > self.open.count {
+            self.open.removeFirst(self.openHead)
+            self.openHead = 0
+        }
+        self.settled?(ended.locations)
     }
 
     /// Whether a pending write touches `path`, a location above it or one below it.
@@ -95,8 +116,8 @@ final class PendingWrites {
     /// - Complexity: O(*d*) at depth *d*; O(1) when nothing is pending. Amortized: the writes begun
     ///   since the last call are indexed first (see ``begin(_:)``).
     func hasPending(overlapping path: DatabasePath) -> Bool {
-        if self.open.isEmpty { return false }
-        if !self.unindexed.isEmpty { self.index() }
+        if self.openCount == 0 { return false }
+        if self.indexedBelow < self.nextID { self.index() }
         var node = self.root
         guard node.atOrBelow > 0 else { return false }
         if node.here > 0 { return true }
@@ -108,14 +129,18 @@ final class PendingWrites {
         return node.atOrBelow > 0
     }
 
-    /// Puts the queued writes still pending into the trie.
+    /// Puts the writes begun since the last call and still pending into the trie.
     private func index() {
-        for id in self.unindexed {
-            guard let locations = self.open[id]?.locations else { continue }  // ended meanwhile
-            for location in locations { self.add(location.keys) }
-            self.open[id]?.indexed = true
+        var id = max(self.indexedBelow, self.firstID)
+        while id < self.nextID, let i = self.slot(id) {
+            if var write = self.open[i] {
+                for location in write.locations { self.add(location.keys) }
+                write.indexed = true
+                self.open[i] = write
+            }
+            id &+= 1
         }
-        self.unindexed.removeAll(keepingCapacity: self.unindexed.count < 4096)
+        self.indexedBelow = self.nextID
     }
 
     private func add(_ location: [ChildKey]) {
