@@ -5,6 +5,9 @@ package import CanopyCore
 package struct AuthContext: Sendable, Equatable {
     /// The `auth` object exactly as rules see it.
     package let variable: JSONValue
+    /// `auth.uid` as rules see it (any type; `nil` when `auth` has no `uid` member), found once
+    /// here, not on every check.
+    let uidMember: JSONValue?
 
     /// A signed-in user: `auth.uid`, `auth.token` (the token's claims) and, when the claims name
     /// it, `auth.provider` (from `firebase.sign_in_provider`).
@@ -14,11 +17,15 @@ package struct AuthContext: Sendable, Equatable {
             object["provider"] = .string(provider)
         }
         self.variable = .object(object)
+        self.uidMember = .string(uid)
     }
 
     /// An `auth` object used as given (`auth_variable_override`, legacy tokens with claims at the
     /// top level).
-    package init(variable: JSONValue) { self.variable = variable }
+    package init(variable: JSONValue) {
+        self.variable = variable
+        if case .object(let o) = variable { self.uidMember = o["uid"] } else { self.uidMember = nil }
+    }
 
     /// `auth.uid`, when it is a string.
     package var uid: String? {

@@ -29,6 +29,13 @@ final class EvaluationScope {
         self.query = query
     }
 
+    /// The scope of a check by `auth` (`nil`: unauthenticated), with `auth.uid` as the credential
+    /// already holds it.
+    convenience init(auth: AuthContext?, now: Double, oldRoot: Node, newTree: NewTree?, query: QueryDescription) {
+        self.init(auth: RulesEngine.authValue(auth), now: now, oldRoot: oldRoot, newTree: newTree, query: query)
+        self.uid = auth?.uidMember.map(RuleValue.init) ?? .null
+    }
+
     /// `auth.uid` as a member access on `auth` gives it (`null` when anonymous or missing),
     /// looked up once.
     var authUID: RuleValue {

@@ -78,7 +78,7 @@ struct WriteWalk {
     init(engine: RulesEngine, auth: AuthContext?, now: Int64, oldRoot: Node, changes: [RulesEngine.Change]) {
         self.engine = engine
         let scope = EvaluationScope(
-            auth: RulesEngine.authValue(auth), now: Double(now), oldRoot: oldRoot, newTree: NewTree(oldRoot: oldRoot, changes: changes),
+            auth: auth, now: Double(now), oldRoot: oldRoot, newTree: NewTree(oldRoot: oldRoot, changes: changes),
             query: .none)
         self.context = EvaluationContext(scope: scope, location: [], variables: [])
         self.tracksValidated = changes.count > 1

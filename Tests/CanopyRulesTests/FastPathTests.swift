@@ -43,6 +43,8 @@ struct FastPathTests {
         ("data.child('a').val() == null", "data.child('a').parent().child('a').val() == null"),
         ("null != data.child('a/b').val()", "null != data.child('a').child('b').parent().child('b').val()"),
         ("data.hasChild('a')", "data.child('a').parent().hasChild('a')"),
+        ("auth.uid == data.child('a').val()", "auth['uid'] == data.child('a').parent().child('a').val()"),
+        ("data.child('a').val() !== auth.uid", "data.child('a').parent().child('a').val() !== auth['uid']"),
     ]
 
     /// Values of `/r/a` (and a sibling `/r/c`): missing, each primitive type, and an object.
