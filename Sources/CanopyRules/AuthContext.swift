@@ -29,7 +29,7 @@ package struct AuthContext: Sendable, Equatable {
 
     /// `auth.uid`, when it is a string.
     package var uid: String? {
-        if case .object(let o) = self.variable, case .string(let uid)? = o["uid"] { return uid }
+        if case .string(let uid)? = self.uidMember { return uid }
         return nil
     }
 }
