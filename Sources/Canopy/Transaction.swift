@@ -9,11 +9,14 @@ import CanopyCore
 /// block; used afterwards, every method throws.
 public final class Transaction {
     let database: Database
+    // Unchecked exclusivity: a transaction is used on the loop thread only, and each access below
+    // is a single read, append or assignment that calls nothing which could access it again, so
+    // the dynamic checks (one per read and per write of the block) cannot fail.
     /// The locations read (a remote database will check their hashes at commit). Only paths: holding
     /// the nodes read would make the commit copy the tree's nodes along them.
-    private(set) var reads: [DatabasePath] = []
-    private(set) var writes: [WriteOperation] = []
-    private var finished = false
+    @exclusivity(unchecked) private(set) var reads: [DatabasePath] = []
+    @exclusivity(unchecked) private(set) var writes: [WriteOperation] = []
+    @exclusivity(unchecked) private var finished = false
 
     init(database: Database) {
         self.database = database
@@ -47,7 +50,8 @@ public final class Transaction {
     @discardableResult
     public func setValue(_ value: Any?, for ref: DatabaseReference) throws(DatabaseError) -> Transaction {
         try self.check(ref, function: "setValue")
-        self.writes.append(try WriteBuilder.set(ref, value))
+        let write = try WriteBuilder.set(ref, value)
+        self.writes.append(write)
         return self
     }
 
@@ -59,7 +63,8 @@ public final class Transaction {
     @discardableResult
     public func updateChildValues(_ values: [AnyHashable: Any], for ref: DatabaseReference) throws(DatabaseError) -> Transaction {
         try self.check(ref, function: "updateChildValues")
-        self.writes.append(try WriteBuilder.update(ref, values))
+        let write = try WriteBuilder.update(ref, values)
+        self.writes.append(write)
         return self
     }
 
@@ -71,7 +76,8 @@ public final class Transaction {
     @discardableResult
     public func updateChildValues(_ values: [String: Any], for ref: DatabaseReference) throws(DatabaseError) -> Transaction {
         try self.check(ref, function: "updateChildValues")
-        self.writes.append(try WriteBuilder.update(ref, values))
+        let write = try WriteBuilder.update(ref, values)
+        self.writes.append(write)
         return self
     }
 
@@ -82,7 +88,8 @@ public final class Transaction {
     @discardableResult
     public func removeValue(for ref: DatabaseReference) throws(DatabaseError) -> Transaction {
         try self.check(ref, function: "removeValue")
-        self.writes.append(try WriteBuilder.set(ref, nil, function: "remove"))
+        let write = try WriteBuilder.set(ref, nil, function: "remove")
+        self.writes.append(write)
         return self
     }
 

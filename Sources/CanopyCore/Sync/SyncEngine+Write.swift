@@ -32,11 +32,13 @@ extension SyncEngine {
         var removals: [[ChildKey]] = []
         var priorities: [(path: [ChildKey], node: Node)] = []
         values.reserveCapacity(write.entries.count)
-        for entry in write.entries {
-            let path = entry.path
+        for e in write.entries.indices {
+            // Indexed, not iterated: the entry is read in place instead of copied whole.
+            let path = write.entries[e].path
             let isPriority = path.last?.isPriorityKey ?? false
-            var node = entry.value.node
-            if !entry.value.placeholders.isEmpty {
+            var node = write.entries[e].value.node
+            if !write.entries[e].value.placeholders.isEmpty {
+                let entry = write.entries[e]
                 // A `.priority` entry's server value resolves against the current priority, not the node.
                 let target = self.root.node(at: base.keys + path.prefix { $0.string != ".priority" })
                 let current = isPriority ? (target.priority.map(Node.leaf) ?? .empty) : target

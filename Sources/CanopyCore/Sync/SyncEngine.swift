@@ -3,7 +3,11 @@
 /// Pure and single-threaded: it performs no I/O and calls no user code. The library owns one per
 /// database on its loop thread, applies writes in order and delivers the returned events in order.
 package final class SyncEngine {
-    package internal(set) var root: Node
+    // Unchecked exclusivity: the tree belongs to the engine's one thread, and no access to it
+    // (a read, an assignment, or the one in-place descent of a write, whose body changes only the
+    // node it is given) calls anything that could access it again, so the dynamic checks (one per
+    // read and per write) cannot fail.
+    @exclusivity(unchecked) package internal(set) var root: Node
     let viewRoot = ViewTreeNode()
     private var registrationViews: [UInt64: QueryView] = [:]
     private var listenerViews: [ObjectIdentifier: QueryView] = [:]

@@ -57,17 +57,26 @@ package struct WriteComposer {
     ///
     /// - Complexity: O(*e*² · *d*) for *e* ≤ 16 entries at depth *d*.
     package static func disjoint(_ writes: [WriteOperation]) -> WriteOperation? {
+        // Through buffer pointers: the writes, their paths and entries are read in place, not
+        // copied (retained) at every access.
+        writes.withUnsafeBufferPointer { Self.disjoint(in: $0) }
+    }
+
+    private static func disjoint(in writes: UnsafeBufferPointer<WriteOperation>) -> WriteOperation? {
         var total = 0
-        for w in writes.indices { total += writes[w].entries.count }
+        for w in writes.indices { total &+= writes[w].entries.count }
         guard total > 0, total <= Self.indexThreshold else { return nil }
         // A write applies its values before its removals; in turn, a removal that empties a node
         // (which loses its priority) before a value written below it would not: compose those.
         var removedBefore = false
         for w in writes.indices {
-            var values = false
-            var removals = false
-            for e in writes[w].entries.indices where !writes[w].entries[e].isPriority {
-                if writes[w].entries[e].value.node.isEmpty { removals = true } else { values = true }
+            let (values, removals) = writes[w].entries.withUnsafeBufferPointer { entries in
+                var values = false
+                var removals = false
+                for e in entries.indices where !(entries[e].path.last?.isPriorityKey ?? false) {
+                    if entries[e].value.node.isEmpty { removals = true } else { values = true }
+                }
+                return (values, removals)
             }
             if values && removedBefore { return nil }
             removedBefore = removedBefore || removals
@@ -76,24 +85,15 @@ package struct WriteComposer {
         // of one write stay together, applied as that write applies them). Writes whose locations
         // diverge cannot overlap.
         for w in writes.indices {
-            let base = writes[w].path.keys
             for v in (w + 1)..<writes.count {
-                let other = writes[v].path.keys
-                let shared = Self.sharedPrefix(base, other, limit: min(base.count, other.count))
-                guard shared == min(base.count, other.count) else { continue }
+                let (baseCount, otherCount) = (writes[w].path.keys.count, writes[v].path.keys.count)
+                let shorter = min(baseCount, otherCount)
+                let shared = Self.sharedPrefix(writes[w].path.keys, writes[v].path.keys, limit: shorter)
+                guard shared == shorter else { continue }
                 // One location at or above the other: compare each entry of the higher with the
                 // lower's location below it, then each of its entries.
-                let (high, low) = base.count <= other.count ? (w, v) : (v, w)
-                let between = base.count <= other.count ? other[shared...] : base[shared...]
-                let overlap = writes[high].entries.withUnsafeBufferPointer { highs in
-                    writes[low].entries.withUnsafeBufferPointer { lows in
-                        for a in highs.indices {
-                            for b in lows.indices where Self.related(highs[a].path, between, lows[b].path) { return true }
-                        }
-                        return false
-                    }
-                }
-                if overlap { return nil }
+                let (high, low) = baseCount <= otherCount ? (w, v) : (v, w)
+                if Self.overlaps(writes[high].entries, below: writes[low].path.keys[shared...], writes[low].entries) { return nil }
             }
         }
         // The location of the composed write: the longest prefix of every target.
@@ -117,28 +117,52 @@ package struct WriteComposer {
                 }
             }
         }
-        var location: [ChildKey] = []
-        location.reserveCapacity(common)
-        for i in 0..<common { location.append(Self.key(firstBase, firstPath, i)) }
+        // A write at the composed location lends its path (no new array).
+        let location: DatabasePath
+        if let at = writes.firstIndex(where: { !$0.entries.isEmpty && $0.path.keys.count == common }) {
+            location = writes[at].path
+        } else {
+            var keys: [ChildKey] = []
+            keys.reserveCapacity(common)
+            for i in 0..<common { keys.append(Self.key(firstBase, firstPath, i)) }
+            location = DatabasePath(keys)
+        }
         var entries: [WriteOperation.Entry] = []
         entries.reserveCapacity(total)
-        for write in writes {
-            let base = write.path.keys
-            for entry in write.entries {
-                if base.count == common {
-                    entries.append(entry)
-                } else if base.count > common {
-                    var path: [ChildKey] = []
-                    path.reserveCapacity(base.count - common + entry.path.count)
-                    path.append(contentsOf: base[common...])
-                    path.append(contentsOf: entry.path)
-                    entries.append(WriteOperation.Entry(path: path, value: entry.value))
+        for w in writes.indices {
+            let baseCount = writes[w].path.keys.count
+            if baseCount == common {
+                entries.append(contentsOf: writes[w].entries)
+                continue
+            }
+            for e in writes[w].entries.indices {
+                let path: [ChildKey]
+                if baseCount > common {
+                    var longer: [ChildKey] = []
+                    longer.reserveCapacity(baseCount - common + writes[w].entries[e].path.count)
+                    longer.append(contentsOf: writes[w].path.keys[common...])
+                    longer.append(contentsOf: writes[w].entries[e].path)
+                    path = longer
                 } else {
-                    entries.append(WriteOperation.Entry(path: Array(entry.path[(common - base.count)...]), value: entry.value))
+                    path = Array(writes[w].entries[e].path[(common - baseCount)...])
                 }
+                entries.append(WriteOperation.Entry(path: path, value: writes[w].entries[e].value))
             }
         }
-        return WriteOperation(path: DatabasePath(location), entries: entries)
+        return WriteOperation(path: location, entries: entries)
+    }
+
+    /// Whether the target of an entry of `highs` is at, above or below `between` followed by the
+    /// target of an entry of `lows`.
+    private static func overlaps(_ highs: [WriteOperation.Entry], below between: ArraySlice<ChildKey>, _ lows: [WriteOperation.Entry]) -> Bool {
+        highs.withUnsafeBufferPointer { highs in
+            lows.withUnsafeBufferPointer { lows in
+                for a in highs.indices {
+                    for b in lows.indices where Self.related(highs[a].path, between, lows[b].path) { return true }
+                }
+                return false
+            }
+        }
     }
 
     /// The length of the path an entry writes: its parent's for a `.priority` path.
