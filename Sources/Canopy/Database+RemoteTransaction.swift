@@ -8,7 +8,7 @@ extension Database {
     /// read at each location. The server applies it only if none changed; on `datastale` the
     /// attempt is reverted and the block runs again on the newer data, at most 25 times. Fails while
     /// offline. `held`: the listens taken for its reads, released when it ends.
-    func remoteTransaction(_ body: any TransactionBody, remote: RemoteSync, attempt: Int, held: Set<DatabasePath>) {
+    func remoteTransaction(_ body: TransactionBody, remote: RemoteSync, attempt: Int, held: Set<DatabasePath>) {
         let fail = { (error: any Error) in
             for path in held { remote.release(path) }
             body.fail(error)
@@ -18,7 +18,10 @@ extension Database {
             return
         }
         let (transaction, outcome) = self.runBlock(body)
-        if case .failure(let error) = outcome {
+        let committed: (DatabaseError?) -> Void
+        switch outcome {
+        case .success(let report): committed = report
+        case .failure(let error):
             fail(error)
             return
         }
@@ -45,7 +48,7 @@ extension Database {
         }
         let finish = { (error: DatabaseError?) in
             for path in held { remote.release(path) }
-            body.committed(error)
+            committed(error)
         }
         guard !transaction.writes.isEmpty else {
             finish(nil)

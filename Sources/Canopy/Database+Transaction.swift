@@ -49,14 +49,23 @@ extension Database {
     /// of the write being handled, before any other write.
     ///
     /// - Complexity: As ``runTransaction(_:)``.
+    @inlinable
     public func runTransaction<T>(_ block: @escaping (Transaction) throws -> T, completion: @escaping (Result<T, any Error>) -> Void) {
-        // One object for the block and its completion: the rest runs without the generic type.
-        self.startTransaction(TypedTransactionBody(block: block, completion: completion))
+        // Only closures here, compiled for the caller's `T` (inlinable: no generic metadata looked
+        // up on every transaction); the rest runs without the generic type.
+        self.startTransaction(
+            TransactionBody(
+                run: { transaction in
+                    let value = try block(transaction)
+                    return { error in completion(error.map { .failure($0) } ?? .success(value)) }
+                },
+                fail: { error in completion(.failure(error)) }))
     }
 
     /// Queues the transaction on the loop; its outcome is reported on the loop thread (on the
     /// calling thread when the database is closed).
-    private func startTransaction(_ body: any TransactionBody) {
+    @usableFromInline
+    func startTransaction(_ body: TransactionBody) {
         let core = self.core
         let accepted = core.perform { [self] in
             if let remote = core.remote {
@@ -64,62 +73,42 @@ extension Database {
                 return
             }
             let (transaction, outcome) = self.runBlock(body)
-            if case .failure(let error) = outcome {
-                body.fail(error)
+            guard case .success(let committed) = outcome else {
+                if case .failure(let error) = outcome { body.fail(error) }
                 return
             }
-            core.commit(transaction.writes) { error in body.committed(error) }
+            let finish = LoopCallback(committed)
+            core.commit(transaction.writes) { error in finish.value(error) }
         }
         if !accepted { body.fail(DatabaseCore.closedError) }
     }
 
-    /// Runs the block in a new ``Transaction``, which ends when it returns (loop thread): success
-    /// (its value kept by `body` for ``TransactionBody/committed(_:)``), or the error it threw.
-    func runBlock(_ body: any TransactionBody) -> (Transaction, Result<Void, any Error>) {
+    /// Runs the block in a new ``Transaction``, which ends when it returns (loop thread): what
+    /// reports its value once committed (given the commit's error, if any), or the error it threw.
+    func runBlock(_ body: TransactionBody) -> (Transaction, Result<(DatabaseError?) -> Void, any Error>) {
         let transaction = Transaction(database: self)
         defer { transaction.finish() }
         do {
-            try body.run(transaction)
-            return (transaction, .success(()))
+            return (transaction, .success(try body.run(transaction)))
         } catch {
             return (transaction, .failure(error))
         }
     }
 }
 
-/// A ``Database/runTransaction(_:completion:)`` block and its completion, with the block's value
-/// type erased: ``run(_:)`` runs the block and keeps its value, ``committed(_:)`` reports that value
-/// once the commit is done (or the commit's error), ``fail(_:)`` reports an error that ended it
-/// before (the block's, or the database closed).
-protocol TransactionBody: AnyObject, Sendable {
-    func run(_ transaction: Transaction) throws
-    func committed(_ error: DatabaseError?)
-    func fail(_ error: any Error)
-}
-
-/// ``TransactionBody`` for a block returning `T`.
+/// A ``Database/runTransaction(_:completion:)`` block with its value's type erased: `run` runs the
+/// block and returns what reports its value once the commit is done (with the commit's error, if
+/// any); `fail` reports an error that ended it before (the block's, or the database closed).
 // @unchecked Sendable: created on the calling thread and used only on the loop thread after that
 // (or on the calling thread when the database is closed, and then never on the loop).
-private final class TypedTransactionBody<T>: TransactionBody, @unchecked Sendable {
-    private let block: (Transaction) throws -> T
-    private let completion: (Result<T, any Error>) -> Void
-    /// The value of the block's last run (a remote transaction may run it more than once).
-    private var value: T?
+@usableFromInline
+struct TransactionBody: @unchecked Sendable {
+    let run: (Transaction) throws -> (DatabaseError?) -> Void
+    let fail: (any Error) -> Void
 
-    init(block: @escaping (Transaction) throws -> T, completion: @escaping (Result<T, any Error>) -> Void) {
-        self.block = block
-        self.completion = completion
+    @usableFromInline
+    init(run: @escaping (Transaction) throws -> (DatabaseError?) -> Void, fail: @escaping (any Error) -> Void) {
+        self.run = run
+        self.fail = fail
     }
-
-    func run(_ transaction: Transaction) throws { self.value = try self.block(transaction) }
-
-    func committed(_ error: DatabaseError?) {
-        if let error {
-            self.completion(.failure(error))
-        } else if let value = self.value {
-            self.completion(.success(value))
-        }
-    }
-
-    func fail(_ error: any Error) { self.completion(.failure(error)) }
 }
