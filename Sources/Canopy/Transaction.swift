@@ -12,8 +12,8 @@ public final class Transaction {
     // Unchecked exclusivity: a transaction is used on the loop thread only, and each access below
     // is a single read, append or assignment that calls nothing which could access it again, so
     // the dynamic checks (one per read and per write of the block) cannot fail.
-    /// The locations read (a remote database will check their hashes at commit). Only paths: holding
-    /// the nodes read would make the commit copy the tree's nodes along them.
+    /// The locations read, kept for a remote database only (it checks their hashes at commit).
+    /// Only paths: holding the nodes read would make the commit copy the tree's nodes along them.
     @exclusivity(unchecked) private(set) var reads: [DatabasePath] = []
     @exclusivity(unchecked) private(set) var writes: [WriteOperation] = []
     @exclusivity(unchecked) private var finished = false
@@ -37,7 +37,7 @@ public final class Transaction {
             )
         }
         let node = self.database.core.engine.node(at: ref.path)
-        self.reads.append(ref.path)
+        if self.database.core.remote != nil { self.reads.append(ref.path) }
         return DataSnapshot(node: node, path: ref.path, database: self.database, metadata: self.database.core.metadata(at: ref.path))
     }
 

@@ -28,6 +28,35 @@ extension SyncEngine {
         // Values first, then removals, then priorities: the outcome does not depend on the order
         // of the entries, and a node keeps its priority exactly when it is not empty afterwards.
         // Server values resolve against the data before the write (nothing is set until below).
+        if write.entries.count < Self.bulkThreshold && !write.entries.contains(where: { !$0.value.placeholders.isEmpty }) {
+            // Nothing to resolve: the entries are set as they are, read in place.
+            self.set(base: base) { node in Self.setInOrder(write.entries, in: &node) }
+        } else {
+            self.resolveAndSet(write, base: base, now: now)
+        }
+        for update in indexUpdates {
+            update.apply(self)
+            if !update.treeNode.aggregateListeners.isEmpty { self.refreshAggregates(of: update.treeNode) }
+        }
+        return hasViews ? self.raiseEvents(base: base, entryPaths: entryPaths) : []
+    }
+
+    /// Sets `entries` (none with a server value) below `node`: values, then removals, then priorities.
+    private static func setInOrder(_ entries: [WriteOperation.Entry], in node: inout Node) {
+        entries.withUnsafeBufferPointer { entries in
+            for e in entries.indices where !entries[e].isPriority && !entries[e].value.node.isEmpty {
+                node.set(entries[e].value.node, at: entries[e].path[...])
+            }
+            for e in entries.indices where !entries[e].isPriority && entries[e].value.node.isEmpty {
+                node.set(.empty, at: entries[e].path[...])
+            }
+            for e in entries.indices where entries[e].isPriority { node.set(entries[e].value.node, at: entries[e].path[...]) }
+        }
+    }
+
+    /// Resolves the server values of `write`'s entries against the tree now, then sets them (in
+    /// the order of ``setInOrder(_:in:)``), in bulk when they are many.
+    private func resolveAndSet(_ write: WriteOperation, base: DatabasePath, now: Int64) {
         var values: [(path: [ChildKey], node: Node)] = []
         var removals: [[ChildKey]] = []
         var priorities: [(path: [ChildKey], node: Node)] = []
@@ -60,11 +89,6 @@ extension SyncEngine {
             for path in removals { node.set(.empty, at: path[...]) }
             for (path, value) in priorities { node.set(value, at: path[...]) }
         }
-        for update in indexUpdates {
-            update.apply(self)
-            if !update.treeNode.aggregateListeners.isEmpty { self.refreshAggregates(of: update.treeNode) }
-        }
-        return hasViews ? self.raiseEvents(base: base, entryPaths: entryPaths) : []
     }
 
     /// Changes the tree at the written location with `body`: one descent for all of a write's

@@ -73,7 +73,7 @@ package struct WriteComposer {
             let (values, removals) = writes[w].entries.withUnsafeBufferPointer { entries in
                 var values = false
                 var removals = false
-                for e in entries.indices where !(entries[e].path.last?.isPriorityKey ?? false) {
+                for e in entries.indices where !entries[e].isPriority {
                     if entries[e].value.node.isEmpty { removals = true } else { values = true }
                 }
                 return (values, removals)

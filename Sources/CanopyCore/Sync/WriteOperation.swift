@@ -7,7 +7,7 @@ package struct WriteOperation: Sendable {
     package struct Entry: Sendable {
         package var path: [ChildKey]
         package var value: WriteValue
-        package var isPriority: Bool { self.path.last?.string == ".priority" }
+        package var isPriority: Bool { self.path.last?.isPriorityKey ?? false }
 
         package init(path: [ChildKey], value: WriteValue) {
             self.path = path
