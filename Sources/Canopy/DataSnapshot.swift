@@ -5,7 +5,10 @@ public import Foundation
 /// later writes never change. Cheap to keep: it shares storage with the database.
 public struct DataSnapshot: Sendable {
     let node: Node
-    let path: DatabasePath
+    /// The location is `base` followed by `childKey` when there is one: a child snapshot builds
+    /// its path only when asked for it (reading a child's value never does).
+    private let base: DatabasePath
+    private let childKey: ChildKey?
     let index: QueryIndex
     let database: Database
     /// Whether the data includes unconfirmed writes or came from a cache (see ``SnapshotMetadata``).
@@ -14,11 +17,27 @@ public struct DataSnapshot: Sendable {
 
     init(node: Node, path: DatabasePath, index: QueryIndex = .priority, database: Database, metadata: SnapshotMetadata = .settled) {
         self.node = node
-        self.path = path
+        self.base = path
+        self.childKey = nil
         self.index = index
         self.database = database
         self.metadata = metadata
     }
+
+    /// The snapshot of `node` at `key` below `parent` (the parent's metadata, default order).
+    private init(node: Node, parent: DatabasePath, key: ChildKey, database: Database, metadata: SnapshotMetadata) {
+        self.node = node
+        self.base = parent
+        self.childKey = key
+        self.index = .priority
+        self.database = database
+        self.metadata = metadata
+    }
+
+    /// The location.
+    ///
+    /// - Complexity: O(*d*) at depth *d* for a child snapshot (its path is built), else O(1).
+    var path: DatabasePath { self.childKey.map { self.base.appending($0) } ?? self.base }
 
     /// The data as Foundation values: `NSNull` when there is none, else `Bool`, `NSNumber`
     /// (integers keep `Int64` precision), `String`, `[String: Any]`, or `[Any]` for children keyed
@@ -52,7 +71,7 @@ public struct DataSnapshot: Sendable {
     public func exists() -> Bool { !self.node.isEmpty }
 
     /// The last key of the location, `nil` for the root.
-    public var key: String? { self.path.last?.string }
+    public var key: String? { (self.childKey ?? self.base.last)?.string }
 
     /// A reference to this snapshot's location.
     public var ref: DatabaseReference { DatabaseReference(database: self.database, path: self.path, error: nil) }
@@ -98,8 +117,7 @@ public struct DataSnapshot: Sendable {
         }
         // One key (the common case): no path to split. (A valid key has no `/`.)
         if let key = ChildKey(validating: childPathString) {
-            return DataSnapshot(
-                node: self.node.child(key), path: self.path.appending(key), database: self.database, metadata: self.metadata)
+            return DataSnapshot(node: self.node.child(key), parent: self.path, key: key, database: self.database, metadata: self.metadata)
         }
         let relative = try DatabasePath(validating: childPathString, function: "childSnapshot(forPath:)")
         return DataSnapshot(
@@ -116,19 +134,20 @@ public struct DataSnapshot: Sendable {
     /// }
     /// ```
     ///
-    /// - Complexity: As ``childSnapshots``: O(*n* · *d*) for *n* children at depth *d*, plus O(*n* log *n*)
+    /// - Complexity: As ``childSnapshots``: O(*n* + *d*) for *n* children at depth *d*, plus O(*n* log *n*)
     ///   to sort them in an order other than key order.
     public var children: NSEnumerator { SnapshotEnumerator(self.childSnapshots) }
 
     /// The direct children in this snapshot's order, typed.
     ///
-    /// - Complexity: O(*n* · *d*) for *n* children at depth *d*: each child snapshot shares storage, but its
-    ///   path is built. An order other than key order (priority order is key order when no child has a
-    ///   priority) adds O(*n* log *n*) to sort them.
+    /// - Complexity: O(*n*) for *n* children (each child snapshot shares storage; its path is built
+    ///   only when asked for), plus O(*d*) at depth *d* for this snapshot's path. An order other than key
+    ///   order (priority order is key order when no child has a priority) adds O(*n* log *n*) to sort them.
     public var childSnapshots: [DataSnapshot] {
         var ordered = OrderedChildren(node: self.node, index: self.index)
+        let path = self.path
         return ordered.all().map {
-            DataSnapshot(node: $0.node, path: self.path.appending($0.key), database: self.database, metadata: self.metadata)
+            DataSnapshot(node: $0.node, parent: path, key: $0.key, database: self.database, metadata: self.metadata)
         }
     }
 }

@@ -77,8 +77,10 @@ extension Database {
                 if case .failure(let error) = outcome { body.fail(error) }
                 return
             }
-            let finish = LoopCallback(committed)
-            core.commit(transaction.writes) { error in finish.value(error) }
+            // The transaction carries the report: the completion then captures one reference.
+            transaction.report = committed
+            let finished = LoopCallback(transaction)
+            core.commit(transaction.writes) { error in finished.value.report?(error) }
         }
         if !accepted { body.fail(DatabaseCore.closedError) }
     }

@@ -17,6 +17,8 @@ public final class Transaction {
     @exclusivity(unchecked) private(set) var reads: [DatabasePath] = []
     @exclusivity(unchecked) private(set) var writes: [WriteOperation] = []
     @exclusivity(unchecked) private var finished = false
+    /// What reports the block's value once the writes are committed (set when the block returned).
+    @exclusivity(unchecked) var report: ((DatabaseError?) -> Void)?
 
     init(database: Database) {
         self.database = database

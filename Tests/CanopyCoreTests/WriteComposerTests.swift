@@ -100,6 +100,39 @@ struct WriteComposerTests {
         #expect(combined > 300 && combined < 2700)
     }
 
+    @Test("a write without server values is set as the path that resolves them sets it", arguments: 1...3)
+    func plainWrite(seed: UInt64) throws {
+        var rng = SeededGenerator(seed: seed + 100)
+        let z = ChildKey("z")
+        var compared = 0
+        for round in 0..<2000 {
+            let start = SyncEngine()
+            for _ in 0..<4 { _ = try start.apply(Self.write(&rng), now: 0) }
+            let write = Self.write(&rng)
+            // An entry with a server value at `z` (no other entry is at or above it) takes the write
+            // through the resolving path; it is removed again before comparing. (Not where `z` would
+            // replace a leaf at or above the written location.)
+            let base = write.path.keys
+            let underLeaf = (0...base.count).contains { start.root.node(at: Array(base.prefix($0))).leafValue != nil }
+            guard !write.entries.contains(where: { $0.path.isEmpty }), !underLeaf else { continue }
+            var resolving = write
+            let placeholder = WriteValue.Placeholder(path: [], value: .timestamp, isPriority: false)
+            resolving.entries.append(WriteOperation.Entry(path: [z], value: WriteValue(node: .leaf(.int(0)), placeholders: [placeholder])))
+            let plain = SyncEngine(root: start.root)
+            _ = try plain.apply(write, now: 7)
+            let general = SyncEngine(root: start.root)
+            _ = try general.apply(resolving, now: 7)
+            let zPath = DatabasePath(write.path.keys + [z])
+            #expect(general.node(at: zPath) == .leaf(.int(7)))
+            _ = try general.apply(.set(zPath, WriteValue(node: .empty)), now: 7)
+            #expect(
+                plain.root == general.root,
+                "round \(round): from \(start.root.exportJSON), \(write) made \(plain.root.exportJSON), not \(general.root.exportJSON)")
+            compared += 1
+        }
+        #expect(compared > 500)
+    }
+
     @Test("more than 16 entries are not combined")
     func many() {
         let writes = (0..<17).map { i in WriteOperation.set(DatabasePath([ChildKey("k\(i)")]), WriteValue(node: .leaf(.int(1)))) }

@@ -95,6 +95,15 @@ struct SnapshotTests {
         #expect(snap.childSnapshot(forPath: "a/b/c").ref.pathString == "/top/a/b/c")
         #expect(snap.ref == ref)
         #expect(try read(db.reference(), db).key == nil)
+        // One key at a time (a child snapshot builds its path only when asked), and children.
+        let a = snap.childSnapshot(forPath: "a")
+        let c = a.childSnapshot(forPath: "b").childSnapshot(forPath: "c")
+        #expect(a.ref.pathString == "/top/a" && c.key == "c" && c.ref == ref.child("a/b/c"))
+        #expect(c.childSnapshot(forPath: "d/e").ref.pathString == "/top/a/b/c/d/e")
+        #expect(a.childSnapshots.map(\.ref.pathString) == ["/top/a/b"])
+        #expect(a.childSnapshots.first?.childSnapshot(forPath: "c").ref.pathString == "/top/a/b/c")
+        #expect(try read(db.reference(), db).childSnapshot(forPath: "top").ref == ref)
+        #expect(try read(db.reference(), db).childSnapshots.map(\.key) == ["top"])
     }
 
     @Test("children: an NSEnumerator of DataSnapshot in default order, with allObjects")
