@@ -74,7 +74,7 @@ struct PendingWritesTests {
     func counting() {
         let pending = PendingWrites()
         var settled: [[DatabasePath]] = []
-        pending.settled = { settled.append($0) }
+        pending.settled = { settled.append(PendingWrites.locations(of: $0)) }
         let first = pending.begin(Self.set("a"))
         let second = pending.begin(Self.set("a"))
         pending.end(first)
@@ -119,7 +119,7 @@ struct PendingWritesTests {
         }
         let pending = PendingWrites()
         var settled: [DatabasePath] = []
-        pending.settled = { settled = $0 }
+        pending.settled = { settled = PendingWrites.locations(of: $0) }
         // The oracle: every begun write's locations, scanned in full.
         var open: [(token: PendingWrites.Token, locations: [DatabasePath])] = []
         func oracle(_ path: DatabasePath) -> Bool {

@@ -33,7 +33,14 @@ extension DatabaseCore {
         self.metadataChanged(overlapping: [path])
     }
 
-    /// ``metadataChanged(at:)`` for several locations (those of a write that ended).
+    /// ``metadataChanged(at:)`` for the locations of a write that ended (worked out only when an
+    /// observer asked for metadata changes).
+    func metadataChanged(after write: WriteOperation) {
+        guard !self.metadataWatchers.isEmpty else { return }
+        self.metadataChanged(overlapping: PendingWrites.locations(of: write))
+    }
+
+    /// ``metadataChanged(at:)`` for several locations.
     func metadataChanged(overlapping paths: [DatabasePath]) {
         guard !self.metadataWatchers.isEmpty, !self.isClosed else { return }
         self.loop.assertOnLoop()

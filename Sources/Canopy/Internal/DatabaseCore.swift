@@ -22,8 +22,11 @@ final class DatabaseCore: @unchecked Sendable {
     let delivering = Atomic<UInt>(0)
     /// Aggregate observers by handle (see `DatabaseCore+Aggregate.swift`).
     let aggregateObservers = Mutex<[DatabaseHandle: AggregateObserverBox]>([:])
+    // Unchecked exclusivity (`changeListeners`, `remote`, `metadataWatchers`): each change is an
+    // assignment, append or removal that calls no user code, and the listeners are called on a
+    // copy, so the dynamic checks on every write cannot fail.
     /// Loop-thread only: followers of every applied write (see ``LoopAccess/followChanges(_:)``).
-    private var changeListeners: [(id: UInt64, change: (WriteOperation, Node) -> Void)] = []
+    @exclusivity(unchecked) private var changeListeners: [(id: UInt64, change: (WriteOperation, Node) -> Void)] = []
     private var nextChangeListener: UInt64 = 1
 
     /// The journal and checkpoints of a database opened at a path; `nil` in memory.
@@ -34,7 +37,7 @@ final class DatabaseCore: @unchecked Sendable {
     let infoEngine = SyncEngine(root: DatabaseCore.infoTree(connected: true, serverTimeOffset: 0))
     /// For a database connected to a server (`Database(url:)`): what keeps the local cache in step
     /// with it. Set once, before the first job runs; loop-thread only after that.
-    var remote: RemoteSync?
+    @exclusivity(unchecked) var remote: RemoteSync?
 
     // Snapshot metadata (see `DatabaseCore+Metadata.swift`), all loop-thread only.
     /// The writes applied but not yet durable (or, for a remote database, not yet acknowledged).
@@ -42,7 +45,7 @@ final class DatabaseCore: @unchecked Sendable {
     /// Whether the data at a location came from the cache (always `false` embedded).
     var isFromCache: (DatabasePath) -> Bool = { _ in false }
     /// The `.value` observers that asked for metadata changes.
-    var metadataWatchers = MetadataWatchers()
+    @exclusivity(unchecked) var metadataWatchers = MetadataWatchers()
 
     init(
         loop: EventLoop, clock: @escaping @Sendable () -> Int64, root: Node = .empty, store: DurableStore? = nil,
@@ -53,7 +56,7 @@ final class DatabaseCore: @unchecked Sendable {
         self.clock = clock
         self.store = store
         self.triggers = TriggerState(maxDepth: maxTriggerDepth, logger: logger)
-        self.pendingWrites.settled = { [unowned self] locations in self.metadataChanged(overlapping: locations) }
+        self.pendingWrites.settled = { [unowned self] write in self.metadataChanged(after: write) }
         if let store {
             let engine = self.engine
             store.currentRoot = { engine.root }

@@ -11,8 +11,8 @@ import CanopyCore
 /// A database opened at a path begins a write when it is applied (its events raised) and ends it
 /// when its journal record is durable (or failed); a database connected to a server begins a
 /// local write when it is applied locally and ends it when the server acknowledges or rejects it.
-/// When a write ends, ``settled`` is told the locations it touched, so that the observers that
-/// asked for metadata changes there can get one.
+/// When a write ends, ``settled`` is told the write, so that the observers that asked for metadata
+/// changes at its ``locations(of:)`` can get one.
 ///
 /// The locations of a write are its entries' (the location itself for a `set`, each key path of a
 /// multi-path update; a priority entry counts as its node). A location has pending writes when one
@@ -33,23 +33,27 @@ final class PendingWrites {
     }
 
     private let root = Node()
-    /// A begun write: its locations, and whether they are in the trie.
+    /// A begun write, and whether its locations are in the trie. The locations are worked out
+    /// only when needed (to index it, or for ``settled``): most writes end unasked.
     private struct Open {
-        var locations: [DatabasePath]
+        var write: WriteOperation
         var indexed: Bool
     }
+    // Unchecked exclusivity (the queue's properties): each change is an assignment, append or
+    // removal that calls nothing, and ``settled`` is called once they are done, so the dynamic
+    // checks (several on every write) cannot fail.
     /// The begun writes by id, `open[openHead]` being `firstID`'s (`nil`: ended). Ids are
     /// consecutive and writes usually end in order, so this is a queue, not a hash table.
-    private var open: [Open?] = []
-    private var openHead = 0
-    private var firstID: UInt64 = 1
-    private var openCount = 0
-    private var nextID: UInt64 = 1
+    @exclusivity(unchecked) private var open: [Open?] = []
+    @exclusivity(unchecked) private var openHead = 0
+    @exclusivity(unchecked) private var firstID: UInt64 = 1
+    @exclusivity(unchecked) private var openCount = 0
+    @exclusivity(unchecked) private var nextID: UInt64 = 1
     /// The writes begun before this id are in the trie (those still pending).
     private var indexedBelow: UInt64 = 1
 
-    /// Called by ``end(_:)`` with the locations of the write that ended (set by the owner).
-    var settled: (([DatabasePath]) -> Void)?
+    /// Called by ``end(_:)`` with the write that ended (set by the owner).
+    var settled: ((WriteOperation) -> Void)?
 
     init() {}
 
@@ -70,19 +74,21 @@ final class PendingWrites {
     /// - Complexity: O(*e*) for *e* entries (one for a `set`), plus O(*e* · *d*) at depth *d* once, to
     ///   index it, if ``hasPending(overlapping:)`` is called while it is pending.
     func begin(_ write: WriteOperation) -> Token {
-        var locations: [DatabasePath] = []
-        locations.reserveCapacity(write.entries.count)
-        for entry in write.entries {
+        let id = self.nextID
+        self.nextID &+= 1
+        self.open.append(Open(write: write, indexed: false))
+        self.openCount += 1
+        return Token(id: id)
+    }
+
+    /// The locations `write` touches: one per entry (a priority entry counts as its node).
+    static func locations(of write: WriteOperation) -> [DatabasePath] {
+        write.entries.map { entry in
             var location = write.path
             let below = entry.isPriority ? entry.path.dropLast() : entry.path[...]
             if !below.isEmpty { location.keys += below }
-            locations.append(location)
+            return location
         }
-        let id = self.nextID
-        self.nextID &+= 1
-        self.open.append(Open(locations: locations, indexed: false))
-        self.openCount += 1
-        return Token(id: id)
     }
 
     /// Ends the write of `token` (a token already ended is ignored), then tells ``settled``.
@@ -94,7 +100,7 @@ final class PendingWrites {
         self.open[i] = nil
         self.openCount -= 1
         if ended.indexed {
-            for location in ended.locations { self.remove(location.keys) }
+            for location in Self.locations(of: ended.write) { self.remove(location.keys) }
         }
         // Drop the slots of the oldest writes that ended.
         while self.openHead < self.open.count && self.open[self.openHead] == nil {
@@ -108,7 +114,7 @@ final class PendingWrites {
             self.open.removeFirst(self.openHead)
             self.openHead = 0
         }
-        self.settled?(ended.locations)
+        self.settled?(ended.write)
     }
 
     /// Whether a pending write touches `path`, a location above it or one below it.
@@ -134,7 +140,7 @@ final class PendingWrites {
         var id = max(self.indexedBelow, self.firstID)
         while id < self.nextID, let i = self.slot(id) {
             if var write = self.open[i] {
-                for location in write.locations { self.add(location.keys) }
+                for location in Self.locations(of: write.write) { self.add(location.keys) }
                 write.indexed = true
                 self.open[i] = write
             }

@@ -3,19 +3,19 @@
 /// Pure and single-threaded: it performs no I/O and calls no user code. The library owns one per
 /// database on its loop thread, applies writes in order and delivers the returned events in order.
 package final class SyncEngine {
-    // Unchecked exclusivity: the tree belongs to the engine's one thread, and no access to it
-    // (a read, an assignment, or the one in-place descent of a write, whose body changes only the
-    // node it is given) calls anything that could access it again, so the dynamic checks (one per
-    // read and per write) cannot fail.
+    // Unchecked exclusivity (`root`, `viewChanges`, `aggregateChanges`): the engine calls no user
+    // code, and no change to these calls anything that could access them again (the closure given
+    // to `root.modify` changes only the node it is handed), so the dynamic checks on every write
+    // cannot fail.
     @exclusivity(unchecked) package internal(set) var root: Node
     let viewRoot = ViewTreeNode()
     private var registrationViews: [UInt64: QueryView] = [:]
     private var listenerViews: [ObjectIdentifier: QueryView] = [:]
     var pins = Set<Pin>()
     /// The ``ViewChange``s of the writes applied since the last ``takeViewChanges()``.
-    var viewChanges: [ViewChange] = []
+    @exclusivity(unchecked) var viewChanges: [ViewChange] = []
     /// The ``AggregateChange``s of the writes applied since the last ``takeAggregateChanges()``.
-    var aggregateChanges: [AggregateChange] = []
+    @exclusivity(unchecked) var aggregateChanges: [AggregateChange] = []
 
     package init(root: Node = .empty) {
         self.root = root

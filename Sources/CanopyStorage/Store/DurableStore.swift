@@ -52,11 +52,15 @@ package final class DurableStore: @unchecked Sendable {
     package let checkpointThreshold: Int
     let logger: Logger
 
-    package internal(set) var nextSequence: UInt64
-    var pending: [Pending] = []
-    var pendingHead = 0
+    // Unchecked exclusivity (`nextSequence`, `pending`, `pendingHead`, `buffer`, `broken`,
+    // `closed`): every change is an assignment, append or removal that calls nothing, and the
+    // completions are called after their entry was read out, so the dynamic checks (several on
+    // every write) cannot fail.
+    @exclusivity(unchecked) package internal(set) var nextSequence: UInt64
+    @exclusivity(unchecked) var pending: [Pending] = []
+    @exclusivity(unchecked) var pendingHead = 0
     /// Writes of this loop turn, not yet handed to the journal thread (which encodes them).
-    var buffer: [JournalRecord] = []
+    @exclusivity(unchecked) var buffer: [JournalRecord] = []
     var flushScheduled = false
     var snapshots: [Snapshot]
     /// The journal's size after the current segment's start (or, at opening, what recovery
@@ -67,10 +71,10 @@ package final class DurableStore: @unchecked Sendable {
     /// Whether a checkpoint is being written (one at a time).
     var checkpointRunning = false
     var checkpointWaiters: [@Sendable (DatabaseError?) -> Void] = []
-    package internal(set) var broken: DatabaseError?
+    @exclusivity(unchecked) package internal(set) var broken: DatabaseError?
     package let recoveryNotes: [String]
     package let replayedRecords: Int
-    var closed = false
+    @exclusivity(unchecked) var closed = false
     /// Undoes failed writes (restores this tree); set by the core right after creation.
     package var undo: ((Node) -> Void)?
     /// Set by the core: the tree now.
