@@ -154,7 +154,9 @@ package struct WriteComposer {
 
     /// Whether the target of an entry of `highs` is at, above or below `between` followed by the
     /// target of an entry of `lows`.
-    private static func overlaps(_ highs: [WriteOperation.Entry], below between: ArraySlice<ChildKey>, _ lows: [WriteOperation.Entry]) -> Bool {
+    private static func overlaps(_ highs: [WriteOperation.Entry], below between: ArraySlice<ChildKey>, _ lows: [WriteOperation.Entry])
+        -> Bool
+    {
         highs.withUnsafeBufferPointer { highs in
             lows.withUnsafeBufferPointer { lows in
                 for a in highs.indices {
