@@ -53,7 +53,7 @@ public final class Transaction {
     public func setValue(_ value: Any?, for ref: DatabaseReference) throws(DatabaseError) -> Transaction {
         try self.check(ref, function: "setValue")
         let write = try WriteBuilder.set(ref, value)
-        self.writes.append(write)
+        self.add(write)
         return self
     }
 
@@ -66,7 +66,7 @@ public final class Transaction {
     public func updateChildValues(_ values: [AnyHashable: Any], for ref: DatabaseReference) throws(DatabaseError) -> Transaction {
         try self.check(ref, function: "updateChildValues")
         let write = try WriteBuilder.update(ref, values)
-        self.writes.append(write)
+        self.add(write)
         return self
     }
 
@@ -79,7 +79,7 @@ public final class Transaction {
     public func updateChildValues(_ values: [String: Any], for ref: DatabaseReference) throws(DatabaseError) -> Transaction {
         try self.check(ref, function: "updateChildValues")
         let write = try WriteBuilder.update(ref, values)
-        self.writes.append(write)
+        self.add(write)
         return self
     }
 
@@ -91,8 +91,15 @@ public final class Transaction {
     public func removeValue(for ref: DatabaseReference) throws(DatabaseError) -> Transaction {
         try self.check(ref, function: "removeValue")
         let write = try WriteBuilder.set(ref, nil, function: "remove")
-        self.writes.append(write)
+        self.add(write)
         return self
+    }
+
+    /// Adds a write, with room for a few from the first (most transactions make two to four, which
+    /// then take one allocation).
+    private func add(_ write: WriteOperation) {
+        if self.writes.isEmpty { self.writes.reserveCapacity(4) }
+        self.writes.append(write)
     }
 
     /// Ends the transaction: later calls throw.
