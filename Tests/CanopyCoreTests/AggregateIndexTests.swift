@@ -96,8 +96,8 @@ struct AggregateIndexTests {
         for i in 0..<240 where random.int(2) == 0 { children[ChildKey("k\(i % 30)-\(i)")] = Self.child(&random) }
         var location = Node.empty
         for (key, node) in children { location.setChild(key, to: node) }
-        let key = AggregateIndex.Key(index: index, field: Self.field)
-        let aggregate = AggregateIndex(key, node: location, withTree: withTree)
+        let indexKey = AggregateIndex.Key(index: index, field: Self.field)
+        let aggregate = AggregateIndex(indexKey, node: location, withTree: withTree)
         var tracked: [(params: QueryParams, minMax: Bool, range: AggregateRange)] = []
         var untracked: [QueryParams] = []
         for i in 0..<16 {
@@ -134,7 +134,7 @@ struct AggregateIndexTests {
                 for params in untracked + tracked.map(\.params) {
                     let expected = Self.recount(children, params, minMax: true)
                     if withTree { #expect(Self.same(aggregate.summary(params), expected), "step \(step)") }
-                    #expect(Self.same(AggregateIndex.summary(key, params, of: location), expected), "step \(step) one-shot \(params)")
+                    #expect(Self.same(AggregateIndex.summary(indexKey, params, of: location), expected), "step \(step) one-shot \(params)")
                 }
                 for t in tracked {
                     let kept = aggregate.summary(t.params, minMax: t.minMax)

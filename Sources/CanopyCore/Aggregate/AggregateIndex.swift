@@ -21,12 +21,14 @@ package final class AggregateIndex {
     }
 
     package let key: Key
+    // Unchecked exclusivity: an index is only touched on its engine's thread, and never
+    // re-entrantly, so the dynamic checks (several per changed child) cannot fail.
     /// The tree, while ``treeUsers`` is positive.
-    package private(set) var tree: AggregateTree?
+    @exclusivity(unchecked) package private(set) var tree: AggregateTree?
     /// Users needing the tree (one for an index built with it, which keeps it for good).
-    private var treeUsers = 0
+    @exclusivity(unchecked) private var treeUsers = 0
     /// Live aggregates using the index.
-    package var users = 0
+    @exclusivity(unchecked) package var users = 0
 
     /// Builds the index of `node`'s children: with its tree (kept for good) when `withTree`, else
     /// without one until ``retainTree(node:)``.
@@ -66,20 +68,41 @@ package final class AggregateIndex {
     /// every tracked range.
     /// - Complexity: O(log *n*) with a tree, else O(1); plus O(1) per tracked range
     package func update(key: ChildKey, old: Node, new: Node) {
-        guard self.tree != nil || !self.ranges.isEmpty else { return }
+        guard self.tree != nil else {
+            self.updateRanges(key: key, old: old, new: new)
+            return
+        }
         let oldKey = old.isEmpty ? nil : AggregateTreeKey(self.entry(key, old))
         let newKey = new.isEmpty ? nil : AggregateTreeKey(self.entry(key, new))
         let newValue = newKey == nil ? nil : self.value(of: new)
         var oldValue: AggregateNumber?? = nil
-        if self.tree != nil {
-            if let oldKey, newKey.map({ AggregateTreeKey.compare(oldKey, $0) != 0 }) ?? true { oldValue = self.tree!.remove(oldKey) }
-            if let newKey, let replaced = self.tree!.set(newKey, newValue) { oldValue = replaced }
-        } else if oldKey != nil {
-            oldValue = .some(self.value(of: old))
-        }
+        if let oldKey, newKey.map({ AggregateTreeKey.compare(oldKey, $0) != 0 }) ?? true { oldValue = self.tree!.remove(oldKey) }
+        if let newKey, let replaced = self.tree!.set(newKey, newValue) { oldValue = replaced }
         for range in self.ranges {
-            if let oldKey, let oldValue { range.remove(oldKey, oldValue) }
-            if let newKey { range.add(newKey, newValue) }
+            if let oldKey, let oldValue, range.contains(oldKey) { range.remove(oldValue) }
+            if let newKey, range.contains(newKey) { range.add(newValue) }
+        }
+    }
+
+    /// ``update(key:old:new:)`` without a tree: only the tracked ranges, reading a child's field
+    /// only when the child lies in one.
+    private func updateRanges(key: ChildKey, old: Node, new: Node) {
+        guard !self.ranges.isEmpty else { return }
+        if !old.isEmpty {
+            let oldKey = AggregateTreeKey(self.entry(key, old))
+            var oldValue: AggregateNumber?? = nil
+            for range in self.ranges where range.contains(oldKey) {
+                if oldValue == nil { oldValue = .some(self.value(of: old)) }
+                range.remove(oldValue!)
+            }
+        }
+        if !new.isEmpty {
+            let newKey = AggregateTreeKey(self.entry(key, new))
+            var newValue: AggregateNumber?? = nil
+            for range in self.ranges where range.contains(newKey) {
+                if newValue == nil { newValue = .some(self.value(of: new)) }
+                range.add(newValue!)
+            }
         }
     }
 
@@ -103,7 +126,7 @@ package final class AggregateIndex {
     // MARK: - Tracked ranges
 
     /// Ranges whose summaries ``update(key:old:new:)`` keeps.
-    private(set) var ranges: [AggregateRange] = []
+    @exclusivity(unchecked) private(set) var ranges: [AggregateRange] = []
 
     /// Starts keeping the summary of the range of `params` up to date on each write, in O(1) per
     /// changed child instead of O(log *n*) per read; `nil` when `params` has a limit (its window is
@@ -124,7 +147,9 @@ package final class AggregateIndex {
     /// Adds each of `node`'s children that lies in `range` to it.
     /// - Complexity: O(*n*)
     private func scan(_ node: Node, into range: AggregateRange) {
-        for (childKey, child) in node.childMap { range.add(AggregateTreeKey(self.entry(childKey, child)), self.value(of: child)) }
+        for (childKey, child) in node.childMap where range.contains(AggregateTreeKey(self.entry(childKey, child))) {
+            range.add(self.value(of: child))
+        }
     }
 
     /// Stops keeping `range`.

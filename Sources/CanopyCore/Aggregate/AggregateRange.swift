@@ -10,14 +10,16 @@ package final class AggregateRange {
     let endRank: SortRank?
     /// Whether the minimum and maximum are kept (else they are `nil`).
     let minMax: Bool
+    // Unchecked exclusivity: a range is only touched by its index's owner, on one thread, and
+    // never re-entrantly, so the dynamic checks (on every changed child) cannot fail.
     /// The counts, the integer sum, the minimum and the maximum (not the double sum: ``doubleSum``).
-    private var counts = AggregateSummary()
+    @exclusivity(unchecked) private var counts = AggregateSummary()
     /// The exact sum of the double fields in the range.
-    private var doubleSum = ExactSum()
+    @exclusivity(unchecked) private var doubleSum = ExactSum()
     /// Whether a removed child was the minimum or maximum (find them again before reading).
-    private(set) var stale = false
+    @exclusivity(unchecked) private(set) var stale = false
     /// Whether the summary may have changed since ``takeChanged()``.
-    private var changed = false
+    @exclusivity(unchecked) private var changed = false
 
     init(start: QueryBound?, end: QueryBound?, minMax: Bool) {
         self.start = start
@@ -65,15 +67,15 @@ package final class AggregateRange {
         return true
     }
 
-    func remove(_ key: AggregateTreeKey, _ value: AggregateNumber?) {
-        guard self.contains(key) else { return }
+    /// Takes out a child of the range whose field is `value`.
+    func remove(_ value: AggregateNumber?) {
         if self.counts.remove(value) && self.minMax { self.stale = true }
         if case .double(let d)? = value { self.doubleSum.remove(d) }
         self.changed = true
     }
 
-    func add(_ key: AggregateTreeKey, _ value: AggregateNumber?) {
-        guard self.contains(key) else { return }
+    /// Adds a child of the range whose field is `value`.
+    func add(_ value: AggregateNumber?) {
         self.counts.addCounts(value)
         if case .double(let d)? = value { self.doubleSum.add(d) }
         if self.minMax, let value { self.counts.mergeMinMax(value, value) }

@@ -95,7 +95,7 @@ extension SyncEngine {
             case whole(Node)
         }
 
-        let location: [ChildKey]
+        let location: ArraySlice<ChildKey>
         let treeNode: ViewTreeNode
         let changes: Changes
 
@@ -134,12 +134,12 @@ extension SyncEngine {
         for (depth, key) in base.keys.enumerated() {
             guard let node = treeNode else { return updates }
             if node.hasIndexes {
-                let location = Array(base.keys.prefix(depth))
+                let location = base.keys[..<depth]
                 if depth == base.keys.count - 1 {
                     // The parent of the written location: the write hands over the old and new child.
                     updates.append(IndexUpdate(location: location, treeNode: node, changes: .written(key)))
                 } else {
-                    let child = self.root.node(at: location + [key])
+                    let child = self.root.node(at: base.keys[...depth])
                     updates.append(IndexUpdate(location: location, treeNode: node, changes: .children([(key, child)])))
                 }
             }
@@ -151,7 +151,7 @@ extension SyncEngine {
             let candidates = Self.candidates(for: relative, entryPaths: entryPaths)
             if candidates == .untouched { return }
             if node.hasIndexes {
-                let location = base.keys + relative
+                let location = (base.keys + relative)[...]
                 switch candidates {
                 case .untouched: break
                 case .whole:
