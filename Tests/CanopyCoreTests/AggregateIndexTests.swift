@@ -138,7 +138,8 @@ struct AggregateIndexTests {
                 }
                 for t in tracked {
                     let kept = aggregate.summary(t.params, minMax: t.minMax)
-                    #expect(kept.map { Self.same($0, Self.recount(children, t.params, minMax: t.minMax || withTree)) } ?? false, "step \(step)")
+                    #expect(
+                        kept.map { Self.same($0, Self.recount(children, t.params, minMax: t.minMax || withTree)) } ?? false, "step \(step)")
                 }
             }
         }

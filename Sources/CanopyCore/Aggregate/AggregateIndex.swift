@@ -57,7 +57,9 @@ package final class AggregateIndex {
         if self.treeUsers <= 0 { self.tree = nil }
     }
 
-    private func entry(_ key: ChildKey, _ child: Node) -> IndexEntry { IndexEntry(sortValue: self.key.index.sortValue(of: child), key: key) }
+    private func entry(_ key: ChildKey, _ child: Node) -> IndexEntry {
+        IndexEntry(sortValue: self.key.index.sortValue(of: child), key: key)
+    }
 
     private func value(of child: Node) -> AggregateNumber? {
         guard let field = self.key.field else { return nil }
