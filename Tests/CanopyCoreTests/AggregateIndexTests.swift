@@ -50,11 +50,18 @@ struct AggregateIndexTests {
         return QueryBound(value: value, key: key, inclusive: random.int(2) == 0)
     }
 
-    static func recount(_ children: [ChildKey: Node], _ params: QueryParams, minMax: Bool) -> AggregateSummary {
-        var entries = children.map { (key, node) in
-            (entry: IndexEntry(sortValue: params.index.sortValue(of: node), key: key), value: AggregateNumber.of(node, field: Self.field))
-        }
-        entries.sort { $0.entry < $1.entry }
+    typealias Entry = (entry: IndexEntry, value: AggregateNumber?)
+
+    /// Every child's index entry and field value, in the order of `index`: sorted once per step
+    /// and shared by the recounts of every range (a test's ranges all have its index).
+    static func sorted(_ children: [ChildKey: Node], _ index: QueryIndex) -> [Entry] {
+        children.map { (key, node) in
+            (entry: IndexEntry(sortValue: index.sortValue(of: node), key: key), value: AggregateNumber.of(node, field: Self.field))
+        }.sorted { $0.entry < $1.entry }
+    }
+
+    /// The summary of the entries `params` admits (its bounds decided by ``QueryBound`` alone).
+    static func recount(_ entries: [Entry], _ params: QueryParams, minMax: Bool) -> AggregateSummary {
         var inRange = entries.filter { e in
             !(params.start?.excludesAsStart(e.entry) ?? false) && (params.end?.includesAsEnd(e.entry) ?? true)
         }
@@ -121,25 +128,26 @@ struct AggregateIndexTests {
             if old.isEmpty && !new.isEmpty { keys.append(key) }
             aggregate.update(key: key, old: old, new: new)
             #expect((aggregate.tree != nil) == withTree)
+            let entries = Self.sorted(children, index)
             for t in tracked {
                 let before = t.range.summary
                 let changed = t.range.takeChanged()
                 let got = aggregate.summary(of: t.range)
-                let expected = Self.recount(children, t.params, minMax: t.minMax)
+                let expected = Self.recount(entries, t.params, minMax: t.minMax)
                 #expect(Self.same(got, expected), "step \(step) \(t.params)")
                 #expect(got.sum == expected.sum, "step \(step) \(t.params)")
                 if !changed { #expect(Self.same(before, expected), "step \(step): unchanged \(t.params)") }
             }
             if step % 10 == 0 {
                 for params in untracked + tracked.map(\.params) {
-                    let expected = Self.recount(children, params, minMax: true)
+                    let expected = Self.recount(entries, params, minMax: true)
                     if withTree { #expect(Self.same(aggregate.summary(params), expected), "step \(step)") }
                     #expect(Self.same(AggregateIndex.summary(indexKey, params, of: location), expected), "step \(step) one-shot \(params)")
                 }
                 for t in tracked {
                     let kept = aggregate.summary(t.params, minMax: t.minMax)
                     #expect(
-                        kept.map { Self.same($0, Self.recount(children, t.params, minMax: t.minMax || withTree)) } ?? false, "step \(step)")
+                        kept.map { Self.same($0, Self.recount(entries, t.params, minMax: t.minMax || withTree)) } ?? false, "step \(step)")
                 }
             }
         }
