@@ -31,7 +31,7 @@ func aggregateIndexAlone(_ name: String, children: Int, _ store: Store) throws -
     let params = QueryParams(
         index: .child([ChildKey("score")]), start: QueryBound(value: .int(250_000), key: .min, inclusive: true),
         end: QueryBound(value: .int(750_000), key: .max, inclusive: true))
-    let range = index.track(params, minMax: false)!
+    let range = index.track(params, minMax: false, node: location)!
     var plan: [(Int, Node)] = []
     plan.reserveCapacity(updates)
     for _ in 0..<updates { plan.append((rng.next(below: count), child(rng.next(below: 1_000_000), rng.next(below: 21)))) }

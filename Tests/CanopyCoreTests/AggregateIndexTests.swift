@@ -6,7 +6,9 @@ import Testing
 /// order, with tracked ranges (``AggregateIndex/track(_:minMax:)``, kept by O(1) deltas) and
 /// untracked ones (read from the tree, with limits). After every change each range's summary
 /// must equal a recount of the children the bounds admit, decided by ``QueryBound`` alone, and a
-/// range that reports no change must have kept its summary.
+/// range that reports no change must have kept its summary. Without a tree (only ranges without
+/// a minimum and maximum tracked), the index must never build one, and one-shot summaries over the
+/// location (``AggregateIndex/summary(_:_:of:)``) must equal the recount too.
 struct AggregateIndexTests {
     typealias Random = AggregateTreeTests.Random
 
@@ -48,11 +50,18 @@ struct AggregateIndexTests {
         return QueryBound(value: value, key: key, inclusive: random.int(2) == 0)
     }
 
-    static func recount(_ children: [ChildKey: Node], _ params: QueryParams, minMax: Bool) -> AggregateSummary {
-        var entries = children.map { (key, node) in
-            (entry: IndexEntry(sortValue: params.index.sortValue(of: node), key: key), value: AggregateNumber.of(node, field: Self.field))
-        }
-        entries.sort { $0.entry < $1.entry }
+    typealias Entry = (entry: IndexEntry, value: AggregateNumber?)
+
+    /// Every child's index entry and field value, in the order of `index`: sorted once per step
+    /// and shared by the recounts of every range (a test's ranges all have its index).
+    static func sorted(_ children: [ChildKey: Node], _ index: QueryIndex) -> [Entry] {
+        children.map { (key, node) in
+            (entry: IndexEntry(sortValue: index.sortValue(of: node), key: key), value: AggregateNumber.of(node, field: Self.field))
+        }.sorted { $0.entry < $1.entry }
+    }
+
+    /// The summary of the entries `params` admits (its bounds decided by ``QueryBound`` alone).
+    static func recount(_ entries: [Entry], _ params: QueryParams, minMax: Bool) -> AggregateSummary {
         var inRange = entries.filter { e in
             !(params.start?.excludesAsStart(e.entry) ?? false) && (params.end?.includesAsEnd(e.entry) ?? true)
         }
@@ -86,26 +95,27 @@ struct AggregateIndexTests {
     }
 
     @Test(
-        "tracked and untracked ranges equal a recount after every change, in every order",
-        arguments: [QueryIndex.child([ChildKey("f")]), .value, .key, .priority, .child([ChildKey("g")])])
-    func randomChanges(index: QueryIndex) {
+        "tracked and untracked ranges equal a recount after every change, in every order, with and without a tree",
+        arguments: [QueryIndex.child([ChildKey("f")]), .value, .key, .priority, .child([ChildKey("g")])], [true, false])
+    func randomChanges(index: QueryIndex, withTree: Bool) {
         var random = Random(state: 7)
         var children: [ChildKey: Node] = [:]
         for i in 0..<240 where random.int(2) == 0 { children[ChildKey("k\(i % 30)-\(i)")] = Self.child(&random) }
         var location = Node.empty
         for (key, node) in children { location.setChild(key, to: node) }
-        let aggregate = AggregateIndex(AggregateIndex.Key(index: index, field: Self.field), node: location)
+        let indexKey = AggregateIndex.Key(index: index, field: Self.field)
+        let aggregate = AggregateIndex(indexKey, node: location, withTree: withTree)
         var tracked: [(params: QueryParams, minMax: Bool, range: AggregateRange)] = []
         var untracked: [QueryParams] = []
         for i in 0..<16 {
             var params = QueryParams(index: index, start: Self.bound(&random, index: index), end: Self.bound(&random, index: index))
             if i % 4 == 3 {
                 params.limit = random.int(2) == 0 ? .first(random.int(40)) : .last(random.int(40))
-                #expect(aggregate.track(params, minMax: true) == nil)
+                #expect(aggregate.track(params, minMax: true, node: location) == nil)
                 untracked.append(params)
             } else {
-                let minMax = random.int(2) == 0
-                tracked.append((params, minMax, aggregate.track(params, minMax: minMax)!))
+                let minMax = withTree && random.int(2) == 0
+                tracked.append((params, minMax, aggregate.track(params, minMax: minMax, node: location)!))
             }
         }
         var keys = Array(children.keys)
@@ -114,29 +124,70 @@ struct AggregateIndexTests {
             let old = children[key] ?? .empty
             let new = random.int(6) == 0 ? Node.empty : Self.child(&random)
             children[key] = new.isEmpty ? nil : new
+            location.setChild(key, to: new)
             if old.isEmpty && !new.isEmpty { keys.append(key) }
             aggregate.update(key: key, old: old, new: new)
+            #expect((aggregate.tree != nil) == withTree)
+            let entries = Self.sorted(children, index)
             for t in tracked {
                 let before = t.range.summary
                 let changed = t.range.takeChanged()
                 let got = aggregate.summary(of: t.range)
-                let expected = Self.recount(children, t.params, minMax: t.minMax)
+                let expected = Self.recount(entries, t.params, minMax: t.minMax)
                 #expect(Self.same(got, expected), "step \(step) \(t.params)")
                 #expect(got.sum == expected.sum, "step \(step) \(t.params)")
                 if !changed { #expect(Self.same(before, expected), "step \(step): unchanged \(t.params)") }
             }
             if step % 10 == 0 {
                 for params in untracked + tracked.map(\.params) {
-                    #expect(Self.same(aggregate.summary(params), Self.recount(children, params, minMax: true)), "step \(step)")
+                    let expected = Self.recount(entries, params, minMax: true)
+                    if withTree { #expect(Self.same(aggregate.summary(params), expected), "step \(step)") }
+                    #expect(Self.same(AggregateIndex.summary(indexKey, params, of: location), expected), "step \(step) one-shot \(params)")
+                }
+                for t in tracked {
+                    let kept = aggregate.summary(t.params, minMax: t.minMax)
+                    #expect(
+                        kept.map { Self.same($0, Self.recount(entries, t.params, minMax: t.minMax || withTree)) } ?? false, "step \(step)")
                 }
             }
         }
         for t in tracked { aggregate.untrack(t.range) }
+        // Tracked ranges with a minimum and maximum kept the tree; built with it, it stays.
+        #expect((aggregate.tree != nil) == withTree)
         // An untracked range is no longer kept.
         let first = tracked[0]
         let frozen = first.range.summary
         for (key, node) in children.prefix(50) { aggregate.update(key: key, old: node, new: .empty) }
         #expect(first.range.summary == frozen)
+    }
+
+    @Test("the tree is built for the first user that needs it and dropped with the last")
+    func treeUsers() {
+        var location = Node.empty
+        for i in 0..<20 { location.setChild(ChildKey("k\(i)"), to: Node.empty.setting(.leaf(.int(Int64(i))), at: Self.field[...])) }
+        let index = AggregateIndex(AggregateIndex.Key(index: .child(Self.field), field: Self.field), node: location, withTree: false)
+        let params = QueryParams(index: .child(Self.field), start: QueryBound(value: .int(5), key: .min, inclusive: true), end: nil)
+        let plain = index.track(params, minMax: false, node: location)!
+        #expect(index.tree == nil)
+        #expect(index.summary(of: plain).count == 15)
+        #expect(index.summary(of: plain).min == nil)
+        // One-shot reads: the tracked range answers (not when a minimum is asked for: it keeps none).
+        #expect(index.summary(params, minMax: false)?.count == 15)
+        #expect(index.summary(params, minMax: true) == nil)
+        let withMinMax = index.track(params, minMax: true, node: location)!
+        #expect(index.tree?.count == 20)
+        index.retainTree(node: location)
+        // The minimum leaves; it is found again in the tree.
+        index.update(key: ChildKey("k5"), old: location.child(ChildKey("k5")), new: .empty)
+        #expect(index.summary(of: withMinMax).min == .int(6))
+        #expect(index.summary(of: withMinMax).count == 14)
+        #expect(index.summary(of: plain).count == 14)
+        index.untrack(withMinMax)
+        #expect(index.tree != nil)
+        index.releaseTree()
+        #expect(index.tree == nil)
+        index.update(key: ChildKey("k6"), old: location.child(ChildKey("k6")), new: .empty)
+        #expect(index.summary(of: plain).count == 13)
     }
 
     @Test("sort values compare as Node.compareValues, exactly, across integers and doubles")

@@ -14,6 +14,12 @@ func makeServer(_ configure: (inout ServerConfiguration) -> Void = { _ in }) -> 
     var configuration = ServerConfiguration()
     configuration.port = 0
     configuration.keepAliveInterval = .seconds(30)
+    // The clients of these tests run on Swift concurrency's default executor (two threads in CI).
+    // Swift Testing starts every test at once, and the synchronous ones hold those threads until
+    // they end, so in a full run a test can wait over a minute between connecting and sending its
+    // request: a 60 s idle timeout then closed the connection ("I/O on closed channel"). Nothing
+    // here tests the idle timeout (the load tests against `canopy serve` do).
+    configuration.idleTimeout = .seconds(600)
     configure(&configuration)
     return CanopyServer(configuration: configuration, store: NamespaceStore(directory: nil))
 }

@@ -1,8 +1,13 @@
-/// The children of one location in one order with the numbers of one field, in an
-/// ``AggregateTree``: kept up to date on each write in O(log *n*) per changed child, so a live
-/// aggregate over any range of that order is recomputed in O(log *n*), never by a re-scan. Built
-/// on first use; shared by every live aggregate of the location, order and field; dropped with its
-/// last user.
+/// The children of one location in one order with the numbers of one field: the summaries of the
+/// ranges live aggregates track (``track(_:minMax:node:)``, O(1) per changed child), and, when a
+/// user needs one, an ``AggregateTree`` (kept in O(log *n*) per changed child) from which any range
+/// is recomputed in O(log *n*), never by a re-scan. Shared by every live aggregate of the location,
+/// order and field; dropped with its last user.
+///
+/// The tree is kept only while something needs it (``retainTree(node:)``): a live aggregate with a
+/// limit (its window is a matter of ranks), or a tracked range that keeps a minimum or maximum (a
+/// removed minimum is found again in the tree). A live count, sum or average over a range without
+/// a limit needs only its tracked range, so its writes touch no tree at all.
 package final class AggregateIndex {
     /// What identifies an index at a location: its order and its field (`nil`: counts only).
     package struct Key: Hashable {
@@ -16,48 +21,90 @@ package final class AggregateIndex {
     }
 
     package let key: Key
-    package private(set) var tree: AggregateTree
+    // Unchecked exclusivity: an index is only touched on its engine's thread, and never
+    // re-entrantly, so the dynamic checks (several per changed child) cannot fail.
+    /// The tree, while ``treeUsers`` is positive.
+    @exclusivity(unchecked) package private(set) var tree: AggregateTree?
+    /// Users needing the tree (one for an index built with it, which keeps it for good).
+    @exclusivity(unchecked) private var treeUsers = 0
     /// Live aggregates using the index.
-    package var users = 0
+    @exclusivity(unchecked) package var users = 0
 
-    /// Builds the index of `node`'s children.
-    /// - Complexity: O(*n* log *n*)
-    package init(_ key: Key, node: Node) {
+    /// Builds the index of `node`'s children: with its tree (kept for good) when `withTree`, else
+    /// without one until ``retainTree(node:)``.
+    /// - Complexity: O(*n* log *n*) with the tree, else O(1)
+    package init(_ key: Key, node: Node, withTree: Bool = true) {
         self.key = key
+        if withTree { self.retainTree(node: node) }
+    }
+
+    /// Builds the tree of `node` (the index's location now) unless it is kept already, and keeps it
+    /// until a matching ``releaseTree()``.
+    /// - Complexity: O(*n* log *n*) to build it, else O(1)
+    package func retainTree(node: Node) {
+        self.treeUsers += 1
+        guard self.tree == nil else { return }
         var list: [(entry: IndexEntry, value: AggregateNumber?)] = []
         list.reserveCapacity(node.childCount)
-        for (childKey, child) in node.childMap { list.append((Self.entry(key, childKey, child), Self.value(key, of: child))) }
+        for (childKey, child) in node.childMap { list.append((self.entry(childKey, child), self.value(of: child))) }
         list.sort { $0.entry < $1.entry }
         self.tree = AggregateTree(sorted: list)
     }
 
-    private static func entry(_ index: Key, _ key: ChildKey, _ child: Node) -> IndexEntry {
-        IndexEntry(sortValue: index.index.sortValue(of: child), key: key)
+    /// Ends a ``retainTree(node:)``; the last one drops the tree.
+    package func releaseTree() {
+        self.treeUsers -= 1
+        if self.treeUsers <= 0 { self.tree = nil }
     }
 
-    private static func value(_ index: Key, of child: Node) -> AggregateNumber? {
-        guard let field = index.field else { return nil }
+    private func entry(_ key: ChildKey, _ child: Node) -> IndexEntry {
+        IndexEntry(sortValue: self.key.index.sortValue(of: child), key: key)
+    }
+
+    private func value(of child: Node) -> AggregateNumber? {
+        guard let field = self.key.field else { return nil }
         return AggregateNumber.of(child, field: field)
     }
 
-    private func entry(_ key: ChildKey, _ child: Node) -> IndexEntry { Self.entry(self.key, key, child) }
-
-    private func value(of child: Node) -> AggregateNumber? { Self.value(self.key, of: child) }
-
     /// Records that child `key` went from `old` to `new` (either may be empty), in the tree and in
     /// every tracked range.
-    /// - Complexity: O(log *n*), plus O(1) per tracked range
+    /// - Complexity: O(log *n*) with a tree, else O(1); plus O(1) per tracked range
     package func update(key: ChildKey, old: Node, new: Node) {
+        guard self.tree != nil else {
+            self.updateRanges(key: key, old: old, new: new)
+            return
+        }
         let oldKey = old.isEmpty ? nil : AggregateTreeKey(self.entry(key, old))
         let newKey = new.isEmpty ? nil : AggregateTreeKey(self.entry(key, new))
-        var oldValue: AggregateNumber?? = nil
-        if let oldKey, newKey.map({ AggregateTreeKey.compare(oldKey, $0) != 0 }) ?? true { oldValue = self.tree.remove(oldKey) }
         let newValue = newKey == nil ? nil : self.value(of: new)
-        if let newKey, let replaced = self.tree.set(newKey, newValue) { oldValue = replaced }
-        guard !self.ranges.isEmpty else { return }
+        var oldValue: AggregateNumber?? = nil
+        if let oldKey, newKey.map({ AggregateTreeKey.compare(oldKey, $0) != 0 }) ?? true { oldValue = self.tree!.remove(oldKey) }
+        if let newKey, let replaced = self.tree!.set(newKey, newValue) { oldValue = replaced }
         for range in self.ranges {
-            if let oldKey, let oldValue { range.remove(oldKey, oldValue) }
-            if let newKey { range.add(newKey, newValue) }
+            if let oldKey, let oldValue, range.contains(oldKey) { range.remove(oldValue) }
+            if let newKey, range.contains(newKey) { range.add(newValue) }
+        }
+    }
+
+    /// ``update(key:old:new:)`` without a tree: only the tracked ranges, reading a child's field
+    /// only when the child lies in one.
+    private func updateRanges(key: ChildKey, old: Node, new: Node) {
+        guard !self.ranges.isEmpty else { return }
+        if !old.isEmpty {
+            let oldKey = AggregateTreeKey(self.entry(key, old))
+            var oldValue: AggregateNumber?? = nil
+            for range in self.ranges where range.contains(oldKey) {
+                if oldValue == nil { oldValue = .some(self.value(of: old)) }
+                range.remove(oldValue!)
+            }
+        }
+        if !new.isEmpty {
+            let newKey = AggregateTreeKey(self.entry(key, new))
+            var newValue: AggregateNumber?? = nil
+            for range in self.ranges where range.contains(newKey) {
+                if newValue == nil { newValue = .some(self.value(of: new)) }
+                range.add(newValue!)
+            }
         }
     }
 
@@ -69,10 +116,11 @@ package final class AggregateIndex {
         for c in changes.changed { self.update(key: c.key, old: c.old, new: c.new) }
     }
 
-    /// The summary of the children in the range of `params` (after its limit).
+    /// The summary of the children in the range of `params` (after its limit), from the tree
+    /// (which must be kept).
     /// - Complexity: O(log *n*)
     package func summary(_ params: QueryParams) -> AggregateSummary {
-        let tree = self.tree
+        guard let tree = self.tree else { preconditionFailure("AggregateIndex.summary(_:) needs the tree") }
         let ranks = params.ranks(count: tree.count) { tree.partitionRank($0) }
         return tree.summary(ranks: ranks)
     }
@@ -80,34 +128,71 @@ package final class AggregateIndex {
     // MARK: - Tracked ranges
 
     /// Ranges whose summaries ``update(key:old:new:)`` keeps.
-    private var ranges: [AggregateRange] = []
+    @exclusivity(unchecked) private(set) var ranges: [AggregateRange] = []
 
     /// Starts keeping the summary of the range of `params` up to date on each write, in O(1) per
     /// changed child instead of O(log *n*) per read; `nil` when `params` has a limit (its window is
     /// a matter of ranks: read it with ``summary(_:)``). The minimum and maximum are kept only
-    /// when `minMax`.
-    /// - Complexity: O(log *n*)
-    package func track(_ params: QueryParams, minMax: Bool) -> AggregateRange? {
+    /// when `minMax` (the range then keeps the tree, see ``retainTree(node:)``). `node` is the
+    /// index's location now.
+    /// - Complexity: O(log *n*) with a tree, else O(*n*) (one pass over the children)
+    package func track(_ params: QueryParams, minMax: Bool, node: Node) -> AggregateRange? {
         guard params.limit == nil else { return nil }
+        if minMax { self.retainTree(node: node) }
         let range = AggregateRange(start: params.start, end: params.end, minMax: minMax)
-        range.summary = self.recount(range)
+        if self.tree != nil { range.reset(to: self.recount(range)) } else { self.scan(node, into: range) }
+        _ = range.takeChanged()
         self.ranges.append(range)
         return range
     }
 
+    /// Adds each of `node`'s children that lies in `range` to it.
+    /// - Complexity: O(*n*)
+    private func scan(_ node: Node, into range: AggregateRange) {
+        for (childKey, child) in node.childMap where range.contains(AggregateTreeKey(self.entry(childKey, child))) {
+            range.add(self.value(of: child))
+        }
+    }
+
     /// Stops keeping `range`.
     package func untrack(_ range: AggregateRange) {
+        let count = self.ranges.count
         self.ranges.removeAll { $0 === range }
+        if range.minMax && self.ranges.count < count { self.releaseTree() }
+    }
+
+    /// The tracked range of `params` (which has no limit), if one is kept with at least what
+    /// `minMax` asks.
+    package func trackedRange(_ params: QueryParams, minMax: Bool) -> AggregateRange? {
+        guard params.limit == nil else { return nil }
+        return self.ranges.first { $0.start == params.start && $0.end == params.end && ($0.minMax || !minMax) }
+    }
+
+    /// The summary of the range of `params` from what the index keeps: its tree, or a tracked range
+    /// of the same bounds (keeping the minimum and maximum when `minMax`); `nil` when neither.
+    /// - Complexity: O(log *n*)
+    package func summary(_ params: QueryParams, minMax: Bool) -> AggregateSummary? {
+        if self.tree != nil { return self.summary(params) }
+        return self.trackedRange(params, minMax: minMax).map { self.summary(of: $0) }
+    }
+
+    /// The summary of the range of `params` over `node`'s children, with no live index: one pass
+    /// over them, or with a limit a tree built for it.
+    /// - Complexity: O(*n*), or O(*n* log *n*) with a limit
+    package static func summary(_ key: Key, _ params: QueryParams, of node: Node) -> AggregateSummary {
+        let index = AggregateIndex(key, node: node, withTree: params.limit != nil)
+        guard params.limit == nil else { return index.summary(params) }
+        let range = AggregateRange(start: params.start, end: params.end, minMax: true)
+        index.scan(node, into: range)
+        return range.summary
     }
 
     /// The summary of a tracked range now: O(1), or O(log *n*) when its minimum or maximum went
-    /// out with a removed child, and once every ``AggregateRange/recountInterval`` changes (so the
-    /// rounding of the double-double sum, one error of about 2^-106 per change, never builds up).
+    /// out with a removed child (they are found again in the tree).
     package func summary(of range: AggregateRange) -> AggregateSummary {
-        if range.stale || range.changes >= AggregateRange.recountInterval {
-            range.summary = self.recount(range)
-            range.stale = false
-            range.changes = 0
+        if range.stale && self.tree != nil {
+            let found = self.recount(range)
+            range.setMinMax(found.min, found.max)
         }
         return range.summary
     }
@@ -119,72 +204,5 @@ package final class AggregateIndex {
             summary.max = nil
         }
         return summary
-    }
-}
-
-/// A range of an ``AggregateIndex`` (start and end bounds, no limit) whose summary the index keeps
-/// up to date as children change: a child that leaves the range is taken out of it, one that
-/// enters is added, in O(1) (see ``AggregateIndex/track(_:minMax:)``).
-package final class AggregateRange {
-    /// Changes after which the summary is recounted from the tree.
-    static let recountInterval = 1 << 16
-
-    let start: QueryBound?
-    let end: QueryBound?
-    let startRank: SortRank?
-    let endRank: SortRank?
-    /// Whether the minimum and maximum are kept (else they are `nil`).
-    let minMax: Bool
-    /// The summary as last updated (read it with ``AggregateIndex/summary(of:)``).
-    package internal(set) var summary = AggregateSummary()
-    /// Whether a removed child was the minimum or maximum (recount before reading).
-    var stale = false
-    /// Changes since the last recount.
-    var changes = 0
-    /// Whether the summary may have changed since ``takeChanged()``.
-    private var changed = false
-
-    init(start: QueryBound?, end: QueryBound?, minMax: Bool) {
-        self.start = start
-        self.end = end
-        self.startRank = start.map { SortRank($0.value) }
-        self.endRank = end.map { SortRank($0.value) }
-        self.minMax = minMax
-    }
-
-    /// Whether the entry lies in the range.
-    @inline(__always)
-    func contains(_ key: AggregateTreeKey) -> Bool {
-        if let start = self.start, let rank = self.startRank {
-            let c = key.compare(to: start, rank: rank)
-            if start.inclusive ? c < 0 : c <= 0 { return false }
-        }
-        if let end = self.end, let rank = self.endRank {
-            let c = key.compare(to: end, rank: rank)
-            return end.inclusive ? c <= 0 : c < 0
-        }
-        return true
-    }
-
-    func remove(_ key: AggregateTreeKey, _ value: AggregateNumber?) {
-        guard self.contains(key) else { return }
-        if self.summary.remove(value) && self.minMax { self.stale = true }
-        self.changes &+= 1
-        self.changed = true
-    }
-
-    func add(_ key: AggregateTreeKey, _ value: AggregateNumber?) {
-        guard self.contains(key) else { return }
-        self.summary.addCounts(value)
-        if self.minMax, let value { self.summary.mergeMinMax(value, value) }
-        self.changes &+= 1
-        self.changed = true
-    }
-
-    /// Whether a child entered or left the range since the last call (if not, its summary is the
-    /// same).
-    package func takeChanged() -> Bool {
-        defer { self.changed = false }
-        return self.changed
     }
 }

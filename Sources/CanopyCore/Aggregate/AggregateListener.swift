@@ -9,13 +9,14 @@ package final class AggregateListener {
     package let params: QueryParams
     package let request: AggregateRequest
     package let onChange: (AggregateResult) -> Void
+    // Unchecked exclusivity: touched only on the engine's thread, never re-entrantly.
     /// The indexes it reads, one per field; set while registered.
-    var indexes: [AggregateIndex] = []
+    @exclusivity(unchecked) var indexes: [AggregateIndex] = []
     /// Its range in each index, kept up to date by the index; empty when the query has a limit
     /// (the value is then read from the indexes' trees after each write).
-    var ranges: [AggregateRange] = []
+    @exclusivity(unchecked) var ranges: [AggregateRange] = []
     /// The value last reported.
-    package internal(set) var value: AggregateResult?
+    @exclusivity(unchecked) package internal(set) var value: AggregateResult?
 
     package init(path: DatabasePath, params: QueryParams, request: AggregateRequest, onChange: @escaping (AggregateResult) -> Void) {
         self.path = path

@@ -49,6 +49,11 @@ package struct AggregateRequest: Sendable, Hashable {
 
     /// The terms, in the order asked, without repeats.
     package let terms: [Term]
+
+    /// Whether a term asks for the minimum or maximum of `field`.
+    package func needsMinMax(_ field: [ChildKey]?) -> Bool {
+        self.terms.contains { $0.field == field && ($0.function == .min || $0.function == .max) }
+    }
     /// The fields whose numbers the terms need (`nil` alone when only `count` is asked), distinct.
     package let fields: [[ChildKey]?]
     /// For each term, the index of its field in ``fields`` (0 for `count`: any field's summary

@@ -122,6 +122,8 @@ extension Node {
     ///
     /// - Complexity: O(*d* log *n*)
     package func node(at path: ArraySlice<ChildKey>) -> Node {
+        // The common one-key path (a child field) in one lookup, without the loop's copies.
+        if path.count == 1 { return self.child(path[path.startIndex]) }
         var node = self
         for key in path {
             guard case .children(let c) = node, let next = c.map[key] else { return .empty }

@@ -2,22 +2,25 @@ extension SyncEngine {
     /// Starts a live aggregate: builds (or shares) the indexes of its location, order and fields
     /// and returns its value now. From the next write on, every write that changes the value
     /// queues an ``AggregateChange`` (see ``takeAggregateChanges()``).
-    /// - Complexity: O(*n* log *n*) for each index to build (once per location, order and field),
-    ///   else O(log *n*); then O(log *n*) per changed child of each write.
+    /// - Complexity: O(*n*) for each range to track (count, sum and average over a range without a
+    ///   limit), then O(1) per changed child of each write; with a limit, or a minimum or maximum,
+    ///   O(*n* log *n*) for each tree to build (once per location, order and field), else
+    ///   O(log *n*), then O(log *n*) per changed child of each write.
     package func listen(_ listener: AggregateListener) -> AggregateResult {
         let treeNode = self.viewRoot.descendant(listener.path.keys, create: true)!
         let location = self.node(at: listener.path)
         listener.indexes = listener.request.fields.map { field in
             let key = AggregateIndex.Key(index: listener.params.index, field: field)
-            let index = treeNode.aggregates[key] ?? AggregateIndex(key, node: location)
+            let index = treeNode.aggregates[key] ?? AggregateIndex(key, node: location, withTree: false)
             treeNode.aggregates[key] = index
             index.users += 1
+            // A window of ranks is read from the tree.
+            if listener.params.limit != nil { index.retainTree(node: location) }
             return index
         }
         if listener.params.limit == nil {
             listener.ranges = zip(listener.indexes, listener.request.fields).map { index, field in
-                let minMax = listener.request.terms.contains { $0.field == field && ($0.function == .min || $0.function == .max) }
-                return index.track(listener.params, minMax: minMax)!
+                index.track(listener.params, minMax: listener.request.needsMinMax(field), node: location)!
             }
         }
         treeNode.aggregateListeners.append(listener)
@@ -36,6 +39,7 @@ extension SyncEngine {
         for (index, range) in zip(listener.indexes, listener.ranges) { index.untrack(range) }
         listener.ranges = []
         for index in listener.indexes {
+            if listener.params.limit != nil { index.releaseTree() }
             index.users -= 1
             if index.users <= 0 { treeNode.aggregates[index.key] = nil }
         }
@@ -54,19 +58,20 @@ extension SyncEngine {
         return self.aggregateChanges
     }
 
-    /// The value of `request` over the query `params` at `path` now: O(log *n*) per field when a
-    /// live aggregate keeps the indexes, else O(*n* log *n*) to build them for this read.
+    /// The value of `request` over the query `params` at `path` now, per field: O(1) when a live
+    /// aggregate tracks the range, O(log *n*) when a live aggregate keeps the tree, else O(*n*)
+    /// (one pass over the children) or, with a limit, O(*n* log *n*) to build a tree for this read.
     package func aggregate(at path: DatabasePath, params: QueryParams, request: AggregateRequest) -> AggregateResult {
         let live = self.viewRoot.descendant(path.keys, create: false)?.aggregates
         var location: Node?
         var summaries: [AggregateSummary] = []
         for field in request.fields {
             let key = AggregateIndex.Key(index: params.index, field: field)
-            if let index = live?[key] {
-                summaries.append(index.summary(params))
+            if let summary = live?[key]?.summary(params, minMax: request.needsMinMax(field)) {
+                summaries.append(summary)
             } else {
                 if location == nil { location = self.node(at: path) }
-                summaries.append(AggregateIndex(key, node: location!).summary(params))
+                summaries.append(AggregateIndex.summary(key, params, of: location!))
             }
         }
         return AggregateResult(request: request, summaries: summaries)

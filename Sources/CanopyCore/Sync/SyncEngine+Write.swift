@@ -28,14 +28,24 @@ extension SyncEngine {
         // Values first, then removals, then priorities: the outcome does not depend on the order
         // of the entries, and a node keeps its priority exactly when it is not empty afterwards.
         // Server values resolve against the data before the write (nothing is set until below).
+        // The node at the written location before and after, for an index of its parent: the
+        // write's own descent hands them over instead of two more searches.
+        let keepsWritten = indexUpdates.contains { $0.isWritten }
+        let written: (old: Node, new: Node)
         if write.entries.count < Self.bulkThreshold && !write.entries.contains(where: { !$0.value.placeholders.isEmpty }) {
             // Nothing to resolve: the entries are set as they are, read in place.
-            self.set(base: base) { node in Self.setInOrder(write.entries, in: &node) }
+            var seen = (old: Node.empty, new: Node.empty)
+            self.set(base: base) { node in
+                if keepsWritten { seen.old = node }
+                Self.setInOrder(write.entries, in: &node)
+                if keepsWritten { seen.new = node }
+            }
+            written = seen
         } else {
-            self.resolveAndSet(write, base: base, now: now)
+            written = self.resolveAndSet(write, base: base, now: now, keepsWritten: keepsWritten)
         }
         for update in indexUpdates {
-            update.apply(self)
+            update.apply(self, written: written)
             if !update.treeNode.aggregateListeners.isEmpty { self.refreshAggregates(of: update.treeNode) }
         }
         return hasViews ? self.raiseEvents(base: base, entryPaths: entryPaths) : []
@@ -55,8 +65,9 @@ extension SyncEngine {
     }
 
     /// Resolves the server values of `write`'s entries against the tree now, then sets them (in
-    /// the order of ``setInOrder(_:in:)``), in bulk when they are many.
-    private func resolveAndSet(_ write: WriteOperation, base: DatabasePath, now: Int64) {
+    /// the order of ``setInOrder(_:in:)``), in bulk when they are many; returns the node at the
+    /// written location before and after when `keepsWritten` (else empty nodes).
+    private func resolveAndSet(_ write: WriteOperation, base: DatabasePath, now: Int64, keepsWritten: Bool) -> (old: Node, new: Node) {
         var values: [(path: [ChildKey], node: Node)] = []
         var removals: [[ChildKey]] = []
         var priorities: [(path: [ChildKey], node: Node)] = []
@@ -84,11 +95,15 @@ extension SyncEngine {
         if values.count + removals.count >= Self.bulkThreshold {
             self.applyInBulk(base: base, values: &values, removals: &removals, others: priorities.map(\.path))
         }
+        var written = (old: Node.empty, new: Node.empty)
         self.set(base: base) { node in
+            if keepsWritten { written.old = node }
             for (path, value) in values { node.set(value, at: path[...]) }
             for path in removals { node.set(.empty, at: path[...]) }
             for (path, value) in priorities { node.set(value, at: path[...]) }
+            if keepsWritten { written.new = node }
         }
+        return written
     }
 
     /// Changes the tree at the written location with `body`: one descent for all of a write's
@@ -103,41 +118,46 @@ extension SyncEngine {
         self.root.set(node, at: base.keys[...])
     }
 
-    /// What an index needs to follow a write: the old children (or old node) it must update from.
+    /// What an index needs to follow a write: how the write changes the indexed location.
     struct IndexUpdate {
-        let location: [ChildKey]
-        let treeNode: ViewTreeNode
-        let indexes: [ChildIndex]
-        let aggregates: [AggregateIndex]
-        /// Old children for the candidate keys, or `nil` with `oldNode` for a whole change.
-        let oldChildren: [(ChildKey, Node)]?
-        let oldNode: Node
-
-        func apply(_ engine: SyncEngine) {
-            let newNode = engine.root.node(at: self.location)
-            for index in self.indexes {
-                if let oldChildren = self.oldChildren {
-                    for (key, old) in oldChildren { index.update(key: key, old: old, new: newNode.child(key)) }
-                } else {
-                    index.update(from: self.oldNode, to: newNode)
-                }
-            }
-            for index in self.aggregates {
-                if let oldChildren = self.oldChildren {
-                    for (key, old) in oldChildren { index.update(key: key, old: old, new: newNode.child(key)) }
-                } else {
-                    index.update(from: self.oldNode, to: newNode)
-                }
-            }
+        enum Changes {
+            /// Only the child at the written location (the index is its parent's): the old and
+            /// new child are what the write's own descent saw there.
+            case written(ChildKey)
+            /// Only these children, as they were before.
+            case children([(ChildKey, Node)])
+            /// Wholly; the location as it was before.
+            case whole(Node)
         }
 
-        init(location: [ChildKey], treeNode: ViewTreeNode, oldChildren: [(ChildKey, Node)]?, oldNode: Node) {
-            self.location = location
-            self.treeNode = treeNode
-            self.indexes = Array(treeNode.indexes.values)
-            self.aggregates = Array(treeNode.aggregates.values)
-            self.oldChildren = oldChildren
-            self.oldNode = oldNode
+        let location: ArraySlice<ChildKey>
+        let treeNode: ViewTreeNode
+        let changes: Changes
+
+        var isWritten: Bool {
+            if case .written = self.changes { return true }
+            return false
+        }
+
+        /// Updates the location's indexes; `written` is the node at the written location before
+        /// and after the write (what `.written` needs).
+        func apply(_ engine: SyncEngine, written: (old: Node, new: Node)) {
+            switch self.changes {
+            case .written(let key):
+                for index in self.treeNode.indexes.values { index.update(key: key, old: written.old, new: written.new) }
+                for index in self.treeNode.aggregates.values { index.update(key: key, old: written.old, new: written.new) }
+            case .children(let oldChildren):
+                let newNode = engine.root.node(at: self.location)
+                for (key, old) in oldChildren {
+                    let new = newNode.child(key)
+                    for index in self.treeNode.indexes.values { index.update(key: key, old: old, new: new) }
+                    for index in self.treeNode.aggregates.values { index.update(key: key, old: old, new: new) }
+                }
+            case .whole(let oldNode):
+                let newNode = engine.root.node(at: self.location)
+                for index in self.treeNode.indexes.values { index.update(from: oldNode, to: newNode) }
+                for index in self.treeNode.aggregates.values { index.update(from: oldNode, to: newNode) }
+            }
         }
     }
 
@@ -149,10 +169,16 @@ extension SyncEngine {
         for (depth, key) in base.keys.enumerated() {
             guard let node = treeNode else { return updates }
             if node.hasIndexes {
-                let location = Array(base.keys.prefix(depth))
-                let child = self.root.node(at: location + [key])
-                updates.append(IndexUpdate(location: location, treeNode: node, oldChildren: [(key, child)], oldNode: .empty))
+                let location = base.keys[..<depth]
+                if depth == base.keys.count - 1 {
+                    // The parent of the written location: the write hands over the old and new child.
+                    updates.append(IndexUpdate(location: location, treeNode: node, changes: .written(key)))
+                } else {
+                    let child = self.root.node(at: base.keys[...depth])
+                    updates.append(IndexUpdate(location: location, treeNode: node, changes: .children([(key, child)])))
+                }
             }
+            if node.children.isEmpty { return updates }
             treeNode = node.children[key]
         }
         guard let atBase = treeNode else { return updates }
@@ -160,15 +186,14 @@ extension SyncEngine {
             let candidates = Self.candidates(for: relative, entryPaths: entryPaths)
             if candidates == .untouched { return }
             if node.hasIndexes {
-                let location = base.keys + relative
+                let location = (base.keys + relative)[...]
                 switch candidates {
                 case .untouched: break
                 case .whole:
-                    updates.append(IndexUpdate(location: location, treeNode: node, oldChildren: nil, oldNode: self.root.node(at: location)))
+                    updates.append(IndexUpdate(location: location, treeNode: node, changes: .whole(self.root.node(at: location))))
                 case .children(let keys):
                     let old = self.root.node(at: location)
-                    updates.append(
-                        IndexUpdate(location: location, treeNode: node, oldChildren: keys.map { ($0, old.child($0)) }, oldNode: .empty))
+                    updates.append(IndexUpdate(location: location, treeNode: node, changes: .children(keys.map { ($0, old.child($0)) })))
                 }
             }
             for (key, child) in node.children { visit(child, relative: relative + [key]) }
