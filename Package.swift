@@ -57,7 +57,7 @@ let package = Package(
         .target(
             name: "CanopyServer",
             dependencies: [
-                "Canopy", "CanopyCore", "CanopyRules", "CanopyWire",
+                "Canopy", "CanopyCore", "CanopyRules", "CanopyStorage", "CanopyWire",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),

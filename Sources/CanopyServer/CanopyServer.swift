@@ -41,8 +41,9 @@ public final class CanopyServer: Sendable {
             idleTimeout: self.configuration.idleTimeout.map { TimeAmount($0) }
         )
         // The SDKs split messages at 16,384 UTF-16 code units; a frame may hold three bytes each.
+        // Pings come from ``WireLiveness``, without a task per connection.
         let ws = WebSocketServerConfiguration(
-            maxFrameSize: WireConnection.maxFrameBytes, autoPing: .enabled(timePeriod: .seconds(30)), validateUTF8: true)
+            maxFrameSize: WireConnection.maxFrameBytes, autoPing: .disabled, validateUTF8: true)
         let state = self.state
         // Synchronous, so that hummingbird-websocket decides on the event loop instead of in a task.
         let decide: @Sendable (HTTPRequest, any Channel, Logger) throws -> ShouldUpgradeResult<WireUpgrade.Handler> = {

@@ -42,7 +42,7 @@ final class Namespace: Sendable {
         let rules: NamespaceRules
         if let initial = setup.initial {
             rules = initial
-            guard FileSystem.writeAtomically(Array(initial.source.utf8), to: rulesFile) else {
+            guard FileSystem.writeDurably(Array(initial.source.utf8), to: rulesFile) else {
                 throw RESTError(.serviceUnavailable, "Could not save the rules of namespace \"\(name)\".")
             }
         } else if let data = FileManager.default.contents(atPath: rulesFile) {

@@ -30,6 +30,11 @@ public struct ServerConfiguration: Sendable {
     /// The period of `keep-alive` events on streams (also the worst-case latency of a
     /// firebase-admin `ListenerRegistration.close()`).
     public var keepAliveInterval: Duration = .seconds(15)
+    /// How long an SDK (WebSocket) connection may go without sending anything before the server
+    /// pings it; if a second interval passes with nothing, not even the pong, the connection is
+    /// closed as gone (and its onDisconnect work runs). The SDKs' own keep-alive, a `0` after 45 s
+    /// of silence, only covers connections that receive nothing either.
+    public var webSocketPingInterval: Duration = .seconds(30)
     /// The largest request body accepted, in bytes (larger ones get 413).
     public var maxBodyBytes: Int = 256 << 20
     /// The most event bytes a stream may have waiting for a slow client; past it the client is
@@ -114,6 +119,7 @@ public struct ServerConfiguration: Sendable {
         if !(0...65_535).contains(self.port) { throw ServerError("The port must be between 0 and 65535.") }
         if self.maxBodyBytes <= 0 || self.streamBufferBytes <= 0 { throw ServerError("Size limits must be positive.") }
         if self.keepAliveInterval <= .zero { throw ServerError("The keep-alive interval must be positive.") }
+        if self.webSocketPingInterval <= .zero { throw ServerError("The WebSocket ping interval must be positive.") }
         if let timeout = self.idleTimeout, timeout <= .zero { throw ServerError("The idle timeout must be positive.") }
         if let timeout = self.requestBodyTimeout, timeout <= .zero { throw ServerError("The request body timeout must be positive.") }
         if self.streamCoalescing < .zero || self.streamCoalescing > .seconds(1) {

@@ -49,6 +49,12 @@ final class WSBenchClient: ChannelInboundHandler, @unchecked Sendable {
         init(_ client: WSBenchClient) { self.client = client }
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             let frame = self.unwrapInboundIn(data)
+            if frame.opcode == .ping {
+                // Answered, as every WebSocket stack does: the server closes a connection that
+                // neither sends nor answers its pings.
+                let pong = WebSocketFrame(fin: true, opcode: .pong, maskKey: .random(), data: frame.unmaskedData)
+                return context.channel.writeAndFlush(pong, promise: nil)
+            }
             guard frame.opcode == .text else { return }
             self.client.received(frame.unmaskedData, context: context)
         }

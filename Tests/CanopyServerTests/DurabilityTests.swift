@@ -23,6 +23,9 @@ struct DurabilityTests {
         }
         #expect(FileManager.default.fileExists(atPath: directory + "/one"))
         #expect(FileManager.default.fileExists(atPath: directory + "/default"))
+        // The rules went through a temporary file, renamed over the kept one.
+        #expect(FileManager.default.fileExists(atPath: directory + "/one.rules.json"))
+        #expect(!FileManager.default.fileExists(atPath: directory + "/one.rules.json.tmp"))
         try await withLiveServer(server()) { (port: Int) async throws in
             #expect(try json(try await StreamTests.request(port, "GET", "/.json?ns=one").body) == ["a": ["b": 1]])
             #expect(try json(try await StreamTests.request(port, "GET", "/.json").body) == ["x": ["y": true]])

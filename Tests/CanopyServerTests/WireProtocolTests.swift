@@ -18,10 +18,21 @@ struct WireProtocolTests {
 
     @Test("scenario", .enabled(if: PythonClient.runnable, PythonClient.skipReason), arguments: scenarios)
     func scenario(_ name: String) async throws {
-        let server = makeServer()
+        try await Self.play(name, on: makeServer())
+    }
+
+    /// Runs the client's scenario `name` against `server`, live on loopback.
+    static func play(_ name: String, on server: CanopyServer) async throws {
         try await withLiveServer(server) { port in
             try await PythonClient.run("wire_protocol_client", ["ws://127.0.0.1:\(port)", name], expecting: "wire: \(name) ok")
         }
+    }
+
+    @Test(
+        "pings: a silent client that answers none is closed and its onDisconnect runs; one that answers stays",
+        .enabled(if: PythonClient.runnable, PythonClient.skipReason))
+    func liveness() async throws {
+        try await Self.play("liveness", on: makeServer { $0.webSocketPingInterval = .milliseconds(300) })
     }
 
     @Test("with --auth-token: only the admin token opens the data", .enabled(if: PythonClient.runnable, PythonClient.skipReason))
@@ -30,11 +41,8 @@ struct WireProtocolTests {
         configuration.port = 0
         configuration.authToken = "s3cret"
         // Two namespaces at most: connections without the token must not have opened any.
-        let server = CanopyServer(configuration: configuration, store: NamespaceStore(directory: nil, maxNamespaces: 2))
-        try await withLiveServer(server) { port in
-            try await PythonClient.run(
-                "wire_protocol_client", ["ws://127.0.0.1:\(port)", "admin_token"], expecting: "wire: admin_token ok")
-        }
+        try await Self.play(
+            "admin_token", on: CanopyServer(configuration: configuration, store: NamespaceStore(directory: nil, maxNamespaces: 2)))
     }
 
     @Test(
@@ -60,10 +68,6 @@ struct WireProtocolTests {
               }
             }
             """
-        let server = CanopyServer(configuration: configuration, store: NamespaceStore(directory: nil))
-        try await withLiveServer(server) { port in
-            try await PythonClient.run(
-                "wire_protocol_client", ["ws://127.0.0.1:\(port)", "security_rules"], expecting: "wire: security_rules ok")
-        }
+        try await Self.play("security_rules", on: CanopyServer(configuration: configuration, store: NamespaceStore(directory: nil)))
     }
 }

@@ -9,7 +9,7 @@ extension Namespace {
     /// longer allow is cancelled (streams get `cancel`, SDK connections `c`).
     func replaceRules(with rules: NamespaceRules) async throws(RESTError) {
         if let file = self.rulesFile {
-            guard FileSystem.writeAtomically(Array(rules.source.utf8), to: file) else {
+            guard FileSystem.writeDurably(Array(rules.source.utf8), to: file) else {
                 throw RESTError(.serviceUnavailable, "Could not save the rules.")
             }
         }

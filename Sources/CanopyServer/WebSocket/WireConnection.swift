@@ -24,6 +24,7 @@ struct WireConnection {
         let sessions = self.state.wireSessions
         sessions.add(session)
         session.outbox.attach(self.channel)
+        WireLiveness.watch(self.channel, every: TimeAmount(self.state.configuration.webSocketPingInterval))
         session.outbox.send(ServerMessage.hello(timestamp: Self.now(), host: self.host, session: session.sessionID))
         // The Admin SDKs send their credential on the upgrade; one that proves nothing leaves the
         // connection anonymous until its `auth`. Verified before any request is read.

@@ -4,10 +4,12 @@ import CanopyRules
 import CanopyWire
 import HTTPTypes
 
-/// Answers one connection's data requests, strictly in the order they arrive (an `auth` takes
-/// effect for every later request). Reads and listens are answered once the loop has run them,
-/// after their data is queued; writes are acknowledged when durable, after the pushes they caused.
-/// Every read, listen and write is judged by the namespace's rules as the connection's identity.
+/// Answers one connection's data requests. They take effect strictly in the order they arrive:
+/// an `auth` counts for every later request, and listens, reads and writes are queued on the loop
+/// in that order. Reads and listens are answered once the loop has run them, after their data is
+/// queued; writes are acknowledged when durable, after the pushes they caused. (Answers name
+/// their request, so a quick answer may pass a slower one.) Every read, listen and write is
+/// judged by the namespace's rules as the connection's identity.
 struct WireRequests {
     let session: WireSession
     let state: ServerState
@@ -47,7 +49,10 @@ struct WireRequests {
                 let message = (error as? RESTError)?.message ?? "The namespace \"\(self.session.namespaceName)\" cannot be opened."
                 return outbox.send(ServerMessage.failure(id: id, status: refused ? "permission_denied" : "unavailable", message: message))
             }
-            await self.handleData(id: id, action: action, namespace: namespace)
+            switch action {
+            case .onDisconnectPut, .onDisconnectMerge: await self.addCloseWrite(id: id, action: action, namespace: namespace)
+            default: self.handleData(id: id, action: action, namespace: namespace)
+            }
         }
     }
 
@@ -87,64 +92,86 @@ struct WireRequests {
         await self.session.expireIdentity(ifExpiredAt: WireConnection.now())
     }
 
-    private func handleData(id: Int64, action: ClientAction, namespace: Namespace) async {
-        let session = self.session
-        let outbox = session.outbox
-        let hub = namespace.wire
-        let database = namespace.database
-        let identity = session.identity
+    /// Listens, reads and writes are queued on the loop and answered from there, without
+    /// awaiting: a connection's task keeps the largest stack it ever used for as long as it lives,
+    /// so what every connection does stays off that stack (see *Performance*, B11).
+    @inline(never)
+    private func handleData(id: Int64, action: ClientAction, namespace: Namespace) {
         switch action {
         case .listen(let path, let query, let tag, _):
-            let judged = tag != nil && query?.isFiltered == true ? query : nil
-            let allowed: Bool? = await Self.onLoop(database) { access in
-                // Judged and started in one step: rules replaced after it see the listen.
-                guard namespace.mayRead(path, query: judged, identity: identity, access: access) else { return false }
-                hub.listen(session, at: path, query: query, tag: tag, access: access)
-                return true
-            }
-            outbox.send(allowed.map { $0 ? ServerMessage.listenOK(id: id) : Self.denied(id) } ?? Self.closed(id))
+            self.listen(id: id, path: path, query: query, tag: tag, namespace: namespace)
         case .unlisten(let path, let query, let tag):
-            let done = await Self.onLoop(database) { access in hub.unlisten(session, at: path, query: query, tag: tag, access: access) }
-            outbox.send(done ? ServerMessage.ok(id: id) : Self.closed(id))
+            self.unlisten(id: id, path: path, query: query, tag: tag, namespace: namespace)
         case .get(let path, let query):
-            let judged = query.isFiltered ? query : nil
-            let data: [UInt8]?? = await Self.onLoop(database) { access in
-                guard namespace.mayRead(path, query: judged, identity: identity, access: access) else { return nil }
-                return WireJSON.bytes(access.queryResult(at: path, params: query))
+            self.get(id: id, path: path, query: query, namespace: namespace)
+        case .onDisconnectCancel(let path):
+            self.session.cancelCloseWrites(at: path)
+            self.session.outbox.send(ServerMessage.ok(id: id))
+        default:
+            self.write(id: id, action: action, namespace: namespace)
+        }
+    }
+
+    /// Judged and started on the loop, in one step (rules replaced after it see the listen),
+    /// and answered from there, after the listen's data; not awaited, like a write: what the
+    /// connection asks next is queued on the loop behind it.
+    private func listen(id: Int64, path: DatabasePath, query: QueryParams?, tag: Int64?, namespace: Namespace) {
+        let session = self.session
+        let hub = namespace.wire
+        let identity = session.identity
+        let judged = tag != nil && query?.isFiltered == true ? query : nil
+        let accepted = namespace.database.onLoop { access in
+            guard namespace.mayRead(path, query: judged, identity: identity, access: access) else {
+                return session.outbox.send(Self.denied(id))
             }
-            switch data {
-            case .some(.some(let data)): outbox.send(ServerMessage.response(id: id, status: "ok", data: data))
-            case .some(.none): outbox.send(Self.denied(id))
-            case .none: outbox.send(Self.closed(id))
-            }
-        case .put(let path, let data, let hash):
-            do {
+            hub.listen(session, at: path, query: query, tag: tag, access: access)
+            session.outbox.send(ServerMessage.listenOK(id: id))
+        }
+        if !accepted { session.outbox.send(Self.closed(id)) }
+    }
+
+    private func unlisten(id: Int64, path: DatabasePath, query: QueryParams?, tag: Int64?, namespace: Namespace) {
+        let session = self.session
+        let hub = namespace.wire
+        let accepted = namespace.database.onLoop { access in
+            hub.unlisten(session, at: path, query: query, tag: tag, access: access)
+            session.outbox.send(ServerMessage.ok(id: id))
+        }
+        if !accepted { session.outbox.send(Self.closed(id)) }
+    }
+
+    /// Read on the loop and answered from there, as of every request before it.
+    private func get(id: Int64, path: DatabasePath, query: QueryParams, namespace: Namespace) {
+        let identity = self.session.identity
+        let outbox = self.session.outbox
+        let judged = query.isFiltered ? query : nil
+        let accepted = namespace.database.onLoop { access in
+            guard namespace.mayRead(path, query: judged, identity: identity, access: access) else { return outbox.send(Self.denied(id)) }
+            outbox.send(ServerMessage.response(id: id, status: "ok", data: WireJSON.bytes(access.queryResult(at: path, params: query))))
+        }
+        if !accepted { outbox.send(Self.closed(id)) }
+    }
+
+    /// A put, merge or transaction: checked and handed to the loop, not awaited.
+    @inline(never)
+    private func write(id: Int64, action: ClientAction, namespace: Namespace) {
+        do {
+            switch action {
+            case .put(let path, let data, let hash):
                 try Self.checkWritable(path)
                 var converter = try ValueConverter(function: "set", location: path.keys.map(\.string))
                 self.write(id: id, on: namespace, .set(path, try converter.convert(data)), expectedHash: hash)
-            } catch {
-                outbox.send(ServerMessage.failure(id: id, status: error.code.name, message: error.message))
-            }
-        case .putPriority(let path, let priority):
-            do {
+            case .putPriority(let path, let priority):
                 try Self.checkWritable(path)
                 self.write(
                     id: id, on: namespace, .setPriority(path, try ValueConverter.priority(priority, function: "setPriority")),
                     expectedHash: nil)
-            } catch {
-                outbox.send(ServerMessage.failure(id: id, status: error.code.name, message: error.message))
-            }
-        case .merge(let path, let data):
-            do {
+            case .merge(let path, let data):
                 try Self.checkWritable(path)
                 let entries = try UpdateEntries.entries(data, location: path.keys, function: "update")
-                if entries.isEmpty { return outbox.send(ServerMessage.ok(id: id)) }
+                if entries.isEmpty { return self.session.outbox.send(ServerMessage.ok(id: id)) }
                 self.write(id: id, on: namespace, WriteOperation(path: path, entries: entries), expectedHash: nil)
-            } catch {
-                outbox.send(ServerMessage.failure(id: id, status: error.code.name, message: error.message))
-            }
-        case .transactionMerge(let path, let data, let readHashes):
-            do {
+            case .transactionMerge(let path, let data, let readHashes):
                 try Self.checkWritable(path)
                 let entries = try UpdateEntries.entries(data, location: path.keys, function: "transaction")
                 var reads: [(DatabasePath, String)] = []
@@ -152,31 +179,27 @@ struct WireRequests {
                     reads.append((try DatabasePath(validating: text, function: "transaction", argument: "read path"), hash))
                 }
                 self.write(id: id, on: namespace, WriteOperation(path: path, entries: entries), expectedHash: nil, reads: reads)
-            } catch {
-                outbox.send(ServerMessage.failure(id: id, status: error.code.name, message: error.message))
+            default:
+                break
             }
+        } catch {
+            self.session.outbox.send(ServerMessage.failure(id: id, status: error.code.name, message: error.message))
+        }
+    }
+
+    /// The write an onDisconnect put or merge asks for; `nil` for an empty merge.
+    private static func closeWrite(of action: ClientAction) throws(DatabaseError) -> WriteOperation? {
+        switch action {
         case .onDisconnectPut(let path, let data):
-            do {
-                try Self.checkWritable(path)
-                var converter = try ValueConverter(function: "onDisconnectSetValue", location: path.keys.map(\.string))
-                await self.addCloseWrite(id: id, .set(path, try converter.convert(data)), namespace: namespace)
-            } catch {
-                outbox.send(ServerMessage.failure(id: id, status: error.code.name, message: error.message))
-            }
+            try Self.checkWritable(path)
+            var converter = try ValueConverter(function: "onDisconnectSetValue", location: path.keys.map(\.string))
+            return .set(path, try converter.convert(data))
         case .onDisconnectMerge(let path, let data):
-            do {
-                try Self.checkWritable(path)
-                let entries = try UpdateEntries.entries(data, location: path.keys, function: "onDisconnectUpdateChildValues")
-                if entries.isEmpty { return outbox.send(ServerMessage.ok(id: id)) }
-                await self.addCloseWrite(id: id, WriteOperation(path: path, entries: entries), namespace: namespace)
-            } catch {
-                outbox.send(ServerMessage.failure(id: id, status: error.code.name, message: error.message))
-            }
-        case .onDisconnectCancel(let path):
-            session.cancelCloseWrites(at: path)
-            outbox.send(ServerMessage.ok(id: id))
+            try Self.checkWritable(path)
+            let entries = try UpdateEntries.entries(data, location: path.keys, function: "onDisconnectUpdateChildValues")
+            return entries.isEmpty ? nil : WriteOperation(path: path, entries: entries)
         default:
-            break
+            return nil
         }
     }
 
@@ -185,8 +208,16 @@ struct WireRequests {
     }
 
     /// Records an onDisconnect write, if the rules allow it now (it is judged again when it runs).
-    private func addCloseWrite(id: Int64, _ write: WriteOperation, namespace: Namespace) async {
+    @inline(never)
+    private func addCloseWrite(id: Int64, action: ClientAction, namespace: Namespace) async {
         let session = self.session
+        let write: WriteOperation
+        do {
+            guard let asked = try Self.closeWrite(of: action) else { return session.outbox.send(ServerMessage.ok(id: id)) }
+            write = asked
+        } catch {
+            return session.outbox.send(ServerMessage.failure(id: id, status: error.code.name, message: error.message))
+        }
         let identity = session.identity
         let allowed = await Self.onLoop(namespace.database) { access in
             namespace.permitted(write, identity: identity, access: access) != nil
@@ -245,9 +276,5 @@ struct WireRequests {
     /// Runs `body` on the loop and returns its result; `nil` when the database is closed.
     private static func onLoop<T: Sendable>(_ database: Database, _ body: @escaping @Sendable (LoopAccess) -> T) async -> T? {
         try? await database.loop(body)
-    }
-
-    private static func onLoop(_ database: Database, _ body: @escaping @Sendable (LoopAccess) -> Void) async -> Bool {
-        (try? await database.loop(body)) != nil
     }
 }

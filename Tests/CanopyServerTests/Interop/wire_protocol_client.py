@@ -553,6 +553,69 @@ async def many_sockets(base):
     await asyncio.gather(*(c.close() for c in clients))
 
 
+class RawSocket:
+    """A WebSocket client that answers nothing on its own (no pongs): the handshake and frames by
+    hand, over asyncio streams."""
+
+    @classmethod
+    async def open(cls, base, ns="wire"):
+        host, port = base.removeprefix("ws://").split(":")
+        self = cls()
+        self.reader, self.writer = await asyncio.open_connection(host, int(port))
+        key = base64.b64encode(b"0123456789abcdef").decode()
+        self.writer.write((f"GET /.ws?v=5&ns={ns} HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\n"
+                           f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
+        head = await self.reader.readuntil(b"\r\n\r\n")
+        check(head.startswith(b"HTTP/1.1 101"), f"upgraded: {head[:40]!r}")
+        opcode, hello = await self.frame()
+        check(opcode == 1 and json.loads(hello)["d"]["t"] == "h", f"first frame is the hello: {opcode} {hello!r}")
+        return self
+
+    async def frame(self):
+        """The next frame from the server: (opcode, payload); None at the end of the stream."""
+        try:
+            first, second = await self.reader.readexactly(2)
+        except asyncio.IncompleteReadError:
+            return None
+        length = second & 0x7F
+        if length == 126:
+            (length,) = struct.unpack("!H", await self.reader.readexactly(2))
+        elif length == 127:
+            (length,) = struct.unpack("!Q", await self.reader.readexactly(8))
+        check(second & 0x80 == 0, "server frames are not masked")
+        return first & 0x0F, await self.reader.readexactly(length)
+
+    def send(self, message):
+        data, mask = json.dumps(message).encode(), b"\x01\x02\x03\x04"
+        check(len(data) < 126, "short frames only")
+        masked = bytes(b ^ mask[i % 4] for i, b in enumerate(data))
+        self.writer.write(bytes([0x81, 0x80 | len(data)]) + mask + masked)
+
+
+async def liveness(base):
+    """(Server pings every 0.3 s of silence.) A client that neither sends nor answers pings is
+    pinged, then closed, and its onDisconnect write runs; one whose WebSocket stack answers
+    pings stays connected through many intervals without sending anything itself."""
+    watcher = await Client.open(base)
+    await watcher.ok("p", {"p": "/alive/raw", "d": True})
+    await watcher.ok("q", {"p": "/alive", "h": ""})
+    raw = await RawSocket.open(base)
+    raw.send({"t": "d", "d": {"r": 1, "a": "o", "b": {"p": "/alive/raw", "d": False}}})
+    opcodes = []
+    while (frame := await asyncio.wait_for(raw.frame(), 10)) is not None:
+        opcodes.append(frame[0])
+    check(0x9 in opcodes, f"the silent client was pinged before it was closed: opcodes {opcodes}")
+    push = await watcher.push(timeout=10)
+    check(split_path(push["b"]["p"]) == ["alive", "raw"] and push["b"]["d"] is False,
+          f"the closed client's onDisconnect write ran: {push}")
+    quiet = await Client.open(base)  # websockets answers pings; it sends none of its own
+    await asyncio.sleep(2)  # about 6 intervals with nothing sent by the client itself
+    _, value = await quiet.ok("g", {"p": "/alive/raw", "q": {}})
+    check(value is False, f"the client that answers pings is still served: {value!r}")
+    await quiet.close()
+    await watcher.close()
+
+
 def b64url(data):
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
@@ -719,7 +782,7 @@ async def script_replay(base, script_path, out_path):
 
 SCENARIOS = {f.__name__: f for f in (handshake, captured_conversation, default_listen, large_messages, transactions, trigger_write,
                                       on_disconnect, reconnect_with_ls, queries_and_gets, admin_token, bad_frames,
-                                      random_differential, vanish_mid_frame, slow_reader, many_sockets, security_rules,
+                                      random_differential, vanish_mid_frame, slow_reader, many_sockets, security_rules, liveness,
                                       script_replay)}
 
 
