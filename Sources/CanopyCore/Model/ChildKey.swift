@@ -2,19 +2,29 @@
 ///
 /// Keys that parse as 32-bit signed integers (leading zeros allowed, `"-0"` included) sort first,
 /// numerically, and on equal value the shorter string first (`"3" < "03" < "003"`); every other key
-/// sorts after them by UTF-16 code units. The integer value is computed once, at creation, so
-/// comparisons never re-parse.
+/// sorts after them by UTF-16 code units. The integer value and the first bytes of other keys are
+/// computed once, at creation, so most comparisons are one integer comparison.
 package struct ChildKey: Sendable {
     /// The key as written.
     package let string: String
-    /// The 32-bit value for integer keys, `ChildKey.notInteger` otherwise.
-    @usableFromInline let integer: Int64
+    /// The key's sort word: for an integer key its value offset into 0..<2^32; for any other key
+    /// 2^63 plus its first 7 UTF-8 bytes, each ranked by ``KeyOrder/utf16Rank(_:)``, big-endian,
+    /// zero-padded. Different words order their keys; equal words leave a tie to break.
+    @usableFromInline let order: UInt64
 
     @usableFromInline static let notInteger = Int64.min
+    /// Where string keys' words start (every integer key's word is below).
+    @usableFromInline static var stringOrder: UInt64 { 1 << 63 }
+
+    /// The 32-bit value for integer keys, ``notInteger`` otherwise.
+    @inlinable
+    var integer: Int64 {
+        self.order < ChildKey.stringOrder ? Int64(bitPattern: self.order) &- (1 << 31) : ChildKey.notInteger
+    }
 
     package init(_ string: String) {
-        self.string = string
-        self.integer = ChildKey.parseInteger(string) ?? ChildKey.notInteger
+        var copy = string
+        self.init(string: string, order: copy.withUTF8 { ChildKey.order(bytes: $0, integer: ChildKey.parseInteger(bytes: $0)) })
     }
 
     /// The key for `string` when it is a valid key (``KeyValidation/isValidKey(_:)``), else `nil`:
@@ -22,24 +32,48 @@ package struct ChildKey: Sendable {
     @inlinable
     package init?(validating string: String) {
         guard
-            let integer = string.utf8.withContiguousStorageIfAvailable({ ChildKey.validatedInteger($0) })
-                ?? ChildKey.validatedInteger(string)
+            let order = string.utf8.withContiguousStorageIfAvailable({ ChildKey.validatedOrder($0) })
+                ?? ChildKey.validatedOrder(string)
         else { return nil }
-        self.string = string
-        self.integer = integer
+        self.init(string: string, order: order)
     }
 
-    /// A key whose integer value (or ``notInteger``) is already known.
+    /// A key whose sort word (``order``) is already known.
     @usableFromInline
-    init(string: String, integer: Int64) {
+    init(string: String, order: UInt64) {
         self.string = string
-        self.integer = integer
+        self.order = order
     }
 
     /// An array index key (`"0"`, `"1"`, …).
     package init(index: Int) {
-        self.string = String(index)
-        self.integer = index <= Int(Int32.max) ? Int64(index) : ChildKey.notInteger
+        if index >= 0 && index <= Int(Int32.max) {
+            self.init(string: String(index), order: UInt64(index) &+ (1 << 31))
+        } else {
+            self.init(String(index))
+        }
+    }
+
+    /// The sort word of the key with UTF-8 `bytes` and integer value `integer` (`nil` when it is not
+    /// an integer key).
+    @usableFromInline
+    static func order(bytes: UnsafeBufferPointer<UInt8>, integer: Int64?) -> UInt64 {
+        if let integer { return UInt64(bitPattern: integer &+ (1 << 31)) }
+        return ChildKey.stringOrder | KeyOrder.chunk(bytes, 0, 7)
+    }
+
+    /// `nil` for an invalid key, else its sort word (``order``).
+    @usableFromInline
+    static func validatedOrder(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64? {
+        guard let integer = validatedInteger(bytes) else { return nil }
+        return order(bytes: bytes, integer: integer == notInteger ? nil : integer)
+    }
+
+    @usableFromInline
+    static func validatedOrder(_ string: String) -> UInt64? {
+        guard KeyValidation.isValidKey(string) else { return nil }
+        var copy = string
+        return copy.withUTF8 { order(bytes: $0, integer: parseInteger(bytes: $0)) }
     }
 
     /// `nil` for an invalid key, else the integer value or ``notInteger``.
@@ -47,12 +81,6 @@ package struct ChildKey: Sendable {
     static func validatedInteger(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
         if bytes.isEmpty || KeyValidation.containsInvalidKeyByte(bytes) { return nil }
         return parseInteger(bytes: bytes) ?? notInteger
-    }
-
-    @usableFromInline
-    static func validatedInteger(_ string: String) -> Int64? {
-        guard KeyValidation.isValidKey(string) else { return nil }
-        return parseInteger(string) ?? notInteger
     }
 
     /// Whether the key is `.priority` (a cheap length test first).
@@ -67,11 +95,6 @@ package struct ChildKey: Sendable {
     package var integerValue: Int32? { self.isInteger ? Int32(truncatingIfNeeded: self.integer) : nil }
 
     /// Parses `^-?(0*)\d{1,10}$` within the Int32 range, as the JS SDK's `tryParseInt` does.
-    static func parseInteger(_ s: String) -> Int64? {
-        var s = s
-        return s.withUTF8 { parseInteger(bytes: $0) }
-    }
-
     @usableFromInline
     static func parseInteger(bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
         var i = 0
@@ -112,7 +135,9 @@ package struct ChildKey: Sendable {
 }
 
 extension ChildKey: Hashable {
-    package static func == (lhs: ChildKey, rhs: ChildKey) -> Bool { lhs.string == rhs.string }
+    /// Equal keys have equal sort words, so different words settle most unequal pairs at once.
+    @inlinable
+    package static func == (lhs: ChildKey, rhs: ChildKey) -> Bool { lhs.order == rhs.order && lhs.string == rhs.string }
     package func hash(into hasher: inout Hasher) { hasher.combine(self.string) }
 }
 
@@ -122,8 +147,30 @@ extension ChildKey: Comparable {
 
     /// Three-way key comparison: integer keys first by value (the shorter first on a tie), then the
     /// other keys by UTF-16 code units; the `"-0"`/`"00"` tie is broken by string order.
+    ///
+    /// Different sort words (``order``) decide at once: integer keys by value and before every
+    /// other key, other keys by their first 7 bytes (a zero-padded word orders a key that ends
+    /// before one that goes on, and ranked bytes order as UTF-16 at the first difference). Equal
+    /// words compare the whole strings.
+    ///
+    /// - Complexity: O(1) for different words, else O(length)
     @inlinable
     package static func compare(_ a: ChildKey, _ b: ChildKey) -> Int {
+        if a.order != b.order { return a.order < b.order ? -1 : 1 }
+        if a.order < ChildKey.stringOrder {
+            let la = a.string.utf8.count
+            let lb = b.string.utf8.count
+            if la != lb { return la < lb ? -1 : 1 }
+        }
+        // A tie is most often the key searched for: equal strings (identical storage, or equal
+        // small strings) are found without reading their bytes.
+        if a.string == b.string { return 0 }
+        return compareUTF16(a.string, b.string)
+    }
+
+    /// ``compare(_:_:)`` without the sort words: integer keys first by value (the shorter first
+    /// on a tie), then the other keys by UTF-16 code units (the general path, for tests).
+    package static func compareWithoutOrder(_ a: ChildKey, _ b: ChildKey) -> Int {
         let ai = a.integer != ChildKey.notInteger
         let bi = b.integer != ChildKey.notInteger
         if ai && bi {
