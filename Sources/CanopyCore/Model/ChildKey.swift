@@ -135,9 +135,13 @@ package struct ChildKey: Sendable {
 }
 
 extension ChildKey: Hashable {
-    /// Equal keys have equal sort words, so different words settle most unequal pairs at once.
+    /// The same UTF-8 bytes (as Firebase, which compares code units: canonically equivalent but
+    /// different strings are different keys, as ``compare(_:_:)`` orders them). Equal keys have
+    /// equal sort words, so different words settle most unequal pairs at once.
     @inlinable
-    package static func == (lhs: ChildKey, rhs: ChildKey) -> Bool { lhs.order == rhs.order && lhs.string == rhs.string }
+    package static func == (lhs: ChildKey, rhs: ChildKey) -> Bool {
+        lhs.order == rhs.order && (sameRepresentation(lhs.string, rhs.string) || compareUTF16(lhs.string, rhs.string) == 0)
+    }
     package func hash(into hasher: inout Hasher) { hasher.combine(self.string) }
 }
 
@@ -162,10 +166,21 @@ extension ChildKey: Comparable {
             let lb = b.string.utf8.count
             if la != lb { return la < lb ? -1 : 1 }
         }
-        // A tie is most often the key searched for: equal strings (identical storage, or equal
-        // small strings) are found without reading their bytes.
-        if a.string == b.string { return 0 }
+        // A tie is most often the key searched for: the same string (one storage, or equal small
+        // strings) is found without reading its bytes.
+        if sameRepresentation(a.string, b.string) { return 0 }
         return compareUTF16(a.string, b.string)
+    }
+
+    /// Whether two strings are the same value bit for bit (one storage object, or equal small
+    /// strings): then certainly the same bytes. Different bits may still be the same bytes.
+    @inlinable @inline(__always)
+    static func sameRepresentation(_ a: String, _ b: String) -> Bool {
+        // A String is two words on 64-bit platforms; elsewhere, no shortcut.
+        guard MemoryLayout<String>.size == 16 else { return false }
+        let x = unsafeBitCast(a, to: (UInt64, UInt64).self)
+        let y = unsafeBitCast(b, to: (UInt64, UInt64).self)
+        return x.0 == y.0 && x.1 == y.1
     }
 
     /// ``compare(_:_:)`` without the sort words: integer keys first by value (the shorter first
