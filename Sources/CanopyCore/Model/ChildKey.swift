@@ -83,9 +83,12 @@ package struct ChildKey: Sendable {
         return parseInteger(bytes: bytes) ?? notInteger
     }
 
-    /// Whether the key is `.priority` (a cheap length test first).
+    /// Whether the key is `.priority` (its sort word first).
     @inlinable
-    package var isPriorityKey: Bool { self.string.utf8.count == 9 && self.string == ".priority" }
+    package var isPriorityKey: Bool { self.order == ChildKey.priorityOrder && self.string == ".priority" }
+
+    /// The sort word of `.priority` (its first 7 bytes, `.priori`).
+    @usableFromInline static var priorityOrder: UInt64 { ChildKey.stringOrder | 0x2E70_7269_6F72_69 }
 
     /// Whether the key is an integer key: an optional `-`, any leading zeros, at most 10
     /// significant digits, and a value in the Int32 range (see *Ordering and Keys*).
