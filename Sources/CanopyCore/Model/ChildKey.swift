@@ -59,7 +59,21 @@ package struct ChildKey: Sendable {
     @usableFromInline
     static func order(bytes: UnsafeBufferPointer<UInt8>, integer: Int64?) -> UInt64 {
         if let integer { return UInt64(bitPattern: integer &+ (1 << 31)) }
-        return ChildKey.stringOrder | KeyOrder.chunk(bytes, 0, 7)
+        let n = bytes.count
+        if n >= 8 {
+            // The first 8 bytes in one load; below 0x80 a byte is its own rank.
+            let word = UInt64(bigEndian: UnsafeRawPointer(bytes.baseAddress.unsafelyUnwrapped).loadUnaligned(as: UInt64.self))
+            if word & 0x8080_8080_8080_8080 == 0 { return ChildKey.stringOrder | word &>> 8 }
+        }
+        // Only the bytes there are, then the zero padding in one shift.
+        let m = Swift.min(n, 7)
+        var word: UInt64 = 0
+        var i = 0
+        while i < m {
+            word = word &<< 8 | UInt64(KeyOrder.utf16Rank(bytes[i]))
+            i &+= 1
+        }
+        return ChildKey.stringOrder | word &<< UInt64(8 &* (7 &- m))
     }
 
     /// `nil` for an invalid key, else its sort word (``order``).
