@@ -95,7 +95,7 @@ struct KeySortWordTests {
     }
 
     @Test("isPriorityKey is exactly .priority, made any way")
-    func priorityKey() {
+    func priorityKey() throws {
         for way in 0..<4 { #expect(Self.made(".priority", way: way).isPriorityKey) }
         for s in [".priorit", ".priorityx", ".priorit\u{0}y", "priority", ".Priority", ".priori", "avgRating"] {
             #expect(!ChildKey(s).isPriorityKey, "\(s)")
