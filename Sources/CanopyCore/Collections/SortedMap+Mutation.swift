@@ -10,8 +10,9 @@ extension SortedMap {
         }
         if !isKnownUniquelyReferenced(&self.root!) { self.root = Node(copying: self.root!) }
         let root = self.root!
-        // A key past the last one (push IDs, increasing keys) is found with one comparison.
-        let (old, split) = Node.insert(into: root, key, value, appending: root.count > 0 && root.lastKey < key)
+        // A key past the last one (push IDs, increasing keys) is found with one comparison (in a
+        // map of one leaf, a search costs about as much).
+        let (old, split) = Node.insert(into: root, key, value, appending: !root.isLeaf && root.lastKey < key)
         if let split { self.root = Node(children: [root, split]) }
         return old
     }

@@ -2,19 +2,29 @@
 ///
 /// Keys that parse as 32-bit signed integers (leading zeros allowed, `"-0"` included) sort first,
 /// numerically, and on equal value the shorter string first (`"3" < "03" < "003"`); every other key
-/// sorts after them by UTF-16 code units. The integer value is computed once, at creation, so
-/// comparisons never re-parse.
+/// sorts after them by UTF-16 code units. The integer value and the first bytes of other keys are
+/// computed once, at creation, so most comparisons are one integer comparison.
 package struct ChildKey: Sendable {
     /// The key as written.
     package let string: String
-    /// The 32-bit value for integer keys, `ChildKey.notInteger` otherwise.
-    @usableFromInline let integer: Int64
+    /// The key's sort word: for an integer key its value offset into 0..<2^32; for any other key
+    /// 2^63 plus its first 7 UTF-8 bytes, each ranked by ``KeyOrder/utf16Rank(_:)``, big-endian,
+    /// zero-padded. Different words order their keys; equal words leave a tie to break.
+    @usableFromInline let order: UInt64
 
     @usableFromInline static let notInteger = Int64.min
+    /// Where string keys' words start (every integer key's word is below).
+    @usableFromInline static var stringOrder: UInt64 { 1 << 63 }
+
+    /// The 32-bit value for integer keys, ``notInteger`` otherwise.
+    @inlinable
+    var integer: Int64 {
+        self.order < ChildKey.stringOrder ? Int64(bitPattern: self.order) &- (1 << 31) : ChildKey.notInteger
+    }
 
     package init(_ string: String) {
-        self.string = string
-        self.integer = ChildKey.parseInteger(string) ?? ChildKey.notInteger
+        var copy = string
+        self.init(string: string, order: copy.withUTF8 { ChildKey.order(bytes: $0, integer: ChildKey.parseInteger(bytes: $0)) })
     }
 
     /// The key for `string` when it is a valid key (``KeyValidation/isValidKey(_:)``), else `nil`:
@@ -22,24 +32,62 @@ package struct ChildKey: Sendable {
     @inlinable
     package init?(validating string: String) {
         guard
-            let integer = string.utf8.withContiguousStorageIfAvailable({ ChildKey.validatedInteger($0) })
-                ?? ChildKey.validatedInteger(string)
+            let order = string.utf8.withContiguousStorageIfAvailable({ ChildKey.validatedOrder($0) })
+                ?? ChildKey.validatedOrder(string)
         else { return nil }
-        self.string = string
-        self.integer = integer
+        self.init(string: string, order: order)
     }
 
-    /// A key whose integer value (or ``notInteger``) is already known.
+    /// A key whose sort word (``order``) is already known.
     @usableFromInline
-    init(string: String, integer: Int64) {
+    init(string: String, order: UInt64) {
         self.string = string
-        self.integer = integer
+        self.order = order
     }
 
     /// An array index key (`"0"`, `"1"`, …).
     package init(index: Int) {
-        self.string = String(index)
-        self.integer = index <= Int(Int32.max) ? Int64(index) : ChildKey.notInteger
+        if index >= 0 && index <= Int(Int32.max) {
+            self.init(string: String(index), order: UInt64(index) &+ (1 << 31))
+        } else {
+            self.init(String(index))
+        }
+    }
+
+    /// The sort word of the key with UTF-8 `bytes` and integer value `integer` (`nil` when it is not
+    /// an integer key).
+    @usableFromInline
+    static func order(bytes: UnsafeBufferPointer<UInt8>, integer: Int64?) -> UInt64 {
+        if let integer { return UInt64(bitPattern: integer &+ (1 << 31)) }
+        let n = bytes.count
+        if n >= 8 {
+            // The first 8 bytes in one load; below 0x80 a byte is its own rank.
+            let word = UInt64(bigEndian: UnsafeRawPointer(bytes.baseAddress.unsafelyUnwrapped).loadUnaligned(as: UInt64.self))
+            if word & 0x8080_8080_8080_8080 == 0 { return ChildKey.stringOrder | word &>> 8 }
+        }
+        // Only the bytes there are, then the zero padding in one shift.
+        let m = Swift.min(n, 7)
+        var word: UInt64 = 0
+        var i = 0
+        while i < m {
+            word = word &<< 8 | UInt64(KeyOrder.utf16Rank(bytes[i]))
+            i &+= 1
+        }
+        return ChildKey.stringOrder | word &<< UInt64(8 &* (7 &- m))
+    }
+
+    /// `nil` for an invalid key, else its sort word (``order``).
+    @usableFromInline
+    static func validatedOrder(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64? {
+        guard let integer = validatedInteger(bytes) else { return nil }
+        return order(bytes: bytes, integer: integer == notInteger ? nil : integer)
+    }
+
+    @usableFromInline
+    static func validatedOrder(_ string: String) -> UInt64? {
+        guard KeyValidation.isValidKey(string) else { return nil }
+        var copy = string
+        return copy.withUTF8 { order(bytes: $0, integer: parseInteger(bytes: $0)) }
     }
 
     /// `nil` for an invalid key, else the integer value or ``notInteger``.
@@ -49,15 +97,12 @@ package struct ChildKey: Sendable {
         return parseInteger(bytes: bytes) ?? notInteger
     }
 
-    @usableFromInline
-    static func validatedInteger(_ string: String) -> Int64? {
-        guard KeyValidation.isValidKey(string) else { return nil }
-        return parseInteger(string) ?? notInteger
-    }
-
-    /// Whether the key is `.priority` (a cheap length test first).
+    /// Whether the key is `.priority` (its sort word first).
     @inlinable
-    package var isPriorityKey: Bool { self.string.utf8.count == 9 && self.string == ".priority" }
+    package var isPriorityKey: Bool { self.order == ChildKey.priorityOrder && self.string == ".priority" }
+
+    /// The sort word of `.priority` (its first 7 bytes, `.priori`).
+    @usableFromInline static var priorityOrder: UInt64 { ChildKey.stringOrder | 0x2E70_7269_6F72_69 }
 
     /// Whether the key is an integer key: an optional `-`, any leading zeros, at most 10
     /// significant digits, and a value in the Int32 range (see *Ordering and Keys*).
@@ -67,11 +112,6 @@ package struct ChildKey: Sendable {
     package var integerValue: Int32? { self.isInteger ? Int32(truncatingIfNeeded: self.integer) : nil }
 
     /// Parses `^-?(0*)\d{1,10}$` within the Int32 range, as the JS SDK's `tryParseInt` does.
-    static func parseInteger(_ s: String) -> Int64? {
-        var s = s
-        return s.withUTF8 { parseInteger(bytes: $0) }
-    }
-
     @usableFromInline
     static func parseInteger(bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
         var i = 0
@@ -112,7 +152,13 @@ package struct ChildKey: Sendable {
 }
 
 extension ChildKey: Hashable {
-    package static func == (lhs: ChildKey, rhs: ChildKey) -> Bool { lhs.string == rhs.string }
+    /// The same UTF-8 bytes (as Firebase, which compares code units: canonically equivalent but
+    /// different strings are different keys, as ``compare(_:_:)`` orders them). Equal keys have
+    /// equal sort words, so different words settle most unequal pairs at once.
+    @inlinable
+    package static func == (lhs: ChildKey, rhs: ChildKey) -> Bool {
+        lhs.order == rhs.order && (sameRepresentation(lhs.string, rhs.string) || compareUTF16(lhs.string, rhs.string) == 0)
+    }
     package func hash(into hasher: inout Hasher) { hasher.combine(self.string) }
 }
 
@@ -122,8 +168,41 @@ extension ChildKey: Comparable {
 
     /// Three-way key comparison: integer keys first by value (the shorter first on a tie), then the
     /// other keys by UTF-16 code units; the `"-0"`/`"00"` tie is broken by string order.
+    ///
+    /// Different sort words (``order``) decide at once: integer keys by value and before every
+    /// other key, other keys by their first 7 bytes (a zero-padded word orders a key that ends
+    /// before one that goes on, and ranked bytes order as UTF-16 at the first difference). Equal
+    /// words compare the whole strings.
+    ///
+    /// - Complexity: O(1) for different words, else O(length)
     @inlinable
     package static func compare(_ a: ChildKey, _ b: ChildKey) -> Int {
+        if a.order != b.order { return a.order < b.order ? -1 : 1 }
+        if a.order < ChildKey.stringOrder {
+            let la = a.string.utf8.count
+            let lb = b.string.utf8.count
+            if la != lb { return la < lb ? -1 : 1 }
+        }
+        // A tie is most often the key searched for: the same string (one storage, or equal small
+        // strings) is found without reading its bytes.
+        if sameRepresentation(a.string, b.string) { return 0 }
+        return compareUTF16(a.string, b.string)
+    }
+
+    /// Whether two strings are the same value bit for bit (one storage object, or equal small
+    /// strings): then certainly the same bytes. Different bits may still be the same bytes.
+    @inlinable @inline(__always)
+    static func sameRepresentation(_ a: String, _ b: String) -> Bool {
+        // A String is two words on 64-bit platforms; elsewhere, no shortcut.
+        guard MemoryLayout<String>.size == 16 else { return false }
+        let x = unsafeBitCast(a, to: (UInt64, UInt64).self)
+        let y = unsafeBitCast(b, to: (UInt64, UInt64).self)
+        return x.0 == y.0 && x.1 == y.1
+    }
+
+    /// ``compare(_:_:)`` without the sort words: integer keys first by value (the shorter first
+    /// on a tie), then the other keys by UTF-16 code units (the general path, for tests).
+    package static func compareWithoutOrder(_ a: ChildKey, _ b: ChildKey) -> Int {
         let ai = a.integer != ChildKey.notInteger
         let bi = b.integer != ChildKey.notInteger
         if ai && bi {

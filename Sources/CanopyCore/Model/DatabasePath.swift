@@ -26,8 +26,8 @@ package struct DatabasePath: Sendable, Hashable {
                     if i > start {
                         let segment = UnsafeBufferPointer(rebasing: bytes[start..<i])
                         let key = String(decoding: segment, as: UTF8.self)
-                        if let integer = ChildKey.validatedInteger(segment) {
-                            keys.append(ChildKey(string: key, integer: integer))
+                        if let order = ChildKey.validatedOrder(segment) {
+                            keys.append(ChildKey(string: key, order: order))
                         } else if keys.isEmpty && key == ".info" {
                             keys.append(ChildKey(key))
                         } else {
