@@ -42,8 +42,9 @@ public struct ServerConfiguration: Sendable {
     public var streamBufferBytes: Int = 4 << 20
     /// The shortest time between two writes to one stream's connection while events keep
     /// coming: a busy stream's events are written in batches at most this often (an idle stream
-    /// gets its next event at once). Bounds the cost of fan-out at high write rates; adds at most
-    /// this much latency. `.zero` writes every event as it comes.
+    /// gets its next event at once). The same holds for the pushes to an SDK (WebSocket)
+    /// connection; answers to its requests are not held back. Bounds the cost of fan-out at high
+    /// write rates; adds at most this much latency. `.zero` writes every event as it comes.
     public var streamCoalescing: Duration = .milliseconds(10)
     /// How long a connection may go without receiving anything while it has no request in
     /// progress (between requests, or before the first one), and the longest a request head may

@@ -37,7 +37,7 @@ enum WireUpgrade {
                 try await outbound.close(.policyViolation, reason: nil)
             }
         }
-        let outbox = WireOutbox(limit: configuration.streamBufferBytes) {
+        let outbox = WireOutbox(limit: configuration.streamBufferBytes, coalescing: state.wakes?.intervalNanos ?? 0) {
             // A client that stops reading: cut it off, as a stream is.
             channel.close(promise: nil)
         }

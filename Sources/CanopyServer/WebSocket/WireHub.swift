@@ -206,7 +206,7 @@ final class WireHub: @unchecked Sendable {
             message += #","t":"#.utf8
             JSONWriter.appendInt(subscriber.tag, to: &message)
             message += "}}}".utf8
-            session.outbox.send(message)
+            session.outbox.send(message, push: true)
         }
     }
 }

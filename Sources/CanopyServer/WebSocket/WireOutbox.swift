@@ -12,6 +12,11 @@ import Synchronization
 /// and a busy connection's pushes share it (hummingbird-websocket's writer would flush every
 /// frame from a task of its own).
 ///
+/// Pushes are coalesced as a busy stream's events are: a push to a connection written less than
+/// `coalescing` ago waits for the rest of that interval, so that under load a connection gets one
+/// write (one system call) per interval, whatever the write rate; a quiet connection's push goes
+/// at once. Answers to requests go at once, with the pushes queued before them.
+///
 /// Bounded: when more than `limit` bytes are queued or written but not yet taken by a client that
 /// does not read, the queue is dropped and `overflow` closes the connection; other connections
 /// are not affected.
@@ -23,6 +28,10 @@ final class WireOutbox: Sendable {
         var inFlightBytes = 0
         /// A write job is queued on the event loop.
         var scheduled = false
+        /// A write job is scheduled for the end of the coalescing interval.
+        var deferred = false
+        /// When the last write job ran (nanoseconds, monotonic).
+        var lastWrite: UInt64 = 0
         var channel: (any Channel)?
         /// No more messages are taken.
         var closed = false
@@ -34,10 +43,13 @@ final class WireOutbox: Sendable {
 
     private let state = Mutex(State())
     private let limit: Int
+    private let coalescing: UInt64
     private let overflow: @Sendable () -> Void
 
-    init(limit: Int, overflow: @escaping @Sendable () -> Void) {
+    /// - Parameter coalescing: nanoseconds; 0 writes every push at once.
+    init(limit: Int, coalescing: UInt64 = 0, overflow: @escaping @Sendable () -> Void) {
         self.limit = limit
+        self.coalescing = coalescing
         self.overflow = overflow
     }
 
@@ -54,24 +66,27 @@ final class WireOutbox: Sendable {
 
     /// Queues one application message (its JSON text), split into frames when it is longer than
     /// 16,384 UTF-16 code units.
-    func send(_ message: [UInt8]) {
+    /// `push`: a data push, which may wait for the coalescing interval; otherwise (an answer)
+    /// it goes at once.
+    func send(_ message: [UInt8], push: Bool = false) {
         // UTF-16 never needs more code units than UTF-8 needs bytes: a short message is one frame.
         if message.count <= WireFrameSplitter.frameLimit {
-            self.enqueue([ByteBuffer(bytes: message)])
+            self.enqueue([ByteBuffer(bytes: message)], push: push)
         } else {
-            self.enqueue(WireFrameSplitter.frames(String(decoding: message, as: UTF8.self)).map { ByteBuffer(string: $0) })
+            self.enqueue(WireFrameSplitter.frames(String(decoding: message, as: UTF8.self)).map { ByteBuffer(string: $0) }, push: push)
         }
     }
 
-    /// Queues a message already rendered into one frame (a push shared by many connections).
+    /// Queues a push already rendered into one frame (shared by many connections).
     func send(frame: ByteBuffer) {
-        self.enqueue([frame])
+        self.enqueue([frame], push: true)
     }
 
-    private func enqueue(_ frames: [ByteBuffer]) {
+    private func enqueue(_ frames: [ByteBuffer], push: Bool) {
         enum Action {
             case none
             case schedule(any Channel)
+            case later(any Channel, TimeAmount)
             case overflow([CheckedContinuation<Void, Never>])
         }
         let action: Action = self.state.withLock { state in
@@ -87,22 +102,35 @@ final class WireOutbox: Sendable {
             state.pending.append(contentsOf: frames)
             state.pendingBytes += size
             guard let channel = state.channel, !state.scheduled else { return .none }
+            if push && self.coalescing > 0 {
+                if state.deferred { return .none }
+                let now = WakeScheduler.now()
+                let due = state.lastWrite &+ self.coalescing
+                if now < due {
+                    state.deferred = true
+                    return .later(channel, .nanoseconds(Int64(due - now)))
+                }
+            }
             state.scheduled = true
             return .schedule(channel)
         }
         switch action {
         case .none: break
         case .schedule(let channel): channel.eventLoop.execute { self.write(to: channel) }
+        case .later(let channel, let wait): channel.eventLoop.scheduleTask(in: wait) { self.write(to: channel, deferred: true) }
         case .overflow(let waiters):
             for waiter in waiters { waiter.resume() }
             self.overflow()
         }
     }
 
-    /// On the channel's event loop: writes everything queued, with one flush.
-    private func write(to channel: any Channel) {
+    /// On the channel's event loop: writes everything queued, with one flush. `deferred`: the job
+    /// scheduled for the end of a coalescing interval.
+    private func write(to channel: any Channel, deferred: Bool = false) {
+        let now = self.coalescing > 0 ? WakeScheduler.now() : 0
         let (frames, bytes): ([ByteBuffer], Int) = self.state.withLock { state in
-            state.scheduled = false
+            if deferred { state.deferred = false } else { state.scheduled = false }
+            if !state.pending.isEmpty { state.lastWrite = now }
             defer {
                 state.pending = []
                 state.inFlightBytes += state.pendingBytes
