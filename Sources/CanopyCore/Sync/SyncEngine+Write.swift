@@ -48,7 +48,7 @@ extension SyncEngine {
             update.apply(self, written: written)
             if !update.treeNode.aggregateListeners.isEmpty { self.refreshAggregates(of: update.treeNode) }
         }
-        return hasViews ? self.raiseEvents(base: base, entryPaths: entryPaths) : []
+        return self.viewCount > 0 ? self.raiseEvents(base: base, entryPaths: entryPaths) : []
     }
 
     /// Sets `entries` (none with a server value) below `node`: values, then removals, then priorities.
