@@ -58,8 +58,9 @@ extension DatabaseCore {
         var changes: [AggregateChange] = []
         swap(&changes, &self.spareAggregateChanges)
         self.engine.takeAggregateChanges(into: &changes)
-        for change in changes where self.engine.isListening(change.listener) {
-            change.deliver()
+        // By index: each change is read in place, not copied.
+        for i in changes.indices where self.engine.isListening(changes[i].listener) {
+            changes[i].deliver()
         }
         changes.removeAll(keepingCapacity: true)
         self.spareAggregateChanges = changes

@@ -7,14 +7,18 @@
 package struct ChildKey: Sendable {
     /// The key as written.
     package let string: String
-    /// The 32-bit value for integer keys, `ChildKey.notInteger` otherwise.
+    /// The 32-bit value for integer keys. For other keys a value below `Int32.min`: `Int64.min`
+    /// with the key's UTF-8 length (8 for any longer than 7) in bits 59…56 and its first seven
+    /// bytes (zero-padded, the first in bits 55…48) below, so two keys whose first seven bytes
+    /// differ, or that are both that short, compare without reading their strings.
     @usableFromInline let integer: Int64
 
+    /// What ``validatedInteger(_:)-(UnsafeBufferPointer<UInt8>)`` returns for a valid key that is
+    /// not an integer key.
     @usableFromInline static let notInteger = Int64.min
 
     package init(_ string: String) {
-        self.string = string
-        self.integer = ChildKey.parseInteger(string) ?? ChildKey.notInteger
+        self.init(string: string, integer: ChildKey.parseInteger(string) ?? ChildKey.notInteger)
     }
 
     /// The key for `string` when it is a valid key (``KeyValidation/isValidKey(_:)``), else `nil`:
@@ -25,21 +29,36 @@ package struct ChildKey: Sendable {
             let integer = string.utf8.withContiguousStorageIfAvailable({ ChildKey.validatedInteger($0) })
                 ?? ChildKey.validatedInteger(string)
         else { return nil }
-        self.string = string
-        self.integer = integer
+        self.init(string: string, integer: integer)
     }
 
     /// A key whose integer value (or ``notInteger``) is already known.
     @usableFromInline
     init(string: String, integer: Int64) {
         self.string = string
-        self.integer = integer
+        self.integer = integer >= Int64(Int32.min) ? integer : ChildKey.prefixWord(string)
     }
 
     /// An array index key (`"0"`, `"1"`, …).
     package init(index: Int) {
-        self.string = String(index)
-        self.integer = index <= Int(Int32.max) ? Int64(index) : ChildKey.notInteger
+        self.init(string: String(index), integer: index <= Int(Int32.max) ? Int64(index) : ChildKey.notInteger)
+    }
+
+    /// ``integer`` for a key that is not an integer key: `Int64.min`, its UTF-8 length up to 8 in
+    /// bits 59…56, and its first seven bytes, zero-padded, the first in bits 55…48.
+    @usableFromInline
+    static func prefixWord(_ string: String) -> Int64 {
+        var word: UInt64 = 0
+        var n: UInt64 = 0
+        for byte in string.utf8 {
+            if n == 7 {
+                n = 8
+                break
+            }
+            word |= UInt64(byte) &<< (48 &- 8 &* n)
+            n &+= 1
+        }
+        return Int64(bitPattern: word | (n &<< 56) | (1 &<< 63))
     }
 
     /// `nil` for an invalid key, else the integer value or ``notInteger``.
@@ -61,7 +80,7 @@ package struct ChildKey: Sendable {
 
     /// Whether the key is an integer key: an optional `-`, any leading zeros, at most 10
     /// significant digits, and a value in the Int32 range (see *Ordering and Keys*).
-    package var isInteger: Bool { self.integer != ChildKey.notInteger }
+    package var isInteger: Bool { self.integer >= Int64(Int32.min) }
 
     /// The integer value of an integer key.
     package var integerValue: Int32? { self.isInteger ? Int32(truncatingIfNeeded: self.integer) : nil }
@@ -124,8 +143,8 @@ extension ChildKey: Comparable {
     /// other keys by UTF-16 code units; the `"-0"`/`"00"` tie is broken by string order.
     @inlinable
     package static func compare(_ a: ChildKey, _ b: ChildKey) -> Int {
-        let ai = a.integer != ChildKey.notInteger
-        let bi = b.integer != ChildKey.notInteger
+        let ai = a.integer >= Int64(Int32.min)
+        let bi = b.integer >= Int64(Int32.min)
         if ai && bi {
             if a.integer != b.integer { return a.integer < b.integer ? -1 : 1 }
             let la = a.string.utf8.count
@@ -135,6 +154,19 @@ extension ChildKey: Comparable {
         }
         if ai { return -1 }
         if bi { return 1 }
+        let x = UInt64(bitPattern: a.integer) &<< 8
+        let y = UInt64(bitPattern: b.integer) &<< 8
+        if x != y {
+            // The first seven bytes differ: the first differing one decides (a zero of padding is
+            // below any byte, so a key that ends there, a prefix of the other, sorts first).
+            let shift = UInt64(truncatingIfNeeded: (x ^ y).leadingZeroBitCount & ~7)
+            return compareDifferingBytes(UInt8(truncatingIfNeeded: (x &<< shift) &>> 56), UInt8(truncatingIfNeeded: (y &<< shift) &>> 56))
+        }
+        // The same first seven bytes; both keys that short: the shorter (the rest of the longer
+        // being zeros) first.
+        let la = (a.integer &>> 56) & 0xF
+        let lb = (b.integer &>> 56) & 0xF
+        if la < 8 && lb < 8 { return la == lb ? 0 : (la < lb ? -1 : 1) }
         return compareUTF16(a.string, b.string)
     }
 
