@@ -178,7 +178,7 @@ extension SyncEngine {
                 }
             }
             if node.children.isEmpty { return updates }
-            treeNode = node.children[key]
+            treeNode = node.child(key)
         }
         guard let atBase = treeNode else { return updates }
         let entryPaths = entries.map(\.path)
@@ -210,7 +210,7 @@ extension SyncEngine {
         for (depth, key) in base.keys.enumerated() {
             guard let node = treeNode else { break }
             if !node.views.isEmpty { ancestors.append((node, depth)) }
-            treeNode = node.children[key]
+            treeNode = node.child(key)
         }
         if let atBase = treeNode {
             self.visitBelow(atBase, relative: [], entryPaths: entryPaths, into: &events)
