@@ -13,25 +13,40 @@ public struct AggregateSnapshot: Sendable, Equatable, CustomStringConvertible {
     /// The number of children in the query's range (after its limit), whether or not `.count`
     /// was asked.
     public let count: Int
-    private let values: [JSONValue]
+    /// The result's values, one per term of the request (shared with it, not copied).
+    private let numbers: [AggregateNumber?]
+    /// For each function, its term in ``numbers`` (shared with the query).
+    private let terms: [Int]
 
-    /// The snapshot of `query`'s result.
+    /// The snapshot of `query`'s result: O(1), it shares the result's values.
     init(_ query: AggregateQuery, result: AggregateResult) {
         self.functions = query.distinct.functions
         self.count = result.count
-        self.values = query.distinct.terms.map { term in
-            switch result.values[term] {
-            case .int(let i)?: return .int(i)
-            case .double(let d)?: return .double(d)
-            case nil: return .null
-            }
+        self.numbers = result.values
+        self.terms = query.distinct.terms
+    }
+
+    /// The value of the `i`th function.
+    private func value(_ i: Int) -> JSONValue {
+        switch self.numbers[self.terms[i]] {
+        case .int(let n)?: return .int(n)
+        case .double(let d)?: return .double(d)
+        case nil: return .null
         }
     }
+
+    /// The values, in the order of ``functions``.
+    private var values: [JSONValue] { self.functions.indices.map(self.value) }
 
     /// The value of `function`: `.int`, `.double` or `.null`; `nil` when it was not asked.
     public subscript(_ function: AggregateFunction) -> JSONValue? {
         guard let i = self.functions.firstIndex(of: function) else { return nil }
-        return self.values[i]
+        return self.value(i)
+    }
+
+    /// Equal when the functions, the count and every value are.
+    public static func == (a: AggregateSnapshot, b: AggregateSnapshot) -> Bool {
+        a.functions == b.functions && a.count == b.count && a.functions.indices.allSatisfy { a.value($0) == b.value($0) }
     }
 
     private func number(_ function: AggregateFunction) -> Double? {

@@ -32,6 +32,12 @@ func aggregateScenarios() -> [Scenario] {
                 try liveAggregate("B14.aggregate.batch50.\(suffix)", AggregateConfig(children: n, batch: 50), $0)
             })
     }
+    // The same writes with no aggregate at 10k too: how much of the 10k → 1M slowdown is the
+    // plain write's own (a larger tree, more cache misses).
+    result.append(
+        Scenario(name: "B14.aggregate.none.n10k", stores: [.memory]) {
+            try liveAggregate("B14.aggregate.none.n10k", AggregateConfig(children: 10_000, withAggregate: false), $0)
+        })
     result.append(
         Scenario(name: "B14.aggregate.none.n1M", stores: [.memory]) {
             try liveAggregate("B14.aggregate.none.n1M", AggregateConfig(children: 1_000_000, withAggregate: false), $0)
@@ -88,6 +94,7 @@ func liveAggregate(_ name: String, _ config: AggregateConfig, _ store: Store) th
     for _ in 0..<updates { plan.append((rng.next(below: count), rng.next(below: 1_000_000), rng.next(below: 21))) }
     let values: [Any] = plan.map { ["score": $0.score, "rating": Double($0.rating) / 4] as [String: Any] }
 
+    let loopCPUBefore = threadCPUSeconds(named: "canopy-loop")
     let start = monotonicNanos()
     if config.batch <= 1 {
         for (i, update) in plan.enumerated() { try items.child(keys[update.index]).setValue(values[i]) }
@@ -105,6 +112,8 @@ func liveAggregate(_ name: String, _ config: AggregateConfig, _ store: Store) th
     // A read queued behind every write: when it returns, all are applied and observed.
     _ = try blockingGetData(items.child("i0000000"))
     let seconds = secondsSince(start)
+    // The loop thread's CPU time for the writes: steadier than the wall clock on a shared machine.
+    let loopCPU = threadCPUSeconds(named: "canopy-loop").flatMap { after in loopCPUBefore.map { after - $0 } }
 
     // The brute-force recount.
     for update in plan {
@@ -135,7 +144,9 @@ func liveAggregate(_ name: String, _ config: AggregateConfig, _ store: Store) th
         scenario: name, store: store, n: updates, seconds: seconds,
         extra: [
             ("children", .int(count)), ("batch", .int(config.batch)), ("aggregate", .bool(config.withAggregate)),
-            ("issue_seconds", .double(issued, 4)), ("observer_calls", .int(seen.calls - setupCalls)), ("in_range", .int(inRange)),
+            ("issue_seconds", .double(issued, 4)), ("loop_cpu_seconds", loopCPU.map { .double($0, 2) } ?? .double(.nan, 0)),
+            ("loop_cpu_ops_per_s", loopCPU.map { $0 > 0 ? .int(Int(Double(updates) / $0)) : .double(.nan, 0) } ?? .double(.nan, 0)),
+            ("observer_calls", .int(seen.calls - setupCalls)), ("in_range", .int(inRange)),
         ],
         check: check)
 }

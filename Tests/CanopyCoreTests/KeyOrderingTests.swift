@@ -259,6 +259,33 @@ struct KeyOrderingTests {
         for i in sorted.indices.dropFirst() { #expect(cmp(sorted[i - 1], sorted[i]) == -1) }
     }
 
+    @Test("long keys sharing prefixes (past the first seven bytes) compare as the reference, however they are made")
+    func randomLongKeys() throws {
+        var rng = SeededGenerator(seed: 7)
+        // Few symbols, so keys share long prefixes and differ anywhere, before, at or past byte 7;
+        // multi-byte ones straddle that boundary.
+        let alphabet = Array("ab0-é\u{FF61}\u{1F600}\u{E000}")
+        func randomKey() -> String {
+            if Int.random(in: 0..<8, using: &rng) == 0 { return String(Int.random(in: 0...99, using: &rng)) }
+            return String((0..<Int.random(in: 1...11, using: &rng)).map { _ in alphabet.randomElement(using: &rng)! })
+        }
+        let strings = (0..<300).map { _ in randomKey() }
+        // The three ways keys are made: from a string, validated, and split from a path.
+        let made: [(String) throws -> ChildKey] = [
+            { ChildKey($0) }, { ChildKey(validating: $0)! }, { try path("x/" + $0).keys[1] },
+        ]
+        for (i, a) in strings.enumerated() {
+            for (j, b) in strings.enumerated() {
+                let ka = try made[(i + j) % 3](a)
+                let kb = try made[(i + 2 * j) % 3](b)
+                #expect(
+                    sign(ChildKey.compare(ka, kb)) == ReferenceKeyOrder.compare(a, b),
+                    "\(Array(a.unicodeScalars)) vs \(Array(b.unicodeScalars))")
+                #expect((ka < kb) == (ReferenceKeyOrder.compare(a, b) < 0))
+            }
+        }
+    }
+
     @Test("DatabasePath keeps segments as keys and answers prefix questions")
     func pathBasics() throws {
         let p = try path("/a/b/c")

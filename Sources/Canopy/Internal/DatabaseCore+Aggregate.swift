@@ -54,9 +54,16 @@ extension DatabaseCore {
 
     /// Calls the engine's aggregate listeners with the values the last write changed (loop).
     func deliverAggregateChanges() {
-        for change in self.engine.takeAggregateChanges() where self.engine.isListening(change.listener) {
-            change.deliver()
+        guard self.engine.hasAggregateChanges else { return }
+        var changes: [AggregateChange] = []
+        swap(&changes, &self.spareAggregateChanges)
+        self.engine.takeAggregateChanges(into: &changes)
+        // By index: each change is read in place, not copied.
+        for i in changes.indices where self.engine.isListening(changes[i].listener) {
+            changes[i].deliver()
         }
+        changes.removeAll(keepingCapacity: true)
+        self.spareAggregateChanges = changes
     }
 
     /// Calls one observer's block (loop), unless it was removed meanwhile.

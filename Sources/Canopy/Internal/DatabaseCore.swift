@@ -46,6 +46,11 @@ final class DatabaseCore: @unchecked Sendable {
     var isFromCache: (DatabasePath) -> Bool = { _ in false }
     /// The `.value` observers that asked for metadata changes.
     @exclusivity(unchecked) var metadataWatchers = MetadataWatchers()
+    // Unchecked exclusivity: swapped with the engine's queue and back around the deliveries, never
+    // touched by them (a nested delivery finds it empty and only costs a new buffer).
+    /// Loop-thread only: an empty buffer (capacity kept) for the engine's next aggregate changes,
+    /// so a write that changes a live aggregate allocates no queue.
+    @exclusivity(unchecked) var spareAggregateChanges: [AggregateChange] = []
 
     init(
         loop: EventLoop, clock: @escaping @Sendable () -> Int64, root: Node = .empty, store: DurableStore? = nil,

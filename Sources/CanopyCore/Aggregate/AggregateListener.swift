@@ -3,7 +3,7 @@
 ///
 /// Registered with ``SyncEngine/listen(_:)-(AggregateListener)`` on the loop thread. As with
 /// ``ViewListener``, the engine never calls `onChange` itself: it queues an ``AggregateChange``
-/// and whoever applied the write takes them with ``SyncEngine/takeAggregateChanges()``.
+/// and whoever applied the write takes them with ``SyncEngine/takeAggregateChanges(into:)``.
 package final class AggregateListener {
     package let path: DatabasePath
     package let params: QueryParams
@@ -31,6 +31,8 @@ package final class AggregateListener {
         guard !self.ranges.isEmpty else {
             return AggregateResult(request: self.request, summaries: self.indexes.map { $0.summary(self.params) })
         }
+        // One field (the common case): no array of summaries.
+        if self.ranges.count == 1 { return AggregateResult(request: self.request, summary: self.indexes[0].summary(of: self.ranges[0])) }
         return AggregateResult(request: self.request, summaries: zip(self.indexes, self.ranges).map { $0.summary(of: $1) })
     }
 

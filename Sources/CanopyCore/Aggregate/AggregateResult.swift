@@ -18,15 +18,25 @@ package struct AggregateResult: Sendable, Equatable {
     package init(request: AggregateRequest, summaries: [AggregateSummary]) {
         self.request = request
         self.count = summaries.first?.count ?? 0
-        self.values = zip(request.terms, request.fieldOfTerm).map { term, field in
-            let summary = summaries[field]
-            switch term.function {
-            case .count: return .int(Int64(summary.count))
-            case .sum: return summary.sum
-            case .average: return summary.average.map(AggregateNumber.double)
-            case .min: return summary.min
-            case .max: return summary.max
-            }
+        self.values = zip(request.terms, request.fieldOfTerm).map { term, field in Self.value(of: term, in: summaries[field]) }
+    }
+
+    /// The result of `request`, which has a single field, given that field's summary (no array
+    /// of summaries to build).
+    package init(request: AggregateRequest, summary: AggregateSummary) {
+        precondition(request.fields.count == 1, "AggregateResult(request:summary:) needs a request of one field")
+        self.request = request
+        self.count = summary.count
+        self.values = request.terms.map { Self.value(of: $0, in: summary) }
+    }
+
+    private static func value(of term: AggregateRequest.Term, in summary: AggregateSummary) -> AggregateNumber? {
+        switch term.function {
+        case .count: return .int(Int64(summary.count))
+        case .sum: return summary.sum
+        case .average: return summary.average.map(AggregateNumber.double)
+        case .min: return summary.min
+        case .max: return summary.max
         }
     }
 

@@ -1,7 +1,7 @@
 extension SyncEngine {
     /// Starts a live aggregate: builds (or shares) the indexes of its location, order and fields
     /// and returns its value now. From the next write on, every write that changes the value
-    /// queues an ``AggregateChange`` (see ``takeAggregateChanges()``).
+    /// queues an ``AggregateChange`` (see ``takeAggregateChanges(into:)``).
     /// - Complexity: O(*n*) for each range to track (count, sum and average over a range without a
     ///   limit), then O(1) per changed child of each write; with a limit, or a minimum or maximum,
     ///   O(*n* log *n*) for each tree to build (once per location, order and field), else
@@ -52,10 +52,15 @@ extension SyncEngine {
     /// Whether `listener` is registered.
     package func isListening(_ listener: AggregateListener) -> Bool { !listener.indexes.isEmpty }
 
-    /// The aggregate changes queued by the writes applied since the last call, in order.
-    package func takeAggregateChanges() -> [AggregateChange] {
-        defer { self.aggregateChanges = [] }
-        return self.aggregateChanges
+    /// Whether writes queued aggregate changes since the last ``takeAggregateChanges(into:)``.
+    package var hasAggregateChanges: Bool { !self.aggregateChanges.isEmpty }
+
+    /// Hands over the aggregate changes queued by the writes applied since the last call, in
+    /// order, in `buffer` (which must be empty); the engine keeps `buffer`'s storage for the next
+    /// ones, so a caller that hands back the same emptied buffer each time allocates none.
+    package func takeAggregateChanges(into buffer: inout [AggregateChange]) {
+        precondition(buffer.isEmpty, "takeAggregateChanges(into:) needs an empty buffer")
+        swap(&buffer, &self.aggregateChanges)
     }
 
     /// The value of `request` over the query `params` at `path` now, per field: O(1) when a live

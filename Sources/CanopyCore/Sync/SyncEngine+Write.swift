@@ -23,8 +23,7 @@ extension SyncEngine {
             self.root.set(write.entries[0].value.node, at: path.isEmpty ? base.keys[...] : (base.keys + path)[...])
             return []
         }
-        let entryPaths = hasViews ? write.entries.map(\.path) : []
-        let indexUpdates = hasViews ? self.captureIndexedChildren(base: base, entryPaths: entryPaths) : []
+        let indexUpdates = hasViews ? self.captureIndexedChildren(base: base, entries: write.entries) : []
         // Values first, then removals, then priorities: the outcome does not depend on the order
         // of the entries, and a node keeps its priority exactly when it is not empty afterwards.
         // Server values resolve against the data before the write (nothing is set until below).
@@ -48,7 +47,7 @@ extension SyncEngine {
             update.apply(self, written: written)
             if !update.treeNode.aggregateListeners.isEmpty { self.refreshAggregates(of: update.treeNode) }
         }
-        return hasViews ? self.raiseEvents(base: base, entryPaths: entryPaths) : []
+        return self.viewCount > 0 ? self.raiseEvents(base: base, entryPaths: write.entries.map(\.path)) : []
     }
 
     /// Sets `entries` (none with a server value) below `node`: values, then removals, then priorities.
@@ -163,7 +162,7 @@ extension SyncEngine {
 
     /// Before a write: remembers, for every index on the write's path or below it, the children the
     /// write can change, so the index can be updated afterwards in O(k log *n*).
-    private func captureIndexedChildren(base: DatabasePath, entryPaths: [[ChildKey]]) -> [IndexUpdate] {
+    private func captureIndexedChildren(base: DatabasePath, entries: [WriteOperation.Entry]) -> [IndexUpdate] {
         var updates: [IndexUpdate] = []
         var treeNode: ViewTreeNode? = self.viewRoot
         for (depth, key) in base.keys.enumerated() {
@@ -179,9 +178,10 @@ extension SyncEngine {
                 }
             }
             if node.children.isEmpty { return updates }
-            treeNode = node.children[key]
+            treeNode = node.child(key)
         }
         guard let atBase = treeNode else { return updates }
+        let entryPaths = entries.map(\.path)
         func visit(_ node: ViewTreeNode, relative: [ChildKey]) {
             let candidates = Self.candidates(for: relative, entryPaths: entryPaths)
             if candidates == .untouched { return }
@@ -210,7 +210,7 @@ extension SyncEngine {
         for (depth, key) in base.keys.enumerated() {
             guard let node = treeNode else { break }
             if !node.views.isEmpty { ancestors.append((node, depth)) }
-            treeNode = node.children[key]
+            treeNode = node.child(key)
         }
         if let atBase = treeNode {
             self.visitBelow(atBase, relative: [], entryPaths: entryPaths, into: &events)

@@ -14,8 +14,11 @@ package final class SyncEngine {
     var pins = Set<Pin>()
     /// The ``ViewChange``s of the writes applied since the last ``takeViewChanges()``.
     @exclusivity(unchecked) var viewChanges: [ViewChange] = []
-    /// The ``AggregateChange``s of the writes applied since the last ``takeAggregateChanges()``.
+    /// The ``AggregateChange``s of the writes applied since the last ``takeAggregateChanges(into:)``.
     @exclusivity(unchecked) var aggregateChanges: [AggregateChange] = []
+    /// The views anywhere in ``viewRoot``: with none, a write raises no events and skips the walk
+    /// that looks for them (live aggregates alone keep indexes but no views).
+    private(set) var viewCount = 0
 
     package init(root: Node = .empty) {
         self.root = root
@@ -100,13 +103,16 @@ package final class SyncEngine {
         let index = params.index.isKeyOrder(for: location) ? nil : self.retainIndex(params.index, at: treeNode, node: location)
         let view = QueryView(path: path, params: params, node: location, childIndex: index)
         treeNode.views.append(view)
+        self.viewCount += 1
         return view
     }
 
     /// Removes `view` once nothing uses it, and its index when no other view does.
     private func dropIfUnused(_ view: QueryView) {
         guard view.isUnused, let treeNode = self.viewRoot.descendant(view.path.keys, create: false) else { return }
+        let before = treeNode.views.count
         treeNode.views.removeAll { $0 === view }
+        self.viewCount -= before - treeNode.views.count
         if let index = view.childIndex { self.releaseIndex(index, at: treeNode) }
         self.viewRoot.prune(view.path.keys)
     }

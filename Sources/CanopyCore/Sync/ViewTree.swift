@@ -22,11 +22,19 @@ final class ViewTreeNode {
     /// Whether a write below this location must update indexes here.
     var hasIndexes: Bool { !self.indexes.isEmpty || !self.aggregates.isEmpty }
 
+    /// The child at `key`: with a single child (the usual case on a write's path), one key
+    /// comparison instead of hashing `key`.
+    @inline(__always)
+    func child(_ key: ChildKey) -> ViewTreeNode? {
+        if self.children.count == 1, let only = self.children.first { return only.key == key ? only.value : nil }
+        return self.children[key]
+    }
+
     /// The node at `path`, created on the way when `create` is set.
     func descendant(_ path: some Sequence<ChildKey>, create: Bool) -> ViewTreeNode? {
         var node = self
         for key in path {
-            if let next = node.children[key] {
+            if let next = node.child(key) {
                 node = next
             } else if create {
                 let next = ViewTreeNode()
