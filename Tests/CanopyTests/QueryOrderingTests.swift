@@ -98,6 +98,28 @@ struct QueryOrderingTests {
         try self.expectOrder(.object(object), { $0.queryOrderedByKey() }, expected)
     }
 
+    @Test("canonically equivalent keys are different keys, as in Firebase: two children, in UTF-16 order")
+    func canonicallyEquivalentKeys() throws {
+        let db = try queryTestDatabase()
+        defer { db.close() }
+        let ref = db.reference(withPath: "list")
+        try ref.child("\u{E9}").setValue(1)
+        try ref.child("e\u{301}").setValue(2)
+        db.drain()
+        var keys: [[Unicode.Scalar]] = []
+        var values: [Int] = []
+        ref.queryOrderedByKey().observeSingleEvent(of: .value) { snapshot in
+            for child in snapshot.childSnapshots {
+                keys.append(Array((child.key ?? "").unicodeScalars))
+                values.append(child.value as? Int ?? -1)
+            }
+        }
+        db.drain()
+        // Swift's `==` would call the two keys equal: compare their scalars.
+        #expect(keys == [Array("e\u{301}".unicodeScalars), ["\u{E9}"]])
+        #expect(values == [2, 1])
+    }
+
     @Test("integer keys in the default order (order.test.ts)")
     func integerKeysInDefaultOrder() throws {
         let keys = ["foo", "bar", "03", "0", "100", "20", "5", "3", "003", "9"]
