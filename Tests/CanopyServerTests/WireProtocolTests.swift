@@ -32,7 +32,7 @@ struct WireProtocolTests {
         "pings: a silent client that answers none is closed and its onDisconnect runs; one that answers stays",
         .enabled(if: PythonClient.runnable, PythonClient.skipReason))
     func liveness() async throws {
-        try await Self.play("liveness", on: makeServer { $0.webSocketPingInterval = .milliseconds(300) })
+        try await Self.play("liveness", on: makeServer { $0.webSocketPingInterval = .seconds(1) })
     }
 
     @Test("with --auth-token: only the admin token opens the data", .enabled(if: PythonClient.runnable, PythonClient.skipReason))
