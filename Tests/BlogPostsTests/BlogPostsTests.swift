@@ -12,7 +12,7 @@ struct BlogPostsTests {
 
     /// Runs the sample with `arguments`, feeding it `input`; returns its exit status and output.
     static func run(_ arguments: [String], input: String = "") throws -> (status: Int32, output: String) {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: binaryPath)
         process.arguments = arguments
         let stdin = Pipe()

@@ -33,7 +33,7 @@ func toolEnvironment(_ extra: [String: String] = [:]) -> [String: String] {
 /// Runs `canopy` with `arguments` to completion (stdin from `input`, or empty).
 func canopy(_ arguments: [String], input: String? = nil, environment: [String: String] = [:], directory: String? = nil) throws -> RunResult
 {
-    let process = Process()
+    let process = ChildProcess()
     process.executableURL = URL(fileURLWithPath: canopyPath)
     process.arguments = arguments
     process.environment = toolEnvironment(environment)
@@ -63,12 +63,12 @@ func canopy(_ arguments: [String], input: String? = nil, environment: [String: S
 
 /// A `canopy` process left running (serve, observe), whose stdout lines are collected.
 final class RunningTool: Sendable {
-    let process: Process
+    let process: ChildProcess
     private let lines = Locked<[String]>([])
     private let errors = Locked<String>("")
 
     init(_ arguments: [String], environment: [String: String] = [:]) throws {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: canopyPath)
         process.arguments = arguments
         process.environment = toolEnvironment(environment)

@@ -1,3 +1,4 @@
+import CanopyTestSupport
 import Foundation
 import Testing
 
@@ -33,7 +34,7 @@ enum PythonClient {
             Issue.record("Interop/\(script).py is not among the test resources")
             return
         }
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: python)
         process.arguments = [path] + arguments
         // No Google credentials are needed in emulator mode: run without the caller's.

@@ -1,5 +1,5 @@
 public import Dispatch
-public import Foundation
+import Foundation
 
 /// A wait in a test that gave up: what it waited for did not happen in time. Thrown so a
 /// regression fails the test instead of hanging the run.
@@ -56,7 +56,7 @@ public final class ProcessWatchdog: Sendable {
     private let seconds: Double
 
     /// Starts watching `process`, which must be running (or about to be run).
-    public init(_ process: Process, _ what: String, seconds: Double = defaultWaitSeconds) {
+    public init(_ process: ChildProcess, _ what: String, seconds: Double = defaultWaitSeconds) {
         self.what = what
         self.seconds = seconds
         let fired = self.fired

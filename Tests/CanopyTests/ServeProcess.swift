@@ -7,12 +7,12 @@ import Foundation
 
 /// A `canopy serve` child process on a data directory, bound to a free loopback port.
 final class ServeProcess: Sendable {
-    let process: Process
+    let process: ChildProcess
     let port: Int
 
     /// Starts `canopy serve --db directory --port 0` and waits for the line naming its URL.
     init(directory: String) throws {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: builtExecutable("canopy"))
         process.arguments = ["serve", "--db", directory, "--port", "0"]
         var environment = ProcessInfo.processInfo.environment

@@ -8,7 +8,7 @@ import Testing
 @Suite("Restaurants sample")
 struct RestaurantsTests {
     static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: builtExecutable("Restaurants"))
         process.arguments = arguments
         let stdout = Pipe()

@@ -28,7 +28,7 @@ struct CrashRecoveryTests {
     /// Runs the writer until it has acknowledged `killAfter` writes (or finished), then kills it;
     /// returns the highest acknowledged index (-1 for none) and whether it finished.
     static func runWriter(directory: String, seed: UInt64, count: Int, killAfter: Int) throws -> (lastAck: Int, finished: Bool) {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: writerPath)
         process.arguments = [directory, String(seed), String(count)]
         let output = Pipe()
