@@ -55,7 +55,8 @@ public final class ChildProcess: @unchecked Sendable {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        for (target, io) in [(Int32(0), self.standardInput), (1, self.standardOutput), (2, self.standardError)] {
+        let stdio: [(target: Int32, io: Any?)] = [(0, self.standardInput), (1, self.standardOutput), (2, self.standardError)]
+        for (target, io) in stdio {
             if let pipe = io as? Pipe {
                 let handle = target == 0 ? pipe.fileHandleForReading : pipe.fileHandleForWriting
                 posix_spawn_file_actions_adddup2(&actions, handle.fileDescriptor, target)
@@ -89,7 +90,7 @@ public final class ChildProcess: @unchecked Sendable {
         self.exited.enter()
         // This process's copies of the child's ends: without closing them, a read of the child's
         // output would never see its end.
-        for (target, io) in [(0, self.standardInput), (1, self.standardOutput), (2, self.standardError)] {
+        for (target, io) in stdio {
             guard let pipe = io as? Pipe else { continue }
             try? (target == 0 ? pipe.fileHandleForReading : pipe.fileHandleForWriting).close()
         }

@@ -33,8 +33,7 @@ final class WireLiveness: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        self.check?.cancel()
-        self.check = nil
+        self.stop()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -43,9 +42,13 @@ final class WireLiveness: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        self.stop()
+        context.fireChannelInactive()
+    }
+
+    private func stop() {
         self.check?.cancel()
         self.check = nil
-        context.fireChannelInactive()
     }
 
     private func schedule(_ context: ChannelHandlerContext) {
