@@ -9,6 +9,9 @@ final class CompiledRule: Sendable {
     let expression: Expression
     /// `expression` compiled to closures (``ExpressionCompiler``): what a check runs.
     let predicate: ExpressionCompiler.Predicate
+    /// Whether the expression calls `parent()`, so that it needs its location even where its
+    /// `data` and `newData` nodes are given.
+    let callsParent: Bool
     /// Where the rule's value starts in the document.
     let position: SourcePosition
 
@@ -18,6 +21,7 @@ final class CompiledRule: Sendable {
         self.source = source
         self.expression = expression
         self.predicate = ExpressionCompiler.predicate(expression)
+        self.callsParent = expression.callsParent
         self.position = position
     }
 }

@@ -14,25 +14,27 @@ final class EvaluationScope {
     let isAnonymous: Bool
     let now: Double
     let oldRoot: Node
-    /// The tree after the write; `nil` for reads.
-    let newTree: NewTree?
+    /// The write's changes (`newData` is the old tree with them applied); `nil` for reads.
+    let changes: [RulesEngine.Change]?
+    /// The new tree, once a rule needed all of it (``newRoot``).
+    var builtNewRoot: Node?
     let query: QueryDescription
     /// `auth.uid`, once a rule asked for it.
     private var uid: RuleValue?
 
-    init(auth: RuleValue, now: Double, oldRoot: Node, newTree: NewTree?, query: QueryDescription) {
+    init(auth: RuleValue, now: Double, oldRoot: Node, changes: [RulesEngine.Change]?, query: QueryDescription) {
         self.auth = auth
         if case .null = auth { self.isAnonymous = true } else { self.isAnonymous = false }
         self.now = now
         self.oldRoot = oldRoot
-        self.newTree = newTree
+        self.changes = changes
         self.query = query
     }
 
     /// The scope of a check by `auth` (`nil`: unauthenticated), with `auth.uid` as the credential
     /// already holds it.
-    convenience init(auth: AuthContext?, now: Double, oldRoot: Node, newTree: NewTree?, query: QueryDescription) {
-        self.init(auth: RulesEngine.authValue(auth), now: now, oldRoot: oldRoot, newTree: newTree, query: query)
+    convenience init(auth: AuthContext?, now: Double, oldRoot: Node, changes: [RulesEngine.Change]?, query: QueryDescription) {
+        self.init(auth: RulesEngine.authValue(auth), now: now, oldRoot: oldRoot, changes: changes, query: query)
         self.uid = auth?.uidMember.map(RuleValue.init) ?? .null
     }
 
@@ -134,8 +136,8 @@ extension EvaluationContext {
         case .root: return self.scope.oldRoot
         case .data: return self.oldNode ?? self.scope.oldRoot.node(at: self.location)
         case .newData:
-            guard let newTree = self.scope.newTree else { throw EvaluationError(message: "newData is not available") }
-            return self.newNode ?? newTree.node(at: self.location)
+            guard self.scope.hasNewData else { throw EvaluationError(message: "newData is not available") }
+            return self.newNode ?? self.scope.newNode(at: self.location)
         case .childAt(let target, let keys): return try self.node(target).node(at: keys)
         case .snapshot(let target, .child, let arguments):
             let node = try self.node(target)
@@ -155,8 +157,8 @@ extension EvaluationContext {
             let node = self.oldNode ?? self.scope.oldRoot.node(at: self.location)
             return .snapshot(RuleDataSnapshot(isNew: false, path: self.location, node: node))
         case .newData:
-            guard let newTree = self.scope.newTree else { throw EvaluationError(message: "newData is not available") }
-            let node = self.newNode ?? newTree.node(at: self.location)
+            guard self.scope.hasNewData else { throw EvaluationError(message: "newData is not available") }
+            let node = self.newNode ?? self.scope.newNode(at: self.location)
             return .snapshot(RuleDataSnapshot(isNew: true, path: self.location, node: node))
         case .variable(let i): return .string(self.variables[i])
         case .query(let property): return self.query(property)
@@ -244,8 +246,8 @@ extension EvaluationContext {
         case .parent:
             let parent: RuleDataSnapshot?
             if s.isNew {
-                guard let newTree = self.scope.newTree else { throw EvaluationError(message: "newData is not available") }
-                parent = s.parent(lookup: newTree.node(at:))
+                guard self.scope.hasNewData else { throw EvaluationError(message: "newData is not available") }
+                parent = s.parent(lookup: self.scope.newNode(at:))
             } else {
                 parent = s.parent { self.scope.oldRoot.node(at: $0) }
             }

@@ -113,3 +113,25 @@ enum StaticType: Sendable, Equatable, CustomStringConvertible {
         return nil
     }
 }
+
+extension Expression {
+    /// Whether `parent()` is called anywhere in the expression: the only way a rule reads its
+    /// location once its `data` and `newData` nodes are given.
+    var callsParent: Bool {
+        switch self {
+        case .constant, .auth, .authUID, .now, .root, .data, .newData, .variable, .query: return false
+        case .property(let a, let b), .arithmetic(_, let a, let b), .relational(_, let a, let b), .equals(let a, let b, _),
+            .and(let a, let b),
+            .or(let a, let b):
+            return a.callsParent || b.callsParent
+        case .length(let x), .not(let x), .negate(let x), .childAt(let x, _), .hasChildAt(let x, _), .hasChildrenAt(let x, _),
+            .matches(let x, _):
+            return x.callsParent
+        case .snapshot(let target, let method, let arguments):
+            return method == .parent || target.callsParent || arguments.contains { $0.callsParent }
+        case .hasChildrenList(let target, let arguments), .string(let target, _, let arguments):
+            return target.callsParent || arguments.contains { $0.callsParent }
+        case .conditional(let a, let b, let c): return a.callsParent || b.callsParent || c.callsParent
+        }
+    }
+}

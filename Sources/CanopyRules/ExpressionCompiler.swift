@@ -69,10 +69,32 @@ enum ExpressionCompiler {
             // `auth != null`, `newData.val() == null`: a test for null, with no value built.
             let isNull = Self.isNull(x)
             return { (c: EvaluationContext) throws(EvaluationError) -> Bool in try isNull(c) != negated }
+        case .equals(.snapshot(let target, .val, _), let other, let negated):
+            // `newData.val() === auth.uid`: the node's value compared in place (operands in order).
+            let (target, other) = (NodeSource(target), Self.value(other))
+            return { (c: EvaluationContext) throws(EvaluationError) -> Bool in
+                let node = try c.node(from: target)
+                return node.valStrictlyEquals(try other(c)) != negated
+            }
+        case .equals(let other, .snapshot(let target, .val, _), let negated):
+            let (other, target) = (Self.value(other), NodeSource(target))
+            return { (c: EvaluationContext) throws(EvaluationError) -> Bool in
+                let value = try other(c)
+                return try c.node(from: target).valStrictlyEquals(value) != negated
+            }
         case .equals(let l, let r, let negated):
             let (l, r) = (Self.value(l), Self.value(r))
             return { (c: EvaluationContext) throws(EvaluationError) -> Bool in
                 RuleValue.strictlyEqual(try l(c), try r(c)) != negated
+            }
+        case .relational(let op, .snapshot(let target, .val, _), .constant(.number(let k))):
+            // `newData.val() >= 0`: the number read from the node; anything else takes the
+            // general path (its result or its error).
+            let target = NodeSource(target)
+            return { (c: EvaluationContext) throws(EvaluationError) -> Bool in
+                let node = try c.node(from: target)
+                guard let x = node.leafNumber else { return try Evaluator.relational(op, RuleValue(val: node), .number(k)) }
+                return Evaluator.relational(op, x, k)
             }
         case .relational(let op, let l, .constant(.number(let k))):
             // A comparison with a number literal (`newData.val() >= 0`, `….length <= 200`): no
@@ -88,43 +110,35 @@ enum ExpressionCompiler {
             let (l, r) = (Self.value(l), Self.value(r))
             return { (c: EvaluationContext) throws(EvaluationError) -> Bool in try Evaluator.relational(op, try l(c), try r(c)) }
         case .hasChildAt(let target, let keys):
-            let target = Self.node(target)
+            let target = NodeSource(target)
             if keys.count == 1 {
                 let key = keys[0]
-                return { (c: EvaluationContext) throws(EvaluationError) -> Bool in !(try target(c).child(key).isEmpty) }
+                return { (c: EvaluationContext) throws(EvaluationError) -> Bool in !(try c.node(from: target).child(key).isEmpty) }
             }
-            return { (c: EvaluationContext) throws(EvaluationError) -> Bool in !(try target(c).node(at: keys).isEmpty) }
+            return { (c: EvaluationContext) throws(EvaluationError) -> Bool in !(try c.node(from: target).node(at: keys).isEmpty) }
         case .hasChildrenAt(let target, let paths):
-            let target = Self.node(target)
+            let target = NodeSource(target)
             if paths.allSatisfy({ $0.count == 1 }) {
                 // `hasChildren(['author', 'title'])`: one lookup per key, no path walk.
                 let keys = paths.map { $0[0] }
                 return { (c: EvaluationContext) throws(EvaluationError) -> Bool in
-                    let node = try target(c)
+                    let node = try c.node(from: target)
                     for key in keys where node.child(key).isEmpty { return false }
                     return true
                 }
             }
             return { (c: EvaluationContext) throws(EvaluationError) -> Bool in
-                let node = try target(c)
+                let node = try c.node(from: target)
                 return paths.allSatisfy { !node.node(at: $0).isEmpty }
             }
         case .snapshot(let target, let method, _) where Self.isBoolean(expression):
-            let target = Self.node(target)
+            let target = NodeSource(target)
             switch method {
-            case .exists: return { (c: EvaluationContext) throws(EvaluationError) -> Bool in !(try target(c).isEmpty) }
-            case .hasChildren: return { (c: EvaluationContext) throws(EvaluationError) -> Bool in try target(c).hasChildren }
-            case .isNumber: return { (c: EvaluationContext) throws(EvaluationError) -> Bool in try target(c).leafValue?.isNumber ?? false }
-            case .isString:
-                return { (c: EvaluationContext) throws(EvaluationError) -> Bool in
-                    if case .string? = try target(c).leafValue { return true }
-                    return false
-                }
-            default:
-                return { (c: EvaluationContext) throws(EvaluationError) -> Bool in
-                    if case .bool? = try target(c).leafValue { return true }
-                    return false
-                }
+            case .exists: return { (c: EvaluationContext) throws(EvaluationError) -> Bool in !(try c.node(from: target).isEmpty) }
+            case .hasChildren: return { (c: EvaluationContext) throws(EvaluationError) -> Bool in try c.node(from: target).hasChildren }
+            case .isNumber: return { (c: EvaluationContext) throws(EvaluationError) -> Bool in try c.node(from: target).isNumberLeaf }
+            case .isString: return { (c: EvaluationContext) throws(EvaluationError) -> Bool in try c.node(from: target).isStringLeaf }
+            default: return { (c: EvaluationContext) throws(EvaluationError) -> Bool in try c.node(from: target).isBooleanLeaf }
             }
         default: return nil
         }
@@ -147,8 +161,15 @@ enum ExpressionCompiler {
         case .now: return { (c: EvaluationContext) in .number(c.scope.now) }
         case .variable(let i): return { (c: EvaluationContext) in .string(c.variables[i]) }
         case .snapshot(let target, .val, _):
-            let target = Self.node(target)
-            return { (c: EvaluationContext) throws(EvaluationError) -> RuleValue in RuleValue(val: try target(c)) }
+            let target = NodeSource(target)
+            return { (c: EvaluationContext) throws(EvaluationError) -> RuleValue in RuleValue(val: try c.node(from: target)) }
+        case .length(.snapshot(let target, .val, _)):
+            // `newData.val().length`: the string's length read from the node, no value built.
+            let target = NodeSource(target)
+            return { (c: EvaluationContext) throws(EvaluationError) -> RuleValue in
+                if case .string(let s)? = try c.node(from: target).leafValue { return .number(Double(s.utf16.count)) }
+                return try c.value(expression)
+            }
         case .length(let base):
             let base = Self.value(base)
             return { (c: EvaluationContext) throws(EvaluationError) -> RuleValue in
@@ -169,8 +190,8 @@ enum ExpressionCompiler {
         switch expression {
         case .auth: return { (c: EvaluationContext) in c.scope.isAnonymous }
         case .snapshot(let target, .val, _):
-            let target = Self.node(target)
-            return { (c: EvaluationContext) throws(EvaluationError) -> Bool in try target(c).isEmpty }
+            let target = NodeSource(target)
+            return { (c: EvaluationContext) throws(EvaluationError) -> Bool in try c.node(from: target).isEmpty }
         default:
             let value = Self.value(expression)
             return { (c: EvaluationContext) throws(EvaluationError) -> Bool in
@@ -180,23 +201,56 @@ enum ExpressionCompiler {
         }
     }
 
-    private static func node(_ expression: Expression) -> NodeOf {
+    fileprivate static func node(_ expression: Expression) -> NodeOf {
         switch expression {
         case .root: return { (c: EvaluationContext) in c.scope.oldRoot }
         case .data: return { (c: EvaluationContext) in c.oldNode ?? c.scope.oldRoot.node(at: c.location) }
         case .newData:
             return { (c: EvaluationContext) throws(EvaluationError) -> Node in
-                guard let newTree = c.scope.newTree else { throw EvaluationError(message: "newData is not available") }
-                return c.newNode ?? newTree.node(at: c.location)
+                guard c.scope.hasNewData else { throw EvaluationError(message: "newData is not available") }
+                return c.newNode ?? c.scope.newNode(at: c.location)
             }
         case .childAt(let target, let keys) where keys.count == 1:
-            let (target, key) = (Self.node(target), keys[0])
-            return { (c: EvaluationContext) throws(EvaluationError) -> Node in try target(c).child(key) }
+            let (target, key) = (NodeSource(target), keys[0])
+            return { (c: EvaluationContext) throws(EvaluationError) -> Node in try c.node(from: target).child(key) }
         case .childAt(let target, let keys):
-            let target = Self.node(target)
-            return { (c: EvaluationContext) throws(EvaluationError) -> Node in try target(c).node(at: keys) }
+            let target = NodeSource(target)
+            return { (c: EvaluationContext) throws(EvaluationError) -> Node in try c.node(from: target).node(at: keys) }
         default:
             return { (c: EvaluationContext) throws(EvaluationError) -> Node in try c.node(expression) }
+        }
+    }
+}
+
+/// Where a compiled snapshot method finds its node: `data` and `newData` straight from the
+/// context, with no closure call (the usual target of a rule's tests), anything else through its
+/// compiled closure.
+enum NodeSource: Sendable {
+    case data
+    case newData
+    case computed(ExpressionCompiler.NodeOf)
+
+    init(_ expression: Expression) {
+        switch expression {
+        case .data: self = .data
+        case .newData: self = .newData
+        default: self = .computed(ExpressionCompiler.node(expression))
+        }
+    }
+}
+
+extension EvaluationContext {
+    /// The node `source` names (as ``ExpressionCompiler``'s closure for it would give it).
+    @inline(__always)
+    func node(from source: NodeSource) throws(EvaluationError) -> Node {
+        switch source {
+        case .data: return self.oldNode ?? self.scope.oldRoot.node(at: self.location)
+        case .newData:
+            // A context with a new node is a write's.
+            if let node = self.newNode { return node }
+            guard self.scope.hasNewData else { throw EvaluationError(message: "newData is not available") }
+            return self.scope.newNode(at: self.location)
+        case .computed(let node): return try node(self)
         }
     }
 }

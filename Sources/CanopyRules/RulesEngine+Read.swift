@@ -15,7 +15,7 @@ extension RulesEngine {
     ///   expression plus its tree lookups; nothing under `path` is visited.
     package func canRead(path: DatabasePath, auth: AuthContext?, root: Node, query: QueryDescription? = nil, now: Int64) -> RuleVerdict {
         var trace: [RuleEvaluation] = []
-        let scope = EvaluationScope(auth: auth, now: Double(now), oldRoot: root, newTree: nil, query: query ?? .none)
+        let scope = EvaluationScope(auth: auth, now: Double(now), oldRoot: root, changes: nil, query: query ?? .none)
         var node: RuleNode? = self.document.root
         var variables: [String] = []
         let keys = path.keys
@@ -29,7 +29,7 @@ extension RulesEngine {
                     return RuleVerdict(isAllowed: true, decidingRule: reference, reason: reason, trace: trace)
                 }
             }
-            guard depth < keys.count, let next = current.match(keys[depth].string) else { break }
+            guard depth < keys.count, let next = current.match(keys[depth]) else { break }
             if next.isWildcard { variables.append(keys[depth].string) }
             node = next.node
         }

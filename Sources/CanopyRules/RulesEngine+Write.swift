@@ -22,7 +22,7 @@ extension RulesEngine {
             var keys = change.path.keys
             if keys.last?.isPriorityKey == true { keys.removeLast() }
             switch walk.check(keys) {
-            case .granted(let reference): if self.explains { granting.append(reference()) }
+            case .granted(let rule, let depth): if self.explains { granting.append(rule.reference(at: keys[..<depth])) }
             case .denied(let verdict): return verdict
             }
         }
@@ -53,8 +53,9 @@ extension RulesEngine {
 /// before the rule runs: no context is built, copied and destroyed per rule).
 struct WriteWalk {
     enum Result {
-        /// The `.write` that granted (its reference built only when asked for).
-        case granted(() -> RuleReference)
+        /// The `.write` that granted, and the depth of its location on the written path (its
+        /// reference built only when asked for).
+        case granted(CompiledRule, depth: Int)
         case denied(RuleVerdict)
     }
 
@@ -64,8 +65,10 @@ struct WriteWalk {
     /// The `.validate` that failed below a written location, and where (set when
     /// ``validateBelow(_:location:variables:oldNode:newNode:)`` answers `false`).
     private var failedValidation: (rule: CompiledRule, location: [ChildKey])?
+    /// Whether ``validateBelow(_:location:variables:oldNode:newNode:)`` keeps the location of
+    /// what it visits in its buffer: only when something reads it (see ``check(_:)``).
+    private var tracksLocation = true
     var scope: EvaluationScope { self.context.scope }
-    var newTree: NewTree { self.scope.newTree! }
     var oldRoot: Node { self.scope.oldRoot }
     var trace: [RuleEvaluation] = []
     /// Locations validated so far; only a write of several changes can reach one twice.
@@ -77,9 +80,7 @@ struct WriteWalk {
 
     init(engine: RulesEngine, auth: AuthContext?, now: Int64, oldRoot: Node, changes: [RulesEngine.Change]) {
         self.engine = engine
-        let scope = EvaluationScope(
-            auth: auth, now: Double(now), oldRoot: oldRoot, newTree: NewTree(oldRoot: oldRoot, changes: changes),
-            query: .none)
+        let scope = EvaluationScope(auth: auth, now: Double(now), oldRoot: oldRoot, changes: changes, query: .none)
         self.context = EvaluationContext(scope: scope, location: [], variables: [])
         self.tracksValidated = changes.count > 1
         self.writtenValue = changes.count == 1 && changes[0].path.keys.last?.isPriorityKey != true ? changes[0].value : nil
@@ -88,13 +89,15 @@ struct WriteWalk {
     private mutating func run(
         _ rule: CompiledRule, _ location: ArraySlice<ChildKey>, _ variables: [String], oldNode: Node?, newNode: Node?
     ) -> Bool {
-        self.context.location = location
+        // A rule given both its nodes reads its location only through `parent()` (or a trace).
+        let needsLocation = oldNode == nil || newNode == nil || rule.callsParent || self.engine.explains
+        if needsLocation { self.context.location = location }
         self.context.variables = variables
         self.context.oldNode = oldNode
         self.context.newNode = newNode
         // The location is a slice of the validation walk's buffer, which appends to it next:
         // released here so that the buffer stays uniquely referenced (no copy per append).
-        defer { self.context.location = [] }
+        defer { if needsLocation { self.context.location = [] } }
         // Without a trace, the answer alone.
         guard self.engine.explains else { return (try? rule.predicate(self.context)) ?? false }
         return self.engine.run(rule, context: self.context, trace: &self.trace)
@@ -104,7 +107,7 @@ struct WriteWalk {
     /// location of a single change (`check` walks the change's own keys).
     private func newNode(_ keys: [ChildKey], depth: Int) -> Node {
         if depth == keys.count, let value = self.writtenValue { return value }
-        return self.newTree.node(at: keys[..<depth])
+        return self.scope.newNode(at: keys[..<depth])
     }
 
     /// Whether `location` is validated for the first time (always, for a single change).
@@ -148,7 +151,7 @@ struct WriteWalk {
                 target = (current, variables, old)
                 break
             }
-            guard let next = current.match(keys[depth].string) else { break }
+            guard let next = current.match(keys[depth]) else { break }
             if next.isWildcard { variables.append(keys[depth].string) }
             node = next.node
             old = old.child(keys[depth])
@@ -161,17 +164,23 @@ struct WriteWalk {
             }
         }
         if let target, target.node.hasValidation {
-            var location = keys
-            if !self.validateBelow(
-                target.node, location: &location, variables: target.variables, oldNode: target.old,
-                newNode: self.newNode(keys, depth: keys.count))
-            {
+            // Without a trace, several changes or a `parent()` below, no rule reads its location:
+            // the walk keeps none, and only a failure's verdict walks again to find where.
+            self.tracksLocation = self.engine.explains || self.tracksValidated || target.node.validationCallsParent
+            var location = self.tracksLocation ? keys : []
+            let newNode = self.newNode(keys, depth: keys.count)
+            if !self.validateBelow(target.node, location: &location, variables: target.variables, oldNode: target.old, newNode: newNode) {
+                if !self.tracksLocation {
+                    self.tracksLocation = true
+                    location = keys
+                    _ = self.validateBelow(
+                        target.node, location: &location, variables: target.variables, oldNode: target.old, newNode: newNode)
+                }
                 guard let failure = self.failedValidation else { return self.denied(keys, { "Write of \($0) failed validation" }, nil) }
                 return self.failed(failure.rule, failure.location[...], keys)
             }
         }
-        let location = keys[..<grantedDepth]
-        return .granted({ granted.reference(at: location) })
+        return .granted(granted, depth: grantedDepth)
     }
 
     /// Runs the `.validate` of `link`, on the path of `keys`, unless its location is deleted or
@@ -199,9 +208,9 @@ struct WriteWalk {
         if rules.wildcard != nil {
             var passed = true
             newNode.forEachChild { key, child in
-                guard let match = rules.match(key.string) else { return true }
-                location.append(key)
-                defer { location.removeLast() }
+                guard let match = rules.match(key) else { return true }
+                if self.tracksLocation { location.append(key) }
+                defer { if self.tracksLocation { location.removeLast() } }
                 passed = self.visit(
                     match.node, location: &location, variables: match.isWildcard ? variables + [key.string] : variables,
                     oldNode: oldNode.child(key), newNode: child)
@@ -211,8 +220,8 @@ struct WriteWalk {
         }
         for (key, ruleChild) in rules.sortedChildren where ruleChild.hasValidation {
             guard let child = children.map[key] else { continue }
-            location.append(key)
-            defer { location.removeLast() }
+            if self.tracksLocation { location.append(key) }
+            defer { if self.tracksLocation { location.removeLast() } }
             guard self.visit(ruleChild, location: &location, variables: variables, oldNode: oldNode.child(key), newNode: child) else {
                 return false
             }
@@ -224,7 +233,7 @@ struct WriteWalk {
         _ rules: RuleNode, location: inout [ChildKey], variables: [String], oldNode: Node, newNode: Node
     ) -> Bool {
         guard rules.hasValidation, !newNode.isEmpty else { return true }
-        if let rule = rules.validate, self.firstValidation(of: location[...]) {
+        if let rule = rules.validate, !self.tracksValidated || self.firstValidation(of: location[...]) {
             if !self.run(rule, location[...], variables, oldNode: oldNode, newNode: newNode) {
                 self.failedValidation = (rule, location)
                 return false

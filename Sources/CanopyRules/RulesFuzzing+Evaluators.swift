@@ -19,7 +19,7 @@ extension RulesFuzzing {
                         let change = RulesEngine.Change(path: DatabasePath(keys), value: value)
                         let scope = EvaluationScope(
                             auth: RulesEngine.authValue(auth), now: Double(now), oldRoot: data,
-                            newTree: rule.kind == .read ? nil : NewTree(oldRoot: data, changes: [change]), query: query)
+                            changes: rule.kind == .read ? nil : [change], query: query)
                         let context = EvaluationContext(scope: scope, location: keys[...], variables: variables)
                         let compiled = Self.outcome { () throws(EvaluationError) in try rule.predicate(context) }
                         let interpreted = Self.outcome { () throws(EvaluationError) in try context.evaluate(rule.expression) }

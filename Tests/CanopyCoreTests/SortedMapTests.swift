@@ -78,6 +78,22 @@ private func verify(
     #expect(pairs(map) == pairs(expected), sourceLocation: sourceLocation)
     #expect(pairs(map.reversedElements()) == pairs(expected.reversed()), sourceLocation: sourceLocation)
     #expect(map.keys == expected.map(\.key), sourceLocation: sourceLocation)
+    // `forEachElement(while:)` visits the same elements in the same order, and stops where told.
+    var visited: [(key: ChildKey, value: Int)] = []
+    let finished = map.forEachElement { key, value in
+        visited.append((key, value))
+        return true
+    }
+    #expect(finished && pairs(visited) == pairs(expected), sourceLocation: sourceLocation)
+    if !expected.isEmpty {
+        let stop = expected.count / 2
+        var count = 0
+        let stopped = !map.forEachElement { _, _ in
+            count += 1
+            return count <= stop
+        }
+        #expect(stopped && count == stop + 1, "forEachElement stopped after \(count) of \(expected.count)", sourceLocation: sourceLocation)
+    }
     #expect(same(map.first, expected.first), sourceLocation: sourceLocation)
     #expect(same(map.last, expected.last), sourceLocation: sourceLocation)
     var mismatches = 0

@@ -113,6 +113,8 @@ struct CascadeModelTests {
             let rules = random.tree(pattern: [], wildcards: [], depth: 0, into: &entries)
             let model = ReferenceModel(entries: entries)
             let engine = RulesEngine(try document(rules: rules))
+            // A server's engine: answers without explanations, by a walk that keeps less.
+            let quiet = RulesEngine(engine.document, explains: false)
             for _ in 0..<25 {
                 var data: ReferenceModel.Data = [:]
                 for _ in 0..<3 { data = ReferenceModel.write(data, at: random.path(), leaves: random.value()) }
@@ -134,6 +136,11 @@ struct CascadeModelTests {
                 let expected = model.canWrite(writes, uid: uid, data: data)
                 #expect(
                     verdict.isAllowed == expected, "write \(writes) uid \(uid ?? "-") data \(data) rules \(text(rules)): \(verdict.reason)")
+                let quietVerdict = quiet.canWrite(changes: changes, auth: Self.auth(uid), root: root, now: 5)
+                #expect(quietVerdict.isAllowed == verdict.isAllowed, "quiet engine: write \(writes) rules \(text(rules))")
+                if !verdict.isAllowed {
+                    #expect(quietVerdict.decidingRule == verdict.decidingRule && quietVerdict.reason == verdict.reason)
+                }
                 checkedWrites += 1
                 if expected { allowedWrites += 1 }
             }

@@ -11,6 +11,9 @@ package struct ChildKey: Sendable {
     /// 2^63 plus its first 7 UTF-8 bytes, each ranked by ``KeyOrder/utf16Rank(_:)``, big-endian,
     /// zero-padded. Different words order their keys; equal words leave a tie to break.
     @usableFromInline let order: UInt64
+    /// ``order``, for matching against keys known in advance (rule paths): equal keys have equal
+    /// words, so a different word rules a key out without reading its string.
+    @inlinable package var sortWord: UInt64 { self.order }
 
     @usableFromInline static let notInteger = Int64.min
     /// Where string keys' words start (every integer key's word is below).

@@ -143,7 +143,7 @@ extension Node {
     /// - Complexity: O(*n*) for *n* children.
     package func forEachChild(while body: (ChildKey, Node) throws -> Bool) rethrows {
         guard case .children(let c) = self else { return }
-        for (key, child) in c.map where try !body(key, child) { return }
+        try c.map.forEachElement(while: body)
     }
 
     /// This node with its priority replaced (a no-op on an empty node).

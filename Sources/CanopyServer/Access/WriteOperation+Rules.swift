@@ -27,6 +27,10 @@ extension WriteOperation {
     /// node; one given to a node left empty changes nothing).
     /// - Complexity: O(*e*) for *e* entries, plus O(*e* · *d* log *n*) when some set priorities.
     func ruleChanges(root: Node) -> [RulesEngine.Change] {
+        // A set (one entry at the write's own path): its change, with no array grown.
+        if self.entries.count == 1, self.entries[0].path.isEmpty {
+            return [RulesEngine.Change(path: self.path, value: self.entries[0].value.node)]
+        }
         var changes: [RulesEngine.Change] = []
         changes.reserveCapacity(self.entries.count)
         for entry in self.entries where !entry.isPriority {
