@@ -115,23 +115,39 @@ enum StaticType: Sendable, Equatable, CustomStringConvertible {
 }
 
 extension Expression {
-    /// Whether `parent()` is called anywhere in the expression: the only way a rule reads its
-    /// location once its `data` and `newData` nodes are given.
-    var callsParent: Bool {
+    /// Whether this expression or any expression inside it satisfies `predicate`.
+    func contains(where predicate: (Expression) -> Bool) -> Bool {
+        if predicate(self) { return true }
         switch self {
         case .constant, .auth, .authUID, .now, .root, .data, .newData, .variable, .query: return false
         case .property(let a, let b), .arithmetic(_, let a, let b), .relational(_, let a, let b), .equals(let a, let b, _),
             .and(let a, let b),
             .or(let a, let b):
-            return a.callsParent || b.callsParent
+            return a.contains(where: predicate) || b.contains(where: predicate)
         case .length(let x), .not(let x), .negate(let x), .childAt(let x, _), .hasChildAt(let x, _), .hasChildrenAt(let x, _),
             .matches(let x, _):
-            return x.callsParent
-        case .snapshot(let target, let method, let arguments):
-            return method == .parent || target.callsParent || arguments.contains { $0.callsParent }
-        case .hasChildrenList(let target, let arguments), .string(let target, _, let arguments):
-            return target.callsParent || arguments.contains { $0.callsParent }
-        case .conditional(let a, let b, let c): return a.callsParent || b.callsParent || c.callsParent
+            return x.contains(where: predicate)
+        case .snapshot(let target, _, let arguments), .hasChildrenList(let target, let arguments), .string(let target, _, let arguments):
+            return target.contains(where: predicate) || arguments.contains { $0.contains(where: predicate) }
+        case .conditional(let a, let b, let c):
+            return a.contains(where: predicate) || b.contains(where: predicate) || c.contains(where: predicate)
+        }
+    }
+
+    /// Whether `parent()` is called anywhere in the expression: the only way a rule reads its
+    /// location once its `data` and `newData` nodes are given.
+    var callsParent: Bool {
+        self.contains {
+            if case .snapshot(_, .parent, _) = $0 { return true }
+            return false
+        }
+    }
+
+    /// Whether the expression reads a `$wildcard` variable.
+    var readsVariables: Bool {
+        self.contains {
+            if case .variable = $0 { return true }
+            return false
         }
     }
 }

@@ -23,6 +23,9 @@ final class RuleNode: Sendable {
     /// Whether a `.validate` of this node or a descendant calls `parent()`, the one way such a
     /// rule reads its location (``CompiledRule/callsParent``).
     let validationCallsParent: Bool
+    /// Whether a rule of this node or a descendant reads a `$wildcard` variable: where none
+    /// does, a walk binds none (no array of variables built).
+    let rulesReadVariables: Bool
 
     init(
         read: CompiledRule?, write: CompiledRule?, validate: CompiledRule?, indexOn: [String], children: [String: RuleNode],
@@ -39,6 +42,9 @@ final class RuleNode: Sendable {
         self.wildcardName = wildcardName
         self.wildcard = wildcard
         self.hasValidation = validate != nil || (wildcard?.hasValidation ?? false) || children.values.contains { $0.hasValidation }
+        self.rulesReadVariables =
+            [read, write, validate].contains { $0?.expression.readsVariables ?? false } || (wildcard?.rulesReadVariables ?? false)
+            || children.values.contains { $0.rulesReadVariables }
         self.validationCallsParent =
             (validate?.callsParent ?? false) || (wildcard?.validationCallsParent ?? false)
             || children.values.contains { $0.validationCallsParent }

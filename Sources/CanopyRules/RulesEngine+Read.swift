@@ -30,7 +30,8 @@ extension RulesEngine {
                 }
             }
             guard depth < keys.count, let next = current.match(keys[depth]) else { break }
-            if next.isWildcard { variables.append(keys[depth].string) }
+            // Bound only where a rule reads it (none below reads any otherwise).
+            if next.isWildcard, next.node.rulesReadVariables { variables.append(keys[depth].string) }
             node = next.node
         }
         return RuleVerdict(isAllowed: false, decidingRule: nil, reason: "No .read rule allowed the read of \(path)", trace: trace)

@@ -152,7 +152,8 @@ struct WriteWalk {
                 break
             }
             guard let next = current.match(keys[depth]) else { break }
-            if next.isWildcard { variables.append(keys[depth].string) }
+            // Bound only where a rule reads it (none below reads any otherwise).
+            if next.isWildcard, next.node.rulesReadVariables { variables.append(keys[depth].string) }
             node = next.node
             old = old.child(keys[depth])
         }
@@ -212,7 +213,8 @@ struct WriteWalk {
                 if self.tracksLocation { location.append(key) }
                 defer { if self.tracksLocation { location.removeLast() } }
                 passed = self.visit(
-                    match.node, location: &location, variables: match.isWildcard ? variables + [key.string] : variables,
+                    match.node, location: &location,
+                    variables: match.isWildcard && match.node.rulesReadVariables ? variables + [key.string] : variables,
                     oldNode: oldNode.child(key), newNode: child)
                 return passed
             }
