@@ -52,7 +52,7 @@ final class WSBenchClient: ChannelInboundHandler, @unchecked Sendable {
             if frame.opcode == .ping {
                 // Answered, as every WebSocket stack does: the server closes a connection that
                 // neither sends nor answers its pings.
-                let pong = WebSocketFrame(fin: true, opcode: .pong, maskKey: .random(), data: frame.unmaskedData)
+                let pong = WebSocketFrame(fin: true, opcode: .pong, maskKey: self.client.maskKey(), data: frame.unmaskedData)
                 return context.channel.writeAndFlush(pong, promise: nil)
             }
             guard frame.opcode == .text else { return }
@@ -72,6 +72,9 @@ final class WSBenchClient: ChannelInboundHandler, @unchecked Sendable {
     private var head: [UInt8] = []
     private var upgraded = false
     private(set) var context: ChannelHandlerContext?
+    /// Mask keys for this client's frames: a generator seeded once, not the system's random
+    /// source (a system call per frame, which took a large share of the bench's own time).
+    private var maskKeys = MaskKeyGenerator()
 
     init(sampled: Bool, opening: [String]) {
         self.sampled = sampled
@@ -104,38 +107,52 @@ final class WSBenchClient: ChannelInboundHandler, @unchecked Sendable {
         if rest.readableBytes > 0 { context.fireChannelRead(NIOAny(rest)) }
     }
 
+    /// The next frame's mask key (clients mask every frame).
+    func maskKey() -> WebSocketMaskingKey { .random(using: &self.maskKeys) }
+
     /// A client frame (masked, as clients must).
     func send(_ text: String) {
         guard let context else { return }
-        let frame = WebSocketFrame(fin: true, opcode: .text, maskKey: .random(), data: ByteBuffer(string: text))
+        let frame = WebSocketFrame(fin: true, opcode: .text, maskKey: self.maskKey(), data: ByteBuffer(string: text))
         context.channel.writeAndFlush(frame, promise: nil)
     }
 
     /// An application message: the hello, an answer (`"r"`) or a push.
     fileprivate func received(_ buffer: ByteBuffer, context: ChannelHandlerContext) {
         let now = monotonicNanos()
-        let bytes = Array(buffer.readableBytesView)
-        if bytes.starts(with: Array(#"{"t":"c","d":{"t":"h""#.utf8)) {
-            self.hellos.wrappingAdd(1, ordering: .relaxed)
-            for request in self.opening { self.send(request) }
-            return
-        }
-        if bytes.starts(with: Array(#"{"t":"d","d":{"r":"#.utf8)) {
-            if bytes.firstRange(of: Array(#""s":"ok""#.utf8)) != nil { self.acks.wrappingAdd(1, ordering: .relaxed) }
-            if self.inFlight > 0 {
-                self.inFlight -= 1
-                self.pumpWrites()
+        // Read in place: no copy of the message, no array per pattern.
+        buffer.withUnsafeReadableBytes { bytes in
+            if bytes.starts(with: Self.helloPrefix) {
+                self.hellos.wrappingAdd(1, ordering: .relaxed)
+                for request in self.opening { self.send(request) }
+                return
             }
-            return
+            if bytes.starts(with: Self.answerPrefix) {
+                if Self.find(Self.okStatus, in: bytes) != nil { self.acks.wrappingAdd(1, ordering: .relaxed) }
+                if self.inFlight > 0 {
+                    self.inFlight -= 1
+                    self.pumpWrites()
+                }
+                return
+            }
+            guard bytes.starts(with: Self.pushPrefix) else { return }
+            self.pushes.wrappingAdd(1, ordering: .relaxed)
+            // The value is {"i":N,"w":T}: the index and the writer's send time.
+            if let i = Self.number(after: Self.indexKey, in: bytes), i > self.lastIndex.load(ordering: .relaxed) {
+                self.lastIndex.store(i, ordering: .relaxed)
+            }
+            if self.sampled, let w = Self.number(after: Self.timeKey, in: bytes), w > 0, now > UInt64(w) {
+                self.latencies.append(now - UInt64(w))
+            }
         }
-        guard bytes.starts(with: Array(#"{"t":"d","d":{"a":"#.utf8)) else { return }
-        self.pushes.wrappingAdd(1, ordering: .relaxed)
-        // The value is {"i":N,"w":T}: the index and the writer's send time.
-        if let i = Self.number(after: #""i":"#, in: bytes), i > self.lastIndex.load(ordering: .relaxed) {
-            self.lastIndex.store(i, ordering: .relaxed)
-        }
-        if self.sampled, let w = Self.number(after: #""w":"#, in: bytes), w > 0, now > UInt64(w) { self.latencies.append(now - UInt64(w)) }
     }
+
+    private static let helloPrefix = Array(#"{"t":"c","d":{"t":"h""#.utf8)
+    private static let answerPrefix = Array(#"{"t":"d","d":{"r":"#.utf8)
+    private static let pushPrefix = Array(#"{"t":"d","d":{"a":"#.utf8)
+    private static let okStatus = Array(#""s":"ok""#.utf8)
+    private static let indexKey = Array(#""i":"#.utf8)
+    private static let timeKey = Array(#""w":"#.utf8)
 
     // Pipelined puts (B11.ws.writes), on the channel's event loop.
     private var writeKey = 0
@@ -151,19 +168,45 @@ final class WSBenchClient: ChannelInboundHandler, @unchecked Sendable {
         self.pumpWrites()
     }
 
+    /// Sends the next puts up to the window, written into the frames' buffers directly and
+    /// flushed together (one system call for the lot, as a client library batches).
     private func pumpWrites() {
+        guard let context else { return }
+        var sent = false
         while self.writeKey < self.writeEnd && self.inFlight < self.window {
-            let key = self.writeKey
+            let key = String(self.writeKey)
             self.writeKey += 1
             self.inFlight += 1
-            self.send(#"{"t":"d","d":{"r":"# + "\(key)" + #","a":"p","b":{"p":"/w/k"# + "\(key)" + #"","d":{"n":"# + "\(key)" + "}}}}")
+            var text = context.channel.allocator.buffer(capacity: 96)
+            text.writeStaticString(#"{"t":"d","d":{"r":"#)
+            text.writeString(key)
+            text.writeStaticString(#","a":"p","b":{"p":"/w/k"#)
+            text.writeString(key)
+            text.writeStaticString(#"","d":{"n":"#)
+            text.writeString(key)
+            text.writeStaticString("}}}}")
+            context.channel.write(WebSocketFrame(fin: true, opcode: .text, maskKey: self.maskKey(), data: text), promise: nil)
+            sent = true
         }
+        if sent { context.channel.flush() }
     }
 
-    static func number(after key: String, in bytes: [UInt8]) -> Int? {
-        guard let range = bytes.firstRange(of: Array(key.utf8)) else { return nil }
+    /// Where `needle` starts in `bytes`, if it does.
+    static func find(_ needle: [UInt8], in bytes: UnsafeRawBufferPointer) -> Int? {
+        guard let first = needle.first, bytes.count >= needle.count else { return nil }
+        var i = 0
+        while i <= bytes.count - needle.count {
+            if bytes[i] == first && needle.indices.allSatisfy({ bytes[i + $0] == needle[$0] }) { return i }
+            i += 1
+        }
+        return nil
+    }
+
+    /// The decimal number right after `key` in `bytes`.
+    static func number(after key: [UInt8], in bytes: UnsafeRawBufferPointer) -> Int? {
+        guard let start = Self.find(key, in: bytes) else { return nil }
         var value = 0
-        var j = range.upperBound
+        var j = start + key.count
         guard j < bytes.count, bytes[j] >= 48, bytes[j] <= 57 else { return nil }
         while j < bytes.count, bytes[j] >= 48, bytes[j] <= 57 {
             value = value &* 10 &+ Int(bytes[j] - 48)
@@ -305,4 +348,18 @@ func wsWrites(_ name: String, connections: Int, writes requested: Int, _ store: 
     let check = acknowledged == writes && present == writes ? "ok" : "FAIL \(acknowledged) acknowledged, \(present) present of \(writes)"
     return BenchResult(
         scenario: name, store: store, n: acknowledged, seconds: seconds, extra: [("connections", .int(connections))], check: check)
+}
+
+/// Mask keys for a bench client's frames (SplitMix64, seeded once from the system's source): the
+/// masking RFC 6455 asks of clients, without a system call per frame.
+struct MaskKeyGenerator: RandomNumberGenerator {
+    private var state: UInt64 = UInt64.random(in: .min ... .max)
+
+    mutating func next() -> UInt64 {
+        self.state &+= 0x9E37_79B9_7F4A_7C15
+        var z = self.state
+        z = (z ^ (z &>> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z &>> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z &>> 31)
+    }
 }
