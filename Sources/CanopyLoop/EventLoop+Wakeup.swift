@@ -127,9 +127,12 @@ extension EventLoop {
             let workLeft = self.backlogHead < self.backlog.count || !state.jobs.isEmpty
             if workLeft, !closing {
                 self.requestWakeup(&state)
-                // The loop comes back for the queued jobs: leave this batch's finished jobs to the
-                // next producer to release (see `LoopControl.finishedJobs`).
-                if batchDone && ran > 0 && state.accepting && state.finishedJobs.isEmpty && state.finishedValues.isEmpty {
+                // The loop comes back for the queued jobs. When it is behind (a turn's worth of
+                // jobs queued, or half the inbox: producers outpace it), leave this batch's
+                // finished jobs to the next producer to release (see `LoopControl.finishedJobs`);
+                // when producers are the slower side, the loop keeps that work.
+                let behind = state.pending >= max(1, min(self.jobsPerTurn, self.inboxCapacity / 2))
+                if batchDone && ran > 0 && behind && state.accepting && state.finishedJobs.isEmpty && state.finishedValues.isEmpty {
                     swap(&state.finishedJobs, &self.backlog)
                     swap(&state.finishedValues, &self.retired)
                     self.backlogHead = 0

@@ -3,9 +3,11 @@ import CanopyTestSupport
 import Foundation
 import Testing
 
-/// Where the loop lets go of the jobs it has run: the next producer on another thread releases
-/// them while more jobs are queued (what they captured was mostly allocated there); the loop
-/// releases them itself once nothing is queued, so they never outlive the work.
+/// Where the loop lets go of the jobs it has run: while it is behind (a turn's worth of jobs or half
+/// its inbox queued), the
+/// next producer on another thread releases them (what they captured was mostly allocated there);
+/// otherwise, and once nothing is queued, the loop releases them itself, so they never outlive the
+/// work.
 @Suite("Releasing finished jobs", .serialized, .timeLimit(.minutes(1)))
 struct FinishedJobsTests {
     /// Records the thread its last reference is released on.
@@ -64,7 +66,7 @@ struct FinishedJobsTests {
 
     @Test("while jobs are queued, the next producer on another thread releases the finished ones")
     func producerReleasesFinishedJobs() throws {
-        let loop = try EventLoop()
+        let loop = try EventLoop(inboxCapacity: 2)
         try loop.startThread(name: "finished-jobs")
         let (bRunning, goB) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
         let releases = try Self.startJobA(loop)
@@ -88,7 +90,7 @@ struct FinishedJobsTests {
 
     @Test("with nothing queued, the loop releases the finished jobs itself")
     func loopReleasesWhenIdle() throws {
-        let loop = try EventLoop()
+        let loop = try EventLoop(inboxCapacity: 2)
         try loop.startThread(name: "finished-idle")
         let releases = try Self.startJobA(loop)
         // A finishes while B is queued (its batch is left to the producers), then B runs and
@@ -99,6 +101,26 @@ struct FinishedJobsTests {
         #expect(releases.job.value != nil)
         #expect(releases.job.value == releases.loopThread.value)
         #expect(releases.retired.value == releases.loopThread.value)
+        #expect(loop.shutdown()?.isClean == true)
+    }
+
+    @Test("while the loop keeps up (less than half its inbox, and less than a turn, queued), it releases finished jobs itself")
+    func loopKeepsUp() throws {
+        let loop = try EventLoop(inboxCapacity: 64)
+        try loop.startThread(name: "finished-keeps-up")
+        let (bRunning, goB) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        let releases = try Self.startJobA(loop)
+        loop.execute {
+            bRunning.signal()
+            goB.waitOrStop("the test to check")
+        }
+        releases.goA.signal()
+        // B running means A's batch has ended: with one job queued, the loop let go of it.
+        try bRunning.wait(for: "job B to start")
+        try releases.waitForBoth()
+        #expect(releases.job.value == releases.loopThread.value)
+        #expect(releases.retired.value == releases.loopThread.value)
+        goB.signal()
         #expect(loop.shutdown()?.isClean == true)
     }
 
