@@ -53,13 +53,18 @@ extension Database {
     public func runTransaction<T>(_ block: @escaping (Transaction) throws -> T, completion: @escaping (Result<T, any Error>) -> Void) {
         // Only closures here, compiled for the caller's `T` (inlinable: no generic metadata looked
         // up on every transaction); the rest runs without the generic type.
+        // One closure for both outcomes: one allocation here, and one release on the loop.
         self.startTransaction(
-            TransactionBody(
-                run: { transaction in
+            TransactionBody { step in
+                switch step {
+                case .run(let transaction):
                     let value = try block(transaction)
                     return { error in completion(error.map { .failure($0) } ?? .success(value)) }
-                },
-                fail: { error in completion(.failure(error)) }))
+                case .fail(let error):
+                    completion(.failure(error))
+                    return { _ in }
+                }
+            })
     }
 
     /// Queues the transaction on the loop; its outcome is reported on the loop thread (on the
@@ -98,19 +103,30 @@ extension Database {
     }
 }
 
-/// A ``Database/runTransaction(_:completion:)`` block with its value's type erased: `run` runs the
-/// block and returns what reports its value once the commit is done (with the commit's error, if
-/// any); `fail` reports an error that ended it before (the block's, or the database closed).
+/// A ``Database/runTransaction(_:completion:)`` block with its value's type erased, in one closure:
+/// given `.run(transaction)` it runs the block and returns what reports its value once the commit
+/// is done (with the commit's error, if any); given `.fail(error)` it reports an error that ended it
+/// before (the block's, or the database closed).
 // @unchecked Sendable: created on the calling thread and used only on the loop thread after that
 // (or on the calling thread when the database is closed, and then never on the loop).
 @usableFromInline
 struct TransactionBody: @unchecked Sendable {
-    let run: (Transaction) throws -> (DatabaseError?) -> Void
-    let fail: (any Error) -> Void
+    @usableFromInline
+    enum Step {
+        case run(Transaction)
+        case fail(any Error)
+    }
+
+    let step: (Step) throws -> (DatabaseError?) -> Void
 
     @usableFromInline
-    init(run: @escaping (Transaction) throws -> (DatabaseError?) -> Void, fail: @escaping (any Error) -> Void) {
-        self.run = run
-        self.fail = fail
+    init(_ step: @escaping (Step) throws -> (DatabaseError?) -> Void) {
+        self.step = step
     }
+
+    /// Runs the block in `transaction`; returns what reports its value once committed.
+    func run(_ transaction: Transaction) throws -> (DatabaseError?) -> Void { try self.step(.run(transaction)) }
+
+    /// Reports `error`, which ended the transaction before its commit.
+    func fail(_ error: any Error) { _ = try? self.step(.fail(error)) }
 }

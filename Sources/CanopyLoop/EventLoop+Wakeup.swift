@@ -28,9 +28,18 @@ extension EventLoop {
     }
 
     private func execute(_ job: @escaping Job, bounded: Bool) -> Bool {
-        let fromLoop = self.inLoop || !bounded
+        let onLoop = self.inLoop
+        let fromLoop = onLoop || !bounded
         let capacity = self.inboxCapacity
         var waiting = false
+        // Finished jobs taken from the inbox below, released when this returns, on this thread
+        // and outside the lock (see `LoopControl.finishedJobs`).
+        var finished: [Job] = []
+        var finishedValues: [any Sendable] = []
+        defer {
+            finished.removeAll()
+            finishedValues.removeAll()
+        }
         return self.control.withLock(waitingWhile: { state in
             let full = !fromLoop && state.accepting && state.pending >= capacity
             if full != waiting {
@@ -45,6 +54,10 @@ extension EventLoop {
                 return false
             }
             state.jobs.append(job)
+            if !onLoop && !(state.finishedJobs.isEmpty && state.finishedValues.isEmpty) {
+                swap(&finished, &state.finishedJobs)
+                swap(&finishedValues, &state.finishedValues)
+            }
             state.pending += 1
             state.statistics.jobsAccepted += 1
             state.statistics.highWaterMark = max(state.statistics.highWaterMark, state.pending)
@@ -103,25 +116,53 @@ extension EventLoop {
             job()
         }
         self.jobsRunOnLoop += ran
-        if self.backlogHead == self.backlog.count {
-            // Drop finished jobs now: one that captures the loop would otherwise keep it alive.
-            self.backlog.removeAll(keepingCapacity: true)
-            self.backlogHead = 0
-        }
+        let batchDone = self.backlogHead == self.backlog.count
         let closing = self.closingStarted
+        // Finished jobs taken back from the inbox when it runs empty, released below.
+        var finished: [Job] = []
+        var finishedValues: [any Sendable] = []
         let accepting = self.control.withLock { state in
             state.pending -= ran
             state.statistics.jobsRun += ran
             let workLeft = self.backlogHead < self.backlog.count || !state.jobs.isEmpty
             if workLeft, !closing {
                 self.requestWakeup(&state)
+                // The loop comes back for the queued jobs. When it is behind (a turn's worth of
+                // jobs queued, or half the inbox: producers outpace it), leave this batch's
+                // finished jobs to the next producer to release (see `LoopControl.finishedJobs`);
+                // when producers are the slower side, the loop keeps that work.
+                let behind = state.pending >= max(1, min(self.jobsPerTurn, self.inboxCapacity / 2))
+                if batchDone && ran > 0 && behind && state.accepting && state.finishedJobs.isEmpty && state.finishedValues.isEmpty {
+                    swap(&state.finishedJobs, &self.backlog)
+                    swap(&state.finishedValues, &self.retired)
+                    self.backlogHead = 0
+                }
+            } else if !(state.finishedJobs.isEmpty && state.finishedValues.isEmpty) {
+                swap(&finished, &state.finishedJobs)
+                swap(&finishedValues, &state.finishedValues)
             }
             return state.accepting
         }
+        if self.backlogHead == self.backlog.count {
+            // Drop finished jobs now: one that captures the loop would otherwise keep it alive.
+            self.backlog.removeAll(keepingCapacity: true)
+            self.backlogHead = 0
+            self.retired.removeAll(keepingCapacity: true)
+        }
+        finished.removeAll()
+        finishedValues.removeAll()
         if ran > 0 {
             self.control.broadcast()  // room in the inbox: release blocked producers
         }
         return accepting
+    }
+
+    /// Keeps `value` until the jobs of the current batch have all run, then releases it with
+    /// them: by the next producer on another thread while more jobs are queued, else here. For
+    /// what a job replaced that another thread allocated (a written value the tree let go of), so
+    /// that the thread which allocated it frees it. Loop thread only.
+    package func releaseWithFinishedJobs(_ value: any Sendable) {
+        self.retired.append(value)
     }
 
     /// Jobs accepted but not yet run. Any thread.

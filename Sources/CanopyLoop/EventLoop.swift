@@ -42,6 +42,8 @@ package final class EventLoop: @unchecked Sendable {
     /// The batch taken from the inbox; `backlogHead` is the next job to run.
     var backlog: [Job] = []
     var backlogHead = 0
+    /// Values to release with the current batch once it has run (``releaseWithFinishedJobs(_:)``).
+    var retired: [any Sendable] = []
     /// Nesting depth of `uv_run` calls (and inline closing) on the loop thread.
     var driveDepth = 0
     var closingStarted = false
@@ -100,10 +102,13 @@ package final class EventLoop: @unchecked Sendable {
             self.control.withLock { state in
                 state.accepting = false
                 state.jobs.removeAll()
+                state.finishedJobs.removeAll()
+                state.finishedValues.removeAll()
                 state.pending = 0
             }
             self.backlog.removeAll()
             self.backlogHead = 0
+            self.retired.removeAll()
             self.claimLoopThread()
             self.finishClosing()
         }

@@ -24,6 +24,16 @@ enum LoopDriver: Equatable {
 struct LoopControl {
     /// Jobs posted since the loop last took the inbox, in submission order.
     var jobs: [EventLoop.Job] = []
+    /// Jobs the loop has run, left for the next producer on another thread to release: what a
+    /// job captured was mostly allocated by that thread, and freeing it there keeps the loop's time
+    /// for running jobs (and the memory in that thread's allocator arena). Handed over only while
+    /// the loop is behind (a turn's worth of jobs queued, or half the inbox: producers outpace it),
+    /// and parked only while more jobs are queued: when the inbox runs empty the loop releases them
+    /// itself, so a finished job never keeps anything alive (the loop included) while nothing is
+    /// queued.
+    var finishedJobs: [EventLoop.Job] = []
+    /// Values given to ``EventLoop/releaseWithFinishedJobs(_:)`` while those jobs ran, released with them.
+    var finishedValues: [any Sendable] = []
     /// Accepted jobs not yet run: `jobs` plus what is left of the loop's current batch.
     var pending = 0
     /// A `uv_async_send` was made and its callback has not started yet.

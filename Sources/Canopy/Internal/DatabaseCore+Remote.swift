@@ -36,6 +36,7 @@ extension DatabaseCore {
             failed(error)
             return
         }
+        self.releaseReplaced()
         self.deliver(events)
         self.deliverViewChanges()
         self.deliverAggregateChanges()

@@ -130,6 +130,7 @@ final class DatabaseCore: @unchecked Sendable {
             completion?(error)
             return
         }
+        self.releaseReplaced()
         // Durable: the completion waits for the journal; observers fire now, the write pending.
         if let store = self.store { store.record(write, now: now, completion: self.pendingUntilCompleted(write, completion: completion)) }
         self.deliver(events)
@@ -147,6 +148,14 @@ final class DatabaseCore: @unchecked Sendable {
             self.runTriggers(of: write, before: before.take()!, depth: depth)
             self.triggers.drain()
         }
+    }
+
+    /// Hands what the engine's last write replaced to the loop, which releases it with its
+    /// finished jobs: it was most often allocated by the thread that wrote it, which then frees it
+    /// when it writes again (loop thread).
+    func releaseReplaced() {
+        let replaced = self.engine.takeReplaced()
+        if !replaced.isEmpty { self.loop.releaseWithFinishedJobs(replaced) }
     }
 
     /// Puts the tree back to `root` after the journal failed the writes made since (loop thread):

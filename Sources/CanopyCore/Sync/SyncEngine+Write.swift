@@ -47,15 +47,23 @@ extension SyncEngine {
             update.apply(self, written: written)
             if !update.treeNode.aggregateListeners.isEmpty { self.refreshAggregates(of: update.treeNode) }
         }
+        if keepsWritten { self.replaced = written.old }
         return self.viewCount > 0 ? self.raiseEvents(base: base, entryPaths: write.entries.map(\.path)) : []
     }
 
     /// Sets `entries` (none with a server value) below `node`: values, then removals, then priorities.
     private static func setInOrder(_ entries: [WriteOperation.Entry], in node: inout Node) {
         entries.withUnsafeBufferPointer { entries in
-            for e in entries.indices where !entries[e].isPriority && !entries[e].value.node.isEmpty {
+            // Removals and priorities are rare: their passes run only when there are some.
+            var others = false
+            for e in entries.indices {
+                if entries[e].isPriority || entries[e].value.node.isEmpty {
+                    others = true
+                    continue
+                }
                 node.set(entries[e].value.node, at: entries[e].path[...])
             }
+            guard others else { return }
             for e in entries.indices where !entries[e].isPriority && entries[e].value.node.isEmpty {
                 node.set(.empty, at: entries[e].path[...])
             }

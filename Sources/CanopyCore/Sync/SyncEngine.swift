@@ -16,6 +16,18 @@ package final class SyncEngine {
     @exclusivity(unchecked) var viewChanges: [ViewChange] = []
     /// The ``AggregateChange``s of the writes applied since the last ``takeAggregateChanges(into:)``.
     @exclusivity(unchecked) var aggregateChanges: [AggregateChange] = []
+    /// The node the last write replaced at its location, when its own descent kept it (for an
+    /// index of the parent): left for the caller to release (``takeReplaced()``), which may hand it
+    /// to the thread that allocated it rather than free it here.
+    @exclusivity(unchecked) var replaced = Node.empty
+
+    /// The node the last write replaced (see `replaced`), `.empty` when none was kept; the engine
+    /// lets go of it.
+    package func takeReplaced() -> Node {
+        var node = Node.empty
+        swap(&node, &self.replaced)
+        return node
+    }
     /// The views anywhere in ``viewRoot``: with none, a write raises no events and skips the walk
     /// that looks for them (live aggregates alone keep indexes but no views).
     private(set) var viewCount = 0

@@ -73,7 +73,7 @@ package struct WriteComposer {
             let (values, removals) = writes[w].entries.withUnsafeBufferPointer { entries in
                 var values = false
                 var removals = false
-                for e in entries.indices where !entries[e].isPriority {
+                for e in entries.indices where !Self.isPriority(entries[e].path) {
                     if entries[e].value.node.isEmpty { removals = true } else { values = true }
                 }
                 return (values, removals)
@@ -85,115 +85,166 @@ package struct WriteComposer {
         // of one write stay together, applied as that write applies them). Writes whose locations
         // diverge cannot overlap.
         for w in writes.indices {
-            for v in (w + 1)..<writes.count {
-                let (baseCount, otherCount) = (writes[w].path.keys.count, writes[v].path.keys.count)
-                let shorter = min(baseCount, otherCount)
-                let shared = Self.sharedPrefix(writes[w].path.keys, writes[v].path.keys, limit: shorter)
-                guard shared == shorter else { continue }
-                // One location at or above the other: compare each entry of the higher with the
-                // lower's location below it, then each of its entries.
-                let (high, low) = baseCount <= otherCount ? (w, v) : (v, w)
-                if Self.overlaps(writes[high].entries, below: writes[low].path.keys[shared...], writes[low].entries) { return nil }
-            }
+            for v in (w &+ 1)..<writes.count where Self.overlap(writes[w], writes[v]) { return nil }
         }
         // The location of the composed write: the longest prefix of every target.
         let first = writes.firstIndex { !$0.entries.isEmpty }!
-        let firstBase = writes[first].path.keys
-        let firstPath = writes[first].entries[0].path
-        var common = firstBase.count + Self.targetCount(firstPath)
-        for w in writes.indices where !writes[w].entries.isEmpty {
-            let base = writes[w].path.keys
-            let shared = Self.sharedPrefix(firstBase, base, limit: min(common, firstBase.count, base.count))
-            if shared < min(firstBase.count, base.count) || shared == common {
-                common = shared
-                continue
-            }
-            writes[w].entries.withUnsafeBufferPointer { entries in
-                for e in entries.indices {
-                    let end = min(common, base.count + Self.targetCount(entries[e].path))
-                    var same = shared
-                    while same < end && Self.key(firstBase, firstPath, same) == Self.key(base, entries[e].path, same) { same += 1 }
-                    common = same
-                }
-            }
-        }
+        let common = Self.commonLength(writes, first: first)
         // A write at the composed location lends its path (no new array).
         let location: DatabasePath
         if let at = writes.firstIndex(where: { !$0.entries.isEmpty && $0.path.keys.count == common }) {
             location = writes[at].path
         } else {
-            var keys: [ChildKey] = []
-            keys.reserveCapacity(common)
-            for i in 0..<common { keys.append(Self.key(firstBase, firstPath, i)) }
-            location = DatabasePath(keys)
+            location = DatabasePath(Self.prefix(common, of: writes[first].path.keys, writes[first].entries[0].path))
         }
         var entries: [WriteOperation.Entry] = []
         entries.reserveCapacity(total)
         for w in writes.indices {
             let baseCount = writes[w].path.keys.count
-            if baseCount == common {
-                // One at a time: `append(contentsOf:)` copies through the runtime's generic
-                // array copy, several times slower for a few entries.
-                for e in writes[w].entries.indices { entries.append(writes[w].entries[e]) }
-                continue
-            }
             for e in writes[w].entries.indices {
-                let path: [ChildKey]
-                if baseCount > common {
-                    var longer: [ChildKey] = []
-                    longer.reserveCapacity(baseCount - common + writes[w].entries[e].path.count)
-                    for key in writes[w].path.keys[common...] { longer.append(key) }
-                    for key in writes[w].entries[e].path { longer.append(key) }
-                    path = longer
+                // One at a time: `append(contentsOf:)` copies through the runtime's generic array
+                // copy, several times slower for a few entries.
+                if baseCount == common {
+                    entries.append(writes[w].entries[e])
                 } else {
-                    path = Array(writes[w].entries[e].path[(common - baseCount)...])
+                    let path = Self.relative(writes[w].path.keys, writes[w].entries[e].path, from: common)
+                    entries.append(WriteOperation.Entry(path: path, value: writes[w].entries[e].value))
                 }
-                entries.append(WriteOperation.Entry(path: path, value: writes[w].entries[e].value))
             }
         }
         return WriteOperation(path: location, entries: entries)
     }
 
+    /// Whether a target of `a` is at, above or below a target of `b` (writes with no entries
+    /// overlap nothing). Keys are compared in place, through buffer pointers.
+    private static func overlap(_ a: WriteOperation, _ b: WriteOperation) -> Bool {
+        a.path.keys.withUnsafeBufferPointer { aBase in
+            b.path.keys.withUnsafeBufferPointer { bBase in
+                let shorter = min(aBase.count, bBase.count)
+                var shared = 0
+                while shared < shorter && aBase[shared] == bBase[shared] { shared &+= 1 }
+                guard shared == shorter else { return false }
+                // One location at or above the other: compare each entry of the higher with the
+                // lower's location below it, then each of its entries.
+                if aBase.count <= bBase.count {
+                    return Self.overlaps(a.entries, below: UnsafeBufferPointer(rebasing: bBase[shared...]), b.entries)
+                }
+                return Self.overlaps(b.entries, below: UnsafeBufferPointer(rebasing: aBase[shared...]), a.entries)
+            }
+        }
+    }
+
     /// Whether the target of an entry of `highs` is at, above or below `between` followed by the
     /// target of an entry of `lows`.
-    private static func overlaps(_ highs: [WriteOperation.Entry], below between: ArraySlice<ChildKey>, _ lows: [WriteOperation.Entry])
+    private static func overlaps(
+        _ highs: [WriteOperation.Entry], below between: UnsafeBufferPointer<ChildKey>, _ lows: [WriteOperation.Entry]
+    )
         -> Bool
     {
         highs.withUnsafeBufferPointer { highs in
             lows.withUnsafeBufferPointer { lows in
-                for a in highs.indices {
-                    for b in lows.indices where Self.related(highs[a].path, between, lows[b].path) { return true }
+                for h in highs.indices {
+                    let related = highs[h].path.withUnsafeBufferPointer { highPath in
+                        for l in lows.indices where lows[l].path.withUnsafeBufferPointer({ Self.related(highPath, between, $0) }) {
+                            return true
+                        }
+                        return false
+                    }
+                    if related { return true }
                 }
                 return false
             }
         }
     }
 
+    /// The length of the longest prefix shared by the target of every entry; `first` is the
+    /// first write with entries.
+    private static func commonLength(_ writes: UnsafeBufferPointer<WriteOperation>, first: Int) -> Int {
+        writes[first].path.keys.withUnsafeBufferPointer { firstBase in
+            writes[first].entries[0].path.withUnsafeBufferPointer { firstPath in
+                var common = firstBase.count &+ Self.targetCount(firstPath)
+                for w in writes.indices where !writes[w].entries.isEmpty {
+                    writes[w].path.keys.withUnsafeBufferPointer { base in
+                        let limit = min(common, firstBase.count, base.count)
+                        var shared = 0
+                        while shared < limit && firstBase[shared] == base[shared] { shared &+= 1 }
+                        if shared < min(firstBase.count, base.count) || shared == common {
+                            common = shared
+                            return
+                        }
+                        writes[w].entries.withUnsafeBufferPointer { entries in
+                            for e in entries.indices {
+                                entries[e].path.withUnsafeBufferPointer { path in
+                                    let end = min(common, base.count &+ Self.targetCount(path))
+                                    var same = shared
+                                    while same < end && Self.sameKey(firstBase, firstPath, base, path, same) { same &+= 1 }
+                                    common = same
+                                }
+                            }
+                        }
+                    }
+                }
+                return common
+            }
+        }
+    }
+
+    /// Whether `path` ends in `.priority`.
+    @inline(__always)
+    private static func isPriority(_ path: [ChildKey]) -> Bool {
+        path.withUnsafeBufferPointer { $0.count > 0 && $0[$0.count &- 1].isPriorityKey }
+    }
+
     /// The length of the path an entry writes: its parent's for a `.priority` path.
-    private static func targetCount(_ path: [ChildKey]) -> Int {
-        path.count - (path.last?.isPriorityKey == true ? 1 : 0)
+    @inline(__always)
+    private static func targetCount(_ path: UnsafeBufferPointer<ChildKey>) -> Int {
+        path.count > 0 && path[path.count &- 1].isPriorityKey ? path.count &- 1 : path.count
     }
 
     /// Whether the target of `a` is at, above or below `between` followed by the target of `b`.
-    private static func related(_ a: [ChildKey], _ between: ArraySlice<ChildKey>, _ b: [ChildKey]) -> Bool {
-        let shorter = min(Self.targetCount(a), between.count + Self.targetCount(b))
-        for i in 0..<shorter {
-            let key = i < between.count ? between[between.startIndex + i] : b[i - between.count]
-            if a[i] != key { return false }
+    private static func related(
+        _ a: UnsafeBufferPointer<ChildKey>, _ between: UnsafeBufferPointer<ChildKey>, _ b: UnsafeBufferPointer<ChildKey>
+    ) -> Bool {
+        let shorter = min(Self.targetCount(a), between.count &+ Self.targetCount(b))
+        var i = 0
+        while i < shorter {
+            if i < between.count {
+                if a[i] != between[i] { return false }
+            } else if a[i] != b[i &- between.count] {
+                return false
+            }
+            i &+= 1
         }
         return true
     }
 
-    /// How many leading keys `a` and `b` share, up to `limit`.
-    private static func sharedPrefix(_ a: [ChildKey], _ b: [ChildKey], limit: Int) -> Int {
-        var same = 0
-        while same < limit && a[same] == b[same] { same += 1 }
-        return same
+    /// Whether the `i`-th keys of `a` followed by `aPath` and of `b` followed by `bPath` are equal
+    /// (compared in place).
+    @inline(__always)
+    private static func sameKey(
+        _ a: UnsafeBufferPointer<ChildKey>, _ aPath: UnsafeBufferPointer<ChildKey>, _ b: UnsafeBufferPointer<ChildKey>,
+        _ bPath: UnsafeBufferPointer<ChildKey>, _ i: Int
+    ) -> Bool {
+        if i < a.count { return i < b.count ? a[i] == b[i] : a[i] == bPath[i &- b.count] }
+        return i < b.count ? aPath[i &- a.count] == b[i] : aPath[i &- a.count] == bPath[i &- b.count]
     }
 
-    /// The `i`-th key of `base` followed by `path`.
-    private static func key(_ base: [ChildKey], _ path: [ChildKey], _ i: Int) -> ChildKey {
-        i < base.count ? base[i] : path[i - base.count]
+    /// The first `count` keys of `base` followed by `path`.
+    private static func prefix(_ count: Int, of base: [ChildKey], _ path: [ChildKey]) -> [ChildKey] {
+        var keys: [ChildKey] = []
+        keys.reserveCapacity(count)
+        for i in 0..<count { keys.append(i < base.count ? base[i] : path[i &- base.count]) }
+        return keys
+    }
+
+    /// The keys of `base` followed by `path`, from the `start`-th.
+    private static func relative(_ base: [ChildKey], _ path: [ChildKey], from start: Int) -> [ChildKey] {
+        guard base.count > start else { return Array(path[(start &- base.count)...]) }
+        var keys: [ChildKey] = []
+        keys.reserveCapacity(base.count &- start &+ path.count)
+        for i in start..<base.count { keys.append(base[i]) }
+        for key in path { keys.append(key) }
+        return keys
     }
 
     // MARK: - Internals
