@@ -2,7 +2,6 @@ import Canopy
 import CanopyCore
 public import Hummingbird
 import HummingbirdCore
-import HummingbirdWebSocket
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -40,24 +39,10 @@ public final class CanopyServer: Sendable {
             additionalChannelHandlers: bodyTimeout.map { [RequestDeadline(timeout: $0)] } ?? [],
             idleTimeout: self.configuration.idleTimeout.map { TimeAmount($0) }
         )
-        // The SDKs split messages at 16,384 UTF-16 code units; a frame may hold three bytes each.
-        // Pings come from ``WireLiveness``, without a task per connection.
-        let ws = WebSocketServerConfiguration(
-            maxFrameSize: WireConnection.maxFrameBytes, autoPing: .disabled, validateUTF8: true)
         let state = self.state
-        // Synchronous, so that hummingbird-websocket decides on the event loop instead of in a task.
-        let decide: @Sendable (HTTPRequest, any Channel, Logger) throws -> ShouldUpgradeResult<WireUpgrade.Handler> = {
-            request, channel, _ in WireUpgrade.decide(request, channel: channel, state: state)
-        }
         return Application(
             responder: CanopyResponder(state: self.state),
-            server: HTTPServerBuilder { responder in
-                HeadDeadlineChannel(
-                    inner: HTTP1WebSocketUpgradeChannel(
-                        responder: responder, configuration: .init(http1: http1, ws: ws), shouldUpgrade: decide),
-                    timeout: self.configuration.idleTimeout.map { TimeAmount($0) }
-                )
-            },
+            server: HTTPServerBuilder { [state] responder in WireChildChannel(responder: responder, http1: http1, state: state) },
             configuration: ApplicationConfiguration(
                 address: .hostname(self.configuration.host, port: self.configuration.port), serverName: "Canopy"),
             onServerRunning: { [self] channel in self.started(port: channel.localAddress?.port) },
@@ -81,9 +66,17 @@ public final class CanopyServer: Sendable {
         do {
             try await group.run()
         } catch {
-            await self.store.close()
+            await self.closeStore()
             throw error
         }
+        await self.closeStore()
+    }
+
+    /// Closes the databases (which flushes them) once the SDK connections, which no task of the
+    /// server waits for, are closed and their onDisconnect writes have run.
+    private func closeStore() async {
+        self.state.wireSessions.closeAll()
+        await self.state.wireSessions.waitUntilEnded()
         await self.store.close()
     }
 

@@ -18,4 +18,10 @@ enum Identity: Sendable, Equatable {
     }
 
     var isAdmin: Bool { self == .admin }
+
+    /// Whether this is a user whose token expired by `now` (ms since 1970).
+    func hasExpired(by now: Int64) -> Bool {
+        if case .user(_, let expires?) = self { return expires <= now }
+        return false
+    }
 }

@@ -3,23 +3,28 @@ import CanopyCore
 import CanopyWire
 import Foundation
 import HTTPTypes
-import HummingbirdWebSocket
-import Logging
 import NIOCore
 import NIOWebSocket
 import Synchronization
 
 /// The SDKs' realtime protocol on `/.ws?v=5&ns=NAME[&ls=SESSION]`, on the REST server's port.
 enum WireUpgrade {
-    /// What serves an upgraded connection.
-    typealias Handler = WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>
+    /// What an accepted upgrade becomes.
+    enum Decision: Sendable {
+        /// An SDK connection.
+        case serve(WireConnection)
+        /// A connection told why it is not served (a control `s`: the SDKs log the reason and stop
+        /// reconnecting), then closed.
+        case shutDown(reason: String)
+    }
 
-    /// Whether to upgrade `request`, and the handler that serves the connection if so. Decided on
-    /// the channel's event loop, at once: the handshake never waits for Swift concurrency's threads
-    /// (the upgrade's credential is verified by the connection, before its first request).
-    static func decide(_ request: HTTPRequest, channel: any Channel, state: ServerState) -> ShouldUpgradeResult<Handler> {
+    /// Whether to upgrade `request` (`nil`: not a WebSocket target this server serves), and what
+    /// then serves the connection. Decided on the channel's event loop, at once: the handshake
+    /// never waits for Swift concurrency's threads (the upgrade's credential is verified by the
+    /// connection, before its first request).
+    static func decide(_ request: HTTPRequest, channel: any Channel, state: ServerState) -> Decision? {
         guard let target = request.path, target == "/.ws" || target.hasPrefix("/.ws?"), state.wireSessions.isAccepting else {
-            return .dontUpgrade
+            return nil
         }
         let parameters = Self.parameters(target)
         let configuration = state.configuration
@@ -30,12 +35,7 @@ enum WireUpgrade {
         // one that proves nothing leaves the connection anonymous until its `auth`.
         let bearer = request.headerFields[.authorization].flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
         guard NamespaceStore.isValidName(name) else {
-            return .upgrade([:]) { _, outbound, _ in
-                // A control `s`: the SDKs log the reason and stop reconnecting.
-                let reason = "Invalid namespace \"\(name)\": use 1 to 63 letters, digits, '-' or '_'."
-                try await outbound.write(.text(String(decoding: ServerMessage.shutdown(reason: reason), as: UTF8.self)))
-                try await outbound.close(.policyViolation, reason: nil)
-            }
+            return .shutDown(reason: "Invalid namespace \"\(name)\": use 1 to 63 letters, digits, '-' or '_'.")
         }
         let outbox = WireOutbox(limit: configuration.streamBufferBytes, coalescing: state.wakes?.intervalNanos ?? 0) {
             // A client that stops reading: cut it off, as a stream is.
@@ -46,11 +46,8 @@ enum WireUpgrade {
         ) {
             channel.close(promise: nil)
         }
-        let connection = WireConnection(
-            state: state, session: session, host: host, previousSession: parameters["ls"], bearer: bearer, channel: channel)
-        return .upgrade([:]) { inbound, outbound, context in
-            await connection.run(inbound: inbound, outbound: outbound, logger: context.logger)
-        }
+        return .serve(
+            WireConnection(state: state, session: session, host: host, previousSession: parameters["ls"], bearer: bearer, channel: channel))
     }
 
     /// The query parameters of the upgrade's target, by name (the SDKs do not percent-encode them).

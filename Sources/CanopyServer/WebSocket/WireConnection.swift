@@ -2,14 +2,21 @@ import Canopy
 import CanopyCore
 import CanopyWire
 import Foundation
-import HummingbirdWebSocket
 import Logging
 import NIOCore
 import NIOWebSocket
+import Synchronization
 
 /// Serves one upgraded SDK connection: the hello, then each message in order, then, when the
 /// socket closes, the connection's onDisconnect writes.
-struct WireConnection {
+///
+/// Messages arrive from ``WireChannelHandler`` on the connection's event loop. A request that
+/// needs no waiting (a listen, read or write once the namespace is open: nearly all of them) is
+/// handled there and then; one that must wait (the first request, which opens the namespace, an
+/// `auth`, an onDisconnect write) starts a task that handles it and every request queued behind
+/// it, in order, and ends when the queue is empty. So requests take effect strictly in the order
+/// they arrive, and an idle connection keeps no task.
+final class WireConnection: Sendable {
     let state: ServerState
     let session: WireSession
     let host: String
@@ -19,69 +26,137 @@ struct WireConnection {
     /// The connection's channel, which the outbox writes to.
     let channel: any Channel
 
-    func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, logger: Logger) async {
-        let session = self.session
-        let sessions = self.state.wireSessions
-        sessions.add(session)
-        session.outbox.attach(self.channel)
-        WireLiveness.watch(self.channel, every: TimeAmount(self.state.configuration.webSocketPingInterval))
-        session.outbox.send(ServerMessage.hello(timestamp: Self.now(), host: self.host, session: session.sessionID))
-        // The Admin SDKs send their credential on the upgrade; one that proves nothing leaves the
-        // connection anonymous until its `auth`. Verified before any request is read.
-        if let bearer = self.bearer { session.identity = (try? await self.state.identify(bearer).get()) ?? .anonymous }
-        if let previous = self.previousSession.flatMap({ sessions.session($0) }), previous.namespaceName == session.namespaceName {
-            // A reconnecting client: its previous connection is gone, whatever the socket says.
-            await Self.runCloseWrites(of: previous, logger: logger)
-        }
-        session.watchExpiry()
-        let close = await self.read(inbound, logger: logger)
-        session.stopWatchingExpiry()
-        // What was queued goes first, then the close frame.
-        await session.outbox.finish()
-        if let close { try? await outbound.close(close.code, reason: close.reason) }
-        sessions.remove(session)
-        guard let namespace = session.namespace else { return }
-        let hub = namespace.wire
-        _ = try? await namespace.database.loop { access in hub.removeAll(session, access: access) }
-        await Self.runCloseWrites(of: session, logger: logger)
+    /// Work that runs in a task, in order.
+    private enum Job: Sendable {
+        /// The upgrade's credential and a reconnecting client's previous session.
+        case start
+        case request(id: Int64, action: ClientAction)
+        /// The server ends the connection (a protocol error): what is queued goes out first.
+        case close(WebSocketErrorCode, reason: String)
+        /// The socket closed: the connection's listens go, its onDisconnect writes run.
+        case end
     }
 
-    /// Reads messages until the client closes; returns the close frame to send when the server ends
-    /// the connection (a protocol error).
-    private func read(_ inbound: WebSocketInboundStream, logger: Logger) async -> (code: WebSocketErrorCode, reason: String)? {
-        var assembler = WireFrameAssembler(maxMessageBytes: self.state.configuration.maxBodyBytes)
-        var requests = WireRequests(session: self.session, state: self.state)
-        do {
-            for try await message in inbound.messages(maxSize: Self.maxFrameBytes) {
-                guard case .text(let text) = message else {
-                    return (.unacceptableData, "Canopy's protocol uses text frames only.")
-                }
-                let whole: String?
-                do {
-                    whole = try assembler.receive(text)
-                } catch .tooManyFrames(let count) {
-                    return (.messageTooLarge, "A message of \(count) frames is too large.")
-                } catch {
-                    return (.messageTooLarge, "A message is larger than \(self.state.configuration.maxBodyBytes) bytes.")
-                }
-                guard let whole else { continue }
-                let parsed: ClientMessage
-                do {
-                    parsed = try ClientMessage(parsing: whole)
-                } catch {
-                    return (.protocolError, "Malformed message: \(error.reason).")
-                }
-                switch parsed {
-                case .control(let type):
-                    if type == "p" { self.session.outbox.send(ServerMessage.pong) }
-                case .request(let id, let action):
-                    await requests.handle(id: id, action: action)
-                }
-            }
-        } catch {
-            logger.debug("WebSocket read ended: \(error)")
+    private struct Queue {
+        var jobs = CircularBuffer<Job>()
+        /// A task is running the jobs; new ones queue behind it.
+        var running = false
+    }
+
+    private let queue = Mutex(Queue())
+    /// ``start()`` counted the connection among the server's (the end uncounts it).
+    private let started = Atomic<Bool>(false)
+    init(state: ServerState, session: WireSession, host: String, previousSession: String?, bearer: String?, channel: any Channel) {
+        self.state = state
+        self.session = session
+        self.host = host
+        self.previousSession = previousSession
+        self.bearer = bearer
+        self.channel = channel
+    }
+
+    /// On the event loop, once upgraded: the hello; the upgrade's credential is verified and a
+    /// returning client's previous session ended before any request is handled.
+    func start() {
+        guard self.state.wireSessions.add(self.session) else {
+            // The server is shutting down.
+            return self.channel.close(promise: nil)
         }
-        return nil
+        self.started.store(true, ordering: .relaxed)
+        self.session.outbox.attach(self.channel)
+        try? self.channel.pipeline.syncOperations.addHandler(
+            WireLiveness(interval: TimeAmount(self.state.configuration.webSocketPingInterval)), position: .first)
+        self.session.outbox.send(ServerMessage.hello(timestamp: Self.now(), host: self.host, session: self.session.sessionID))
+        if self.bearer != nil || self.previousSession != nil {
+            self.submit(.start)
+        } else {
+            self.session.watchExpiry()
+        }
+    }
+
+    /// On the event loop: a request, handled in the order of arrival.
+    func request(id: Int64, action: ClientAction) {
+        self.submit(.request(id: id, action: action))
+    }
+
+    /// Ends the connection with a close frame, after the answers to the requests before it.
+    func close(_ code: WebSocketErrorCode, reason: String) {
+        self.submit(.close(code, reason: reason))
+    }
+
+    /// On the event loop, when the socket closed.
+    func end() {
+        if self.started.load(ordering: .relaxed) { self.submit(.end) }
+    }
+
+    /// Handles `job` now if nothing is queued and it needs no waiting; otherwise queues it, and
+    /// starts the task that runs the queue if none is running.
+    private func submit(_ job: Job) {
+        let idle = self.queue.withLock { queue in
+            if queue.running { queue.jobs.append(job) }
+            return !queue.running
+        }
+        guard idle else { return }
+        if case .request(let id, let action) = job, WireRequests(session: self.session, state: self.state).handleNow(id: id, action: action)
+        {
+            return
+        }
+        self.queue.withLock { $0.running = true }
+        Task(executorPreference: self.session.taskExecutor) { await self.run(from: job) }
+    }
+
+    /// Runs `job`, then every job queued behind it; marks the queue idle when it is empty.
+    private func run(from first: Job) async {
+        var next: Job? = first
+        while let job = next {
+            await self.run(job)
+            next = self.queue.withLock { queue in
+                if !queue.jobs.isEmpty { return queue.jobs.removeFirst() }
+                queue.running = false
+                return nil
+            }
+        }
+    }
+
+    private func run(_ job: Job) async {
+        let logger = self.state.configuration.logger
+        switch job {
+        case .start:
+            // The Admin SDKs send their credential on the upgrade; one that proves nothing leaves
+            // the connection anonymous until its `auth`.
+            if let bearer = self.bearer { self.session.identity = (try? await self.state.identify(bearer).get()) ?? .anonymous }
+            if let previous = self.previousSession.flatMap({ self.state.wireSessions.session($0) }),
+                previous.namespaceName == self.session.namespaceName
+            {
+                // A reconnecting client: its previous connection is gone, whatever the socket says.
+                await Self.runCloseWrites(of: previous, logger: logger)
+            }
+            self.session.watchExpiry()
+        case .request(let id, let action):
+            await WireRequests(session: self.session, state: self.state).handle(id: id, action: action)
+        case .close(let code, let reason):
+            // What was queued goes first, then the close frame; the handler closes the socket when
+            // the client answers it (or after a while).
+            await self.session.outbox.finish()
+            var data = self.channel.allocator.buffer(capacity: 2 + reason.utf8.count)
+            data.write(webSocketErrorCode: code)
+            data.writeString(reason)
+            let channel = self.channel
+            channel.writeAndFlush(WebSocketFrame(fin: true, opcode: .connectionClose, data: data), promise: nil)
+            channel.eventLoop.scheduleTask(in: Self.closeTimeout) { channel.close(promise: nil) }
+        case .end:
+            let session = self.session
+            let sessions = self.state.wireSessions
+            session.stopWatchingExpiry()
+            await session.outbox.finish()
+            sessions.remove(session)
+            // The server closes its databases only after this (see ``WireSessions/ended()``).
+            defer { sessions.ended() }
+            guard let namespace = session.namespace else { return }
+            let hub = namespace.wire
+            _ = try? await namespace.database.loop { access in hub.removeAll(session, access: access) }
+            await Self.runCloseWrites(of: session, logger: logger)
+        }
     }
 
     /// Applies a session's onDisconnect writes, in order, as ordinary writes judged by the rules
@@ -106,6 +181,9 @@ struct WireConnection {
     /// The largest WebSocket message a client may send: the SDKs split at 16,384 UTF-16 code units,
     /// which take at most three UTF-8 bytes each.
     static let maxFrameBytes = 3 * WireFrameSplitter.frameLimit + 1024
+
+    /// How long a close frame the server sent waits for the client's before the socket closes.
+    static let closeTimeout = TimeAmount.seconds(5)
 
     static func now() -> Int64 {
         Int64(Date().timeIntervalSince1970 * 1000)

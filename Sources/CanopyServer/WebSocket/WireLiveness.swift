@@ -6,9 +6,9 @@ import NIOWebSocket
 /// next interval passes with nothing either, it closes the connection, so its onDisconnect work
 /// runs. A connection that keeps sending is never pinged.
 ///
-/// A channel handler with one scheduled check instead of hummingbird-websocket's automatic
-/// pings, which keep a task per connection (a task, its stack and a timer: about 4 KB of an idle
-/// connection's memory, measured with heaptrack; see *Performance*).
+/// A channel handler with one scheduled check, not a task with a timer per connection (a task,
+/// its stack and a timer: about 4 KB of an idle connection's memory, measured with heaptrack;
+/// see *Performance*).
 final class WireLiveness: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
 
@@ -19,13 +19,6 @@ final class WireLiveness: ChannelInboundHandler, RemovableChannelHandler {
 
     init(interval: TimeAmount) {
         self.interval = interval
-    }
-
-    /// Watches `channel` (an upgraded SDK connection), from its event loop.
-    static func watch(_ channel: any Channel, every interval: TimeAmount) {
-        channel.eventLoop.execute {
-            try? channel.pipeline.syncOperations.addHandler(WireLiveness(interval: interval), position: .first)
-        }
     }
 
     func handlerAdded(context: ChannelHandlerContext) {

@@ -4,13 +4,13 @@ import NIOWebSocket
 import Synchronization
 
 /// One WebSocket connection's outgoing messages, in order: the database loop (pushes), the
-/// connection's request task (responses) and the journal thread (write acknowledgements) queue
-/// them, and they are written on the connection's event loop as text frames (NIO's WebSocket
+/// connection's event loop or request task (responses) and the journal thread (write
+/// acknowledgements) queue them, and they are written on the connection's event loop as text frames (NIO's WebSocket
 /// frame encoder), everything queued since the last write going out with one flush.
 ///
 /// No task sits between the producer and the socket: a push costs one event-loop job at most,
-/// and a busy connection's pushes share it (hummingbird-websocket's writer would flush every
-/// frame from a task of its own).
+/// and a busy connection's pushes share it (a writer task per connection would flush every
+/// frame on its own).
 ///
 /// Pushes are coalesced as a busy stream's events are: a push to a connection written less than
 /// `coalescing` ago waits for the rest of that interval, so that under load a connection gets one

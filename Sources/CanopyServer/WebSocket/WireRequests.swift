@@ -14,12 +14,33 @@ struct WireRequests {
     let session: WireSession
     let state: ServerState
 
-    mutating func handle(id: Int64, action: ClientAction) async {
+    /// Handles a request that needs no waiting, at once, and returns `true`: a listen, read or
+    /// write once the connection's namespace is open (with no user token that expired since),
+    /// statistics, App Check, and requests answered with an error. Returns `false` for the
+    /// others (``handle(id:action:)`` handles them).
+    func handleNow(id: Int64, action: ClientAction) -> Bool {
         let outbox = self.session.outbox
         switch action {
         case .stats, .appCheck, .unAppCheck:
-            // Statistics are not kept; App Check is not enforced (see the Firebase SDKs article).
             outbox.send(ServerMessage.ok(id: id))
+        case .invalid(let status, let message):
+            outbox.send(ServerMessage.failure(id: id, status: status, message: message))
+        case .unknown(let name):
+            outbox.send(ServerMessage.failure(id: id, status: "invalid_action", message: "Unknown action \"\(name)\"."))
+        case .listen, .unlisten, .get, .put, .putPriority, .merge, .onDisconnectCancel, .transactionMerge:
+            guard let namespace = self.session.namespace, !self.session.identity.hasExpired(by: WireConnection.now()) else { return false }
+            self.handleData(id: id, action: action, namespace: namespace)
+        case .auth, .unauth, .onDisconnectPut, .onDisconnectMerge:
+            return false
+        }
+        return true
+    }
+
+    /// Handles any request, waiting where it must (the first request opens the namespace).
+    func handle(id: Int64, action: ClientAction) async {
+        if self.handleNow(id: id, action: action) { return }
+        let outbox = self.session.outbox
+        switch action {
         case .auth(let credential, let authVariable, let noAuth):
             switch await self.state.identify(credential) {
             case .success(let identity):
@@ -32,10 +53,8 @@ struct WireRequests {
         case .unauth:
             await self.become(.anonymous)
             outbox.send(ServerMessage.ok(id: id))
-        case .invalid(let status, let message):
-            outbox.send(ServerMessage.failure(id: id, status: status, message: message))
-        case .unknown(let name):
-            outbox.send(ServerMessage.failure(id: id, status: "invalid_action", message: "Unknown action \"\(name)\"."))
+        case .stats, .appCheck, .unAppCheck, .invalid, .unknown:
+            break  // handled at once
         case .listen, .unlisten, .get, .put, .putPriority, .merge, .onDisconnectPut, .onDisconnectMerge, .onDisconnectCancel,
             .transactionMerge:
             await self.expireIdentity()
@@ -93,8 +112,8 @@ struct WireRequests {
     }
 
     /// Listens, reads and writes are queued on the loop and answered from there, without
-    /// awaiting: a connection's task keeps the largest stack it ever used for as long as it lives,
-    /// so what every connection does stays off that stack (see *Performance*, B11).
+    /// awaiting, so that nearly every request is handled on the connection's event loop with no
+    /// task (see ``WireConnection``).
     @inline(never)
     private func handleData(id: Int64, action: ClientAction, namespace: Namespace) {
         switch action {

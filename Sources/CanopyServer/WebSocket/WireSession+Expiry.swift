@@ -35,7 +35,7 @@ extension WireSession {
     /// unauthenticated, with the listens that needed it revoked.
     func expireIdentity(ifExpiredAt now: Int64) async {
         let identity = self.identity
-        guard case .user(_, let expires?) = identity, expires <= now, self.replaceIdentity(identity, with: .anonymous) else { return }
+        guard identity.hasExpired(by: now), self.replaceIdentity(identity, with: .anonymous) else { return }
         self.outbox.send(ServerMessage.authRevoked(status: "expired_token", reason: "The auth token has expired."))
         await WireRequests.revokeListens(of: self, changedFrom: identity, to: .anonymous)
     }

@@ -452,6 +452,16 @@ async def bad_frames(base):
     await closed_with(lambda c: c.ws.send("not json"), 1002)
     await closed_with(lambda c: c.ws.send(b"\x00\x01"), 1003)
     await closed_with(lambda c: c.ws.send("y" * 60_000), 1009)
+    # Frames only a hand-made client sends: an unmasked one (RFC 6455 5.1: the server closes),
+    # and a continuation with no message to continue.
+    mask = b"\x01\x02\x03\x04"
+    for frame in (bytes([0x81, 0x02]) + b"{}", bytes([0x80, 0x82]) + mask + bytes(b ^ m for b, m in zip(b"{}", mask))):
+        raw = await RawSocket.open(base)
+        raw.writer.write(frame)
+        reply = await asyncio.wait_for(raw.frame(), 10)
+        check(reply is not None and reply[0] == 0x8 and struct.unpack("!H", reply[1][:2])[0] == 1002,
+              f"close 1002 expected for {frame!r}, got {reply}")
+        raw.writer.close()
     # The server keeps serving.
     a = await Client.open(base)
     await a.ok("g", {"p": "/", "q": {}})
