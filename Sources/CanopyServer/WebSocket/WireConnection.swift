@@ -38,7 +38,9 @@ final class WireConnection: Sendable {
     }
 
     private struct Queue {
-        var jobs = CircularBuffer<Job>()
+        /// Empty nearly always (an empty array allocates nothing: every connection has one), and
+        /// short when not.
+        var jobs: [Job] = []
         /// A task is running the jobs; new ones queue behind it.
         var running = false
     }
