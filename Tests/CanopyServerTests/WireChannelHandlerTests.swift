@@ -13,18 +13,20 @@ import Testing
 /// protocol client's `bad_frames` scenario.)
 @Suite("WebSocket frames")
 struct WireChannelHandlerTests {
-    /// A served connection on an embedded channel, with its hello already read.
-    static func connection(namespace: String = "default") throws -> (EmbeddedChannel, WireUpgrade.Decision) {
+    /// A connection upgraded on an embedded channel (its hello not yet read), and the server state.
+    static func connection(namespace: String = "default", authority: String = "127.0.0.1:9000") throws -> (
+        EmbeddedChannel, WireUpgrade.Decision, ServerState
+    ) {
         let channel = EmbeddedChannel()
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9000)).wait()
         var configuration = ServerConfiguration()
         configuration.port = 0
         let state = ServerState(configuration: configuration, store: NamespaceStore(directory: nil))
-        let request = HTTPRequest(method: .get, scheme: nil, authority: "127.0.0.1:9000", path: "/.ws?v=5&ns=\(namespace)")
+        let request = HTTPRequest(method: .get, scheme: nil, authority: authority, path: "/.ws?v=5&ns=\(namespace)")
         let decision = try #require(WireUpgrade.decide(request, channel: channel, state: state))
         try channel.pipeline.syncOperations.addHandler(WireChannelHandler(decision))
         channel.embeddedEventLoop.run()
-        return (channel, decision)
+        return (channel, decision, state)
     }
 
     /// A client frame: masked, as clients' frames are.
@@ -48,14 +50,7 @@ struct WireChannelHandlerTests {
 
     @Test("the hello comes first; a ping frame is answered with a pong carrying its data")
     func helloAndPing() throws {
-        let channel = EmbeddedChannel()
-        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9000)).wait()
-        var configuration = ServerConfiguration()
-        configuration.port = 0
-        let state = ServerState(configuration: configuration, store: NamespaceStore(directory: nil))
-        let request = HTTPRequest(method: .get, scheme: nil, authority: "example.test:9000", path: "/.ws?v=5&ns=default")
-        let decision = try #require(WireUpgrade.decide(request, channel: channel, state: state))
-        try channel.pipeline.syncOperations.addHandler(WireChannelHandler(decision))
+        let (channel, _, state) = try Self.connection(authority: "example.test:9000")
         let hello = try Self.written(channel)
         #expect(hello.count == 1)
         #expect(Self.text(hello[0]).hasPrefix(#"{"t":"c","d":{"t":"h","d":{"ts":"#))
@@ -71,7 +66,7 @@ struct WireChannelHandlerTests {
 
     @Test("a message sent in fragments is read as one; the SDKs' keep-alive ping is answered")
     func fragments() throws {
-        let (channel, _) = try Self.connection()
+        let (channel, _, _) = try Self.connection()
         _ = try Self.written(channel)
         try channel.writeInbound(Self.frame(.text, #"{"t":"c","#, fin: false))
         try channel.writeInbound(Self.frame(.continuation, #""d":{"t":"p","#, fin: false))
@@ -87,7 +82,7 @@ struct WireChannelHandlerTests {
 
     @Test("a client's close is answered with a close frame, then the socket closes")
     func clientClose() throws {
-        let (channel, _) = try Self.connection()
+        let (channel, _, _) = try Self.connection()
         _ = try Self.written(channel)
         #expect(channel.isActive)
         var data = ByteBuffer()
@@ -106,7 +101,7 @@ struct WireChannelHandlerTests {
 
     @Test("an invalid namespace gets the protocol's shutdown message and a policy-violation close")
     func invalidNamespace() throws {
-        let (channel, decision) = try Self.connection(namespace: "no%20spaces")
+        let (channel, decision, _) = try Self.connection(namespace: "no%20spaces")
         guard case .shutDown = decision else {
             Issue.record("expected a shutdown, got \(decision)")
             return
