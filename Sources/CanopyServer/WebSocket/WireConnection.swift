@@ -48,6 +48,7 @@ final class WireConnection: Sendable {
     private let queue = Mutex(Queue())
     /// ``start()`` counted the connection among the server's (the end uncounts it).
     private let started = Atomic<Bool>(false)
+
     init(state: ServerState, session: WireSession, host: String, previousSession: String?, bearer: String?, channel: any Channel) {
         self.state = state
         self.session = session
