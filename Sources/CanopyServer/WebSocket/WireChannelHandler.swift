@@ -4,8 +4,8 @@ import NIOWebSocket
 
 /// Reads an upgraded SDK connection's frames on its event loop, after NIO's frame decoder: the
 /// rules of RFC 6455 that the decoder leaves to its user (client frames masked, pings answered,
-/// fragments reassembled, text checked as UTF-8, the close handshake), then the SDKs' split messages, each whole message
-/// handed to its ``WireConnection``.
+/// fragments reassembled, text checked as UTF-8, the close handshake), then the SDKs' split
+/// messages, each whole message handed to its ``WireConnection``.
 ///
 /// Frames the decoder itself refuses (one over the size limit, a fragmented or long control
 /// frame) are answered by NIO's `WebSocketProtocolErrorHandler` with a close frame.
