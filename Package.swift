@@ -116,7 +116,7 @@ let package = Package(
             swiftSettings: settings),
         .testTarget(
             name: "CanopyStorageTests", dependencies: ["CanopyStorage", "CanopyCore", "CanopyTestSupport"], swiftSettings: settings),
-        .testTarget(name: "CanopyWireTests", dependencies: ["CanopyWire", "CanopyCore"], swiftSettings: settings),
+        .testTarget(name: "CanopyWireTests", dependencies: ["CanopyWire", "CanopyCore", "CanopyTestSupport"], swiftSettings: settings),
         .testTarget(
             name: "CanopyConnectionTests",
             dependencies: [

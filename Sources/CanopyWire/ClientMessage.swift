@@ -46,6 +46,9 @@ package enum ClientAction: Sendable, Equatable {
     case unlisten(path: DatabasePath, query: QueryParams?, tag: Int64?)
     /// `p`: set (`hash` present: a transaction's compare-and-set).
     case put(path: DatabasePath, data: JSONValue, hash: String?)
+    /// `p` read by ``ClientMessage/reading(_:)``: the data already a valid value for `path`
+    /// (never a priority path, never server values); otherwise as ``put(path:data:hash:)``.
+    case putValue(path: DatabasePath, value: WriteValue, hash: String?)
     /// `p` at `PATH/.priority`: set the priority of the location (`setPriority`).
     case putPriority(path: DatabasePath, priority: JSONValue)
     /// `m`: update; keys are relative paths.

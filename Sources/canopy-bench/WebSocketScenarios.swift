@@ -58,6 +58,12 @@ final class WSBenchClient: ChannelInboundHandler, @unchecked Sendable {
             guard frame.opcode == .text else { return }
             self.client.received(frame.unmaskedData, context: context)
         }
+        /// The answers of one read refill the window together, with one flush, as a pipelining
+        /// client library does (one write per answer would measure the client's system calls).
+        func channelReadComplete(context: ChannelHandlerContext) {
+            self.client.pumpWrites()
+            context.fireChannelReadComplete()
+        }
     }
 
     let sampled: Bool
@@ -129,10 +135,8 @@ final class WSBenchClient: ChannelInboundHandler, @unchecked Sendable {
             }
             if bytes.starts(with: Self.answerPrefix) {
                 if Self.find(Self.okStatus, in: bytes) != nil { self.acks.wrappingAdd(1, ordering: .relaxed) }
-                if self.inFlight > 0 {
-                    self.inFlight -= 1
-                    self.pumpWrites()
-                }
+                // The window is refilled when the read is complete (``Frames/channelReadComplete``).
+                if self.inFlight > 0 { self.inFlight -= 1 }
                 return
             }
             guard bytes.starts(with: Self.pushPrefix) else { return }
@@ -170,7 +174,7 @@ final class WSBenchClient: ChannelInboundHandler, @unchecked Sendable {
 
     /// Sends the next puts up to the window, written into the frames' buffers directly and
     /// flushed together (one system call for the lot, as a client library batches).
-    private func pumpWrites() {
+    fileprivate func pumpWrites() {
         guard let context else { return }
         var sent = false
         while self.writeKey < self.writeEnd && self.inFlight < self.window {

@@ -56,7 +56,7 @@ package struct JSONParser: Sendable {
 
     /// Reads one value, iteratively: open containers live on explicit stacks indexed by depth,
     /// whose scratch buffers are reused by every container at that depth.
-    private func parseValue<B: JSONBuilder>(_ r: inout JSONReader, into builder: inout B) throws -> B.Value {
+    func parseValue<B: JSONBuilder>(_ r: inout JSONReader, into builder: inout B) throws -> B.Value {
         var depth = 0
         var isObject: [Bool] = []
         var keys: [String] = []

@@ -71,7 +71,8 @@ package struct NodeBuilder: JSONBuilder {
         }
         var built: Built
         if let dotValue {
-            guard pairs.allSatisfy({ $0.node.isEmpty }), dotValue.isLeafOnly else { throw Fallback() }
+            // Any other member, even a null or empty one, is refused by the exact path.
+            guard pairs.isEmpty, dotValue.isLeafOnly else { throw Fallback() }
             built = Built(node: dotValue.node, depth: 0, cost: 0, isLeafOnly: true)
         } else {
             // Sort by key, then position, so that among duplicate keys the last one comes last and
@@ -111,7 +112,7 @@ package struct NodeBuilder: JSONBuilder {
         }
         if let priority {
             switch priority.node {
-            case .empty: built.node = built.node.withoutPriority
+            case .empty where priority.isLeafOnly: built.node = built.node.withoutPriority  // `null`, not `{}` or `[]`
             case .leaf(.string(let s)): built.node = built.node.withPriority(.string(s))
             case .leaf(.int(let i)): built.node = built.node.withPriority(.int(i))
             case .leaf(.double(let d)): built.node = built.node.withPriority(.double(d))
@@ -132,13 +133,7 @@ package enum NodeImporter {
     {
         var builder = NodeBuilder()
         do {
-            let built = try JSONParser().parse(bytes, into: &builder)
-            let locationBytes = location.reduce(0) { $0 + $1.string.utf8.count }
-            let fits =
-                location.count + built.depth <= KeyValidation.maxDepth
-                && (built.depth == 0 ? max(1, location.count) + locationBytes : location.count + locationBytes + built.cost)
-                    <= KeyValidation.maxPathBytes
-            if fits { return WriteValue(node: built.node) }
+            if let value = self.writeValue(try JSONParser().parse(bytes, into: &builder), location: location) { return value }
         } catch let error as DatabaseError {
             throw error
         } catch {
@@ -155,5 +150,16 @@ package enum NodeImporter {
         }
         var converter = try ValueConverter(function: function, location: location.map(\.string))
         return try converter.convert(json)
+    }
+
+    /// What ``NodeBuilder`` built, as the value to write at `location`; `nil` when it is too deep
+    /// or its paths too long there (the slow path names the problem).
+    package static func writeValue(_ built: NodeBuilder.Built, location: [ChildKey]) -> WriteValue? {
+        let locationBytes = location.reduce(0) { $0 + $1.string.utf8.count }
+        let fits =
+            location.count + built.depth <= KeyValidation.maxDepth
+            && (built.depth == 0 ? max(1, location.count) + locationBytes : location.count + locationBytes + built.cost)
+                <= KeyValidation.maxPathBytes
+        return fits ? WriteValue(node: built.node) : nil
     }
 }

@@ -1,7 +1,7 @@
 /// A validated value ready to be written: the node, plus the server values inside it.
-package struct WriteValue: Sendable {
+package struct WriteValue: Sendable, Equatable {
     /// One placeholder: where it sits (relative to the written location) and what it is.
-    package struct Placeholder: Sendable {
+    package struct Placeholder: Sendable, Equatable {
         package var path: [ChildKey]
         package var value: ServerValuePlaceholder
         /// Whether it is the priority of the node at `path` rather than its value.

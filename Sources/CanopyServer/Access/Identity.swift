@@ -19,9 +19,10 @@ enum Identity: Sendable, Equatable {
 
     var isAdmin: Bool { self == .admin }
 
-    /// Whether this is a user whose token expired by `now` (ms since 1970).
-    func hasExpired(by now: Int64) -> Bool {
-        if case .user(_, let expires?) = self { return expires <= now }
+    /// Whether this is a user whose token expired by `now` (ms since 1970; read only for a user
+    /// whose token expires, so a request of any other identity reads no clock).
+    func hasExpired(by now: @autoclosure () -> Int64) -> Bool {
+        if case .user(_, let expires?) = self { return expires <= now() }
         return false
     }
 }

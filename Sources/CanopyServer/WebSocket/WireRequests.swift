@@ -22,12 +22,13 @@ struct WireRequests {
         let outbox = self.session.outbox
         switch action {
         case .stats, .appCheck, .unAppCheck:
+            // Statistics are not kept; App Check is not enforced (see the Firebase SDKs article).
             outbox.send(ServerMessage.ok(id: id))
         case .invalid(let status, let message):
             outbox.send(ServerMessage.failure(id: id, status: status, message: message))
         case .unknown(let name):
             outbox.send(ServerMessage.failure(id: id, status: "invalid_action", message: "Unknown action \"\(name)\"."))
-        case .listen, .unlisten, .get, .put, .putPriority, .merge, .onDisconnectCancel, .transactionMerge:
+        case .listen, .unlisten, .get, .put, .putValue, .putPriority, .merge, .onDisconnectCancel, .transactionMerge:
             guard let namespace = self.session.namespace, !self.session.identity.hasExpired(by: WireConnection.now()) else { return false }
             self.handleData(id: id, action: action, namespace: namespace)
         case .auth, .unauth, .onDisconnectPut, .onDisconnectMerge:
@@ -55,8 +56,8 @@ struct WireRequests {
             outbox.send(ServerMessage.ok(id: id))
         case .stats, .appCheck, .unAppCheck, .invalid, .unknown:
             break  // handled at once
-        case .listen, .unlisten, .get, .put, .putPriority, .merge, .onDisconnectPut, .onDisconnectMerge, .onDisconnectCancel,
-            .transactionMerge:
+        case .listen, .unlisten, .get, .put, .putValue, .putPriority, .merge, .onDisconnectPut, .onDisconnectMerge,
+            .onDisconnectCancel, .transactionMerge:
             await self.expireIdentity()
             let namespace: Namespace
             do {
@@ -180,6 +181,9 @@ struct WireRequests {
                 try Self.checkWritable(path)
                 var converter = try ValueConverter(function: "set", location: path.keys.map(\.string))
                 self.write(id: id, on: namespace, .set(path, try converter.convert(data)), expectedHash: hash)
+            case .putValue(let path, let value, let hash):
+                // Read and checked with the message (``ClientMessage/reading(_:)``); never under `.info`.
+                self.write(id: id, on: namespace, .set(path, value), expectedHash: hash)
             case .putPriority(let path, let priority):
                 try Self.checkWritable(path)
                 self.write(
