@@ -82,4 +82,19 @@ extension CanopyResponder {
         out.append(UInt8(ascii: "]"))
         return JSONBody.response(out)
     }
+
+    /// `GET /.metrics`: the server's metrics (``ServerMetrics``) in Prometheus' text format;
+    /// administrators only once the server is guarded (`--auth-token` or user tokens).
+    func metrics(method: HTTPRequest.Method, identity: Identity) throws(RESTError) -> Response {
+        guard method == .get || method == .head else {
+            throw RESTError(.methodNotAllowed, "Method \(method) is not supported for metrics; use GET.")
+        }
+        guard identity.isAdmin || !self.state.isGuarded else { throw RESTError.permissionDenied }
+        let bytes = self.state.metrics.render(state: self.state)
+        let headers: HTTPFields = [
+            .contentType: "text/plain; version=0.0.4; charset=utf-8", .contentLength: "\(bytes.count)", .cacheControl: "no-store",
+        ]
+        return Response(
+            status: .ok, headers: headers, body: method == .head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
 }

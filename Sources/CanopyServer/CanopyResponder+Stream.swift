@@ -22,11 +22,14 @@ extension CanopyResponder {
             throw .badRequest("shallow and format=export are not supported on streams.")
         }
         let channel = context.channel
+        let metrics = self.state.metrics
         let stream = EventStream(
             location: path, query: options.hasFilters ? options.query : nil, aggregate: options.aggregate,
             limit: self.state.configuration.streamBufferBytes,
             identity: identity, scheduler: self.state.wakes
         ) {
+            // A client that stops reading: cut off.
+            metrics.countSlowClient(webSocket: false)
             channel?.close(promise: nil)
         }
         let state = self.state
@@ -61,6 +64,7 @@ extension CanopyResponder {
             cleanup()
             throw RESTError(.serviceUnavailable, "The server is shutting down.")
         }
+        metrics.countStreamOpened()
         // A user token ends the stream when it expires (`auth_revoked`); the client reconnects with
         // a fresh one.
         let expiry: Task<Void, Never>? =

@@ -19,6 +19,7 @@ struct CanopyResponder: HTTPResponder {
         } catch {
             response = error.response
         }
+        self.state.metrics.countRequest(request.method, status: response.status)
         let logger = self.state.configuration.logger
         if logger.logLevel <= .info {
             let elapsed = ContinuousClock.now - start
@@ -62,6 +63,7 @@ struct CanopyResponder: HTTPResponder {
         if case .databases = target.kind {
             return try await self.databases(method: method, identity: identity, output: try self.output(target, request))
         }
+        if case .metrics = target.kind { return try self.metrics(method: method, identity: identity) }
         let namespaceName = target.parameters["ns"].flatMap { $0.isEmpty ? nil : $0 } ?? self.state.configuration.defaultNamespace
         let namespace: Namespace
         do {
@@ -76,6 +78,8 @@ struct CanopyResponder: HTTPResponder {
         switch target.kind {
         case .databases:  // answered above
             return try await self.databases(method: method, identity: identity, output: output)
+        case .metrics:  // answered above
+            return try self.metrics(method: method, identity: identity)
         case .rules:
             // On a development server everyone may set rules (to try them); else only the administrator.
             guard identity.isAdmin || !self.state.isGuarded else { throw RESTError.permissionDenied }

@@ -86,6 +86,9 @@ public final class NamespaceStore: Sendable {
 
     /// The names of the namespaces open, being opened, or kept in the store's directory.
     /// - Complexity: O(*n*) for *n* namespaces plus the files of the directory.
+    /// The number of namespaces open now.
+    var openCount: Int { self.open.withLock { $0.count } }
+
     func names() -> [String] {
         var names = self.entries.withLock { Array($0.keys) }
         if let directory = self.directory, let files = try? FileManager.default.contentsOfDirectory(atPath: directory) {

@@ -15,6 +15,8 @@ struct RESTTarget {
         case rulesSimulation
         /// `/.inspect/databases.json`: the namespaces (as the Firebase emulator lists them).
         case databases
+        /// `/.metrics`: the server's metrics, in Prometheus' text format.
+        case metrics
     }
 
     var kind: Kind
@@ -48,6 +50,10 @@ struct RESTTarget {
             }
         }
         self.parameters = parameters
+        if pathPart == "/.metrics" {
+            self.kind = .metrics
+            return
+        }
         guard pathPart.hasSuffix(".json") else {
             throw .badRequest(
                 "Unsupported path \"\(pathPart)\": REST locations end in .json (for example /users/ada.json, or /.json for the root).")

@@ -13,6 +13,8 @@ final class ServerState: Sendable {
     let wakes: WakeScheduler?
     /// The open SDK (WebSocket) connections.
     let wireSessions = WireSessions()
+    /// What `GET /.metrics` reports.
+    let metrics = ServerMetrics()
     /// Verifies user tokens; `nil` when the configuration has no keys for them and does not
     /// allow unsigned ones (``ServerConfiguration/verifiesUserTokens``), and when its keys are
     /// bad: ``ServerConfiguration/validate()``, run before the server starts, reports those.

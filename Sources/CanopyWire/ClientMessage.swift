@@ -53,6 +53,9 @@ package enum ClientAction: Sendable, Equatable {
     case putPriority(path: DatabasePath, priority: JSONValue)
     /// `m`: update; keys are relative paths.
     case merge(path: DatabasePath, data: [String: JSONValue])
+    /// `m` read by ``ClientMessage/reading(_:)``: the entries already valid and in order, as
+    /// ``UpdateEntries`` gives them (never empty paths, `.priority` or server values).
+    case mergeValue(path: DatabasePath, entries: [WriteOperation.Entry])
     /// `g`: read once.
     case get(path: DatabasePath, query: QueryParams)
     /// `o`: set when the connection closes.

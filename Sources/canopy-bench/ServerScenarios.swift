@@ -92,26 +92,38 @@ final class ServerChild {
         self.directory = NSTemporaryDirectory() + "canopy-bench-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let output = Pipe()
         let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        self.process.executableURL = URL(fileURLWithPath: exe)
-        self.process.arguments = ["__server"]
         var environment = ProcessInfo.processInfo.environment
+        // A profiler to run the server under (`heaptrack`, `valgrind --tool=callgrind`): its
+        // command, resolved on PATH; the figures of memory per connection are then the wrapper's.
+        if let wrapper = environment["CANOPY_BENCH_SERVER_WRAPPER"]?.split(separator: " ").map(String.init), let tool = wrapper.first {
+            self.process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            self.process.arguments = [tool] + wrapper.dropFirst() + [exe, "__server"]
+        } else {
+            self.process.executableURL = URL(fileURLWithPath: exe)
+            self.process.arguments = ["__server"]
+        }
         environment["CANOPY_BENCH_SERVER"] = store == .memory ? "memory" : self.directory
         environment["CANOPY_BENCH_RULES"] = rules ? "1" : nil
         self.process.environment = environment
         self.process.standardInput = self.input
         self.process.standardOutput = output
         try self.process.run()
-        var line: [UInt8] = []
-        let handle = output.fileHandleForReading
+        self.port = try Self.port(from: output.fileHandleForReading)
+    }
+
+    /// The port of the child's first line `port N` (a wrapper may print lines of its own before it).
+    private static func port(from handle: FileHandle) throws -> Int {
         while true {
-            let byte = handle.readData(ofLength: 1)
-            guard let b = byte.first else { throw BenchError("the server child exited before listening") }
-            if b == 10 { break }
-            line.append(b)
+            var line: [UInt8] = []
+            while true {
+                let byte = handle.readData(ofLength: 1)
+                guard let b = byte.first else { throw BenchError("the server child exited before listening") }
+                if b == 10 { break }
+                line.append(b)
+            }
+            let text = String(decoding: line, as: UTF8.self)
+            if text.hasPrefix("port "), let port = Int(text.dropFirst(5)) { return port }
         }
-        let text = String(decoding: line, as: UTF8.self)
-        guard text.hasPrefix("port "), let port = Int(text.dropFirst(5)) else { throw BenchError("unexpected server output \(text)") }
-        self.port = port
     }
 
     /// The child's resident set size in bytes.

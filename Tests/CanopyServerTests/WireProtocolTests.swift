@@ -13,7 +13,7 @@ struct WireProtocolTests {
     static let scenarios = [
         "handshake", "captured_conversation", "default_listen", "large_messages", "transactions",
         "on_disconnect", "reconnect_with_ls", "queries_and_gets", "bad_frames",
-        "random_differential", "vanish_mid_frame", "slow_reader", "many_sockets",
+        "random_differential", "vanish_mid_frame", "slow_reader", "many_sockets", "metrics",
     ]
 
     @Test("scenario", .enabled(if: PythonClient.runnable, PythonClient.skipReason), arguments: scenarios)

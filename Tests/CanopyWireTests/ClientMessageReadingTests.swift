@@ -3,10 +3,11 @@ import CanopyTestSupport
 import CanopyWire
 import Testing
 
-/// The server's reading of messages (``ClientMessage/reading(_:)``: puts straight into their node)
-/// must agree with the general reading (``ClientMessage/init(parsing:)`` then ``ValueConverter``)
-/// on every message: the same request, the same value, the same error.
-@Suite("The server's fast reading of puts agrees with the general reading")
+/// The server's reading of messages (``ClientMessage/reading(_:)``: puts and merges straight into
+/// their nodes) must agree with the general reading (``ClientMessage/init(parsing:)`` then
+/// ``ValueConverter`` or ``UpdateEntries``) on every message: the same request, the same values,
+/// the same error.
+@Suite("The server's fast reading of puts and merges agrees with the general reading")
 struct ClientMessageReadingTests {
     /// Checks that both readings agree on `text`; returns whether the fast path took it.
     @discardableResult
@@ -34,6 +35,18 @@ struct ClientMessageReadingTests {
             #expect(expected == value, "\(text)", sourceLocation: sourceLocation)
             #expect(value.node.childMap.checkInvariants(), sourceLocation: sourceLocation)
             return true
+        case (
+            .success(.request(let id, .merge(let path, let data))),
+            .success(.request(let fastID, .mergeValue(let fastPath, let entries)))
+        ):
+            #expect(id == fastID && path == fastPath, "\(text)", sourceLocation: sourceLocation)
+            let converted = Result { () throws(DatabaseError) in try UpdateEntries.entries(data, location: path.keys, function: "update") }
+            guard case .success(let expected) = converted else {
+                Issue.record("the fast reading accepted a merge the general one refuses: \(text)", sourceLocation: sourceLocation)
+                return true
+            }
+            #expect(expected == entries, "\(text)", sourceLocation: sourceLocation)
+            return true
         case (.success(let a), .success(let b)):
             #expect(a == b, "\(text)", sourceLocation: sourceLocation)
             return false
@@ -43,7 +56,7 @@ struct ClientMessageReadingTests {
         }
     }
 
-    @Test("the SDKs' puts are read fast; everything unusual is read the general way")
+    @Test("the SDKs' puts and merges are read fast; everything unusual is read the general way")
     func vectors() {
         // As the JS SDK writes them: fast.
         let fast = [
@@ -53,12 +66,26 @@ struct ClientMessageReadingTests {
             #"{"t":"d","d":{"r":1,"a":"p","b":{"p":"a/b","d":null}}}"#,
             #" { "t" : "d" , "d" : { "r" : -7 , "a" : "p" , "b" : { "d" : { "x" : 1.5e3 } , "p" : "/x" } } } "#,
             #"{"t":"d","d":{"r":2,"a":"p","b":{"p":"/p","d":{"x":{"y":null},"z":{".priority":3,".value":"v"},".priority":"a"}}}}"#,
+            // Merges, as `update()` sends them.
+            #"{"t":"d","d":{"r":4,"a":"m","b":{"p":"/posts","d":{"p1/starCount":30,"p3":null,"p2":{"a":[1]}}}}}"#,
+            #"{"t":"d","d":{"r":4,"a":"m","b":{"p":"/","d":{}}}}"#,
+            #"{"t":"d","d":{"r":4,"a":"m","b":{"d":{"b/c":1,"b/d":2,"a":3},"p":"x"}}}"#,
+            #"{"t":"d","d":{"r":4,"a":"m","b":{"p":"/posts","d":{"a//b/":1}}}}"#,
         ]
         for text in fast { #expect(Self.agree(text), "\(text)") }
         let general = [
             // Not a put, or a put in another shape.
             #"{"t":"c","d":{"t":"p","d":{}}}"#,
-            #"{"t":"d","d":{"r":4,"a":"m","b":{"p":"/posts","d":{"p1/starCount":30}}}}"#,
+            #"{"t":"d","d":{"r":4,"a":"m","b":{"p":"/posts","d":{"p1/starCount":30,"p1":{}}}}}"#,
+            #"{"t":"d","d":{"r":4,"a":"m","b":{"p":"/posts","d":{"a/b":1,"a/b/c":2}}}}"#,
+            #"{"t":"d","d":{"r":4,"a":"m","b":{"p":"/posts","d":{"a":1,"a":2}}}}"#,
+            #"{"t":"d","d":{"r":4,"a":"m","b":{"p":"/posts","d":{"a/.priority":1}}}}"#,
+            #"{"t":"d","d":{"r":4,"a":"m","b":{"p":"/posts","d":{"":1}}}}"#,
+            #"{"t":"d","d":{"r":4,"a":"m","b":{"p":"/posts","d":{"a#":1}}}}"#,
+            #"{"t":"d","d":{"r":4,"a":"m","b":{"p":"/posts","d":{"a":{".sv":"timestamp"}}}}}"#,
+            #"{"t":"d","d":{"r":4,"a":"m","b":{"p":"/posts","d":[1,2]}}}"#,
+            #"{"t":"d","d":{"r":4,"a":"m","b":{"p":"/posts","d":{"a":1},"h":"x"}}}"#,
+            #"{"t":"d","d":{"r":4,"a":"om","b":{"p":"/posts","d":{"a":1}}}}"#,
             #"{"d":{"r":3,"a":"p","b":{"p":"/a","d":1}},"t":"d"}"#,
             #"{"t":"d","d":{"a":"p","r":3,"b":{"p":"/a","d":1}}}"#,
             #"{"t":"d","d":{"r":3,"b":{"p":"/a","d":1},"a":"p"}}"#,
@@ -93,6 +120,28 @@ struct ClientMessageReadingTests {
             "",
         ]
         for text in general { #expect(!Self.agree(text), "\(text)") }
+    }
+
+    /// Random merges: keys that are paths (some overlapping, invalid or repeated), random data.
+    @Test("random merges: both readings give the same request, entries or error")
+    func randomMerges() {
+        var rng = SeededGenerator(seed: 77)
+        let keys = [
+            "a", "b", "a/b", "a/c", "b/x/y", "0", "k#", "", "a//b", "é", "x/.priority", ".value", "l/" + String(repeating: "m", count: 700),
+        ]
+        let values = ["1", "null", "{}", #"{"n":1,"m":{"o":"p"}}"#, "[true]", #"{".sv":"timestamp"}"#, #"{"a.b":1}"#, #""s""#, "-2.5"]
+        var fastCount = 0
+        for _ in 0..<3000 {
+            let members = (0..<Int.random(in: 0...4, using: &rng)).map { _ in
+                let key = keys[Int.random(in: 0..<(Int.random(in: 0..<4, using: &rng) == 0 ? keys.count : 5), using: &rng)]
+                let value = values[Int.random(in: 0..<(Int.random(in: 0..<4, using: &rng) == 0 ? values.count : 5), using: &rng)]
+                return "\"\(key)\":\(value)"
+            }
+            let path = ["/a", "/", "posts/p1", "/" + String(repeating: "q/", count: 30)].randomElement(using: &rng)!
+            let text = #"{"t":"d","d":{"r":1,"a":"m","b":{"p":"\#(path)","d":{\#(members.joined(separator: ","))}}}}"#
+            if Self.agree(text) { fastCount += 1 }
+        }
+        #expect(fastCount > 1000)
     }
 
     /// Random puts, mostly in the SDKs' shape, with random data (invalid keys, nulls, arrays,

@@ -4,7 +4,7 @@
 /// path; `setPriority` is one `.priority` entry. Entries ending in `.priority` are applied after the
 /// others, and only to nodes that exist then (a priority for a node left empty is ignored).
 package struct WriteOperation: Sendable {
-    package struct Entry: Sendable {
+    package struct Entry: Sendable, Equatable {
         package var path: [ChildKey]
         package var value: WriteValue
         package var isPriority: Bool { self.path.last?.isPriorityKey ?? false }

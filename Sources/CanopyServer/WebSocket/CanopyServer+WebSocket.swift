@@ -39,6 +39,7 @@ enum WireUpgrade {
         }
         let outbox = WireOutbox(limit: configuration.streamBufferBytes, coalescing: state.wakes?.intervalNanos ?? 0) {
             // A client that stops reading: cut it off, as a stream is.
+            state.metrics.countSlowClient(webSocket: true)
             channel.close(promise: nil)
         }
         let session = WireSession(

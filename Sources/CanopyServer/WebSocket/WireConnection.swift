@@ -66,6 +66,7 @@ final class WireConnection: Sendable {
             return self.channel.close(promise: nil)
         }
         self.started.store(true, ordering: .relaxed)
+        self.state.metrics.countWebSocketOpened()
         self.session.outbox.attach(self.channel)
         try? self.channel.pipeline.syncOperations.addHandler(
             WireLiveness(interval: TimeAmount(self.state.configuration.webSocketPingInterval)), position: .first)
@@ -79,6 +80,7 @@ final class WireConnection: Sendable {
 
     /// On the event loop: a request, handled in the order of arrival.
     func request(id: Int64, action: ClientAction) {
+        self.state.metrics.countRequest(action)
         self.submit(.request(id: id, action: action))
     }
 

@@ -28,7 +28,7 @@ struct WireRequests {
             outbox.send(ServerMessage.failure(id: id, status: status, message: message))
         case .unknown(let name):
             outbox.send(ServerMessage.failure(id: id, status: "invalid_action", message: "Unknown action \"\(name)\"."))
-        case .listen, .unlisten, .get, .put, .putValue, .putPriority, .merge, .onDisconnectCancel, .transactionMerge:
+        case .listen, .unlisten, .get, .put, .putValue, .putPriority, .merge, .mergeValue, .onDisconnectCancel, .transactionMerge:
             guard let namespace = self.session.namespace, !self.session.identity.hasExpired(by: WireConnection.now()) else { return false }
             self.handleData(id: id, action: action, namespace: namespace)
         case .auth, .unauth, .onDisconnectPut, .onDisconnectMerge:
@@ -56,8 +56,8 @@ struct WireRequests {
             outbox.send(ServerMessage.ok(id: id))
         case .stats, .appCheck, .unAppCheck, .invalid, .unknown:
             break  // handled at once
-        case .listen, .unlisten, .get, .put, .putValue, .putPriority, .merge, .onDisconnectPut, .onDisconnectMerge,
-            .onDisconnectCancel, .transactionMerge:
+        case .listen, .unlisten, .get, .put, .putValue, .putPriority, .merge, .mergeValue, .onDisconnectPut,
+            .onDisconnectMerge, .onDisconnectCancel, .transactionMerge:
             await self.expireIdentity()
             let namespace: Namespace
             do {
@@ -137,12 +137,13 @@ struct WireRequests {
     /// connection asks next is queued on the loop behind it.
     private func listen(id: Int64, path: DatabasePath, query: QueryParams?, tag: Int64?, namespace: Namespace) {
         let session = self.session
+        let metrics = self.state.metrics
         let hub = namespace.wire
         let identity = session.identity
         let judged = tag != nil && query?.isFiltered == true ? query : nil
         let accepted = namespace.database.onLoop { access in
             guard namespace.mayRead(path, query: judged, identity: identity, access: access) else {
-                return session.outbox.send(Self.denied(id))
+                return session.outbox.send(Self.denied(id, metrics))
             }
             hub.listen(session, at: path, query: query, tag: tag, access: access)
             session.outbox.send(ServerMessage.listenOK(id: id))
@@ -163,10 +164,13 @@ struct WireRequests {
     /// Read on the loop and answered from there, as of every request before it.
     private func get(id: Int64, path: DatabasePath, query: QueryParams, namespace: Namespace) {
         let identity = self.session.identity
+        let metrics = self.state.metrics
         let outbox = self.session.outbox
         let judged = query.isFiltered ? query : nil
         let accepted = namespace.database.onLoop { access in
-            guard namespace.mayRead(path, query: judged, identity: identity, access: access) else { return outbox.send(Self.denied(id)) }
+            guard namespace.mayRead(path, query: judged, identity: identity, access: access) else {
+                return outbox.send(Self.denied(id, metrics))
+            }
             outbox.send(ServerMessage.response(id: id, status: "ok", data: WireJSON.bytes(access.queryResult(at: path, params: query))))
         }
         if !accepted { outbox.send(Self.closed(id)) }
@@ -192,6 +196,10 @@ struct WireRequests {
             case .merge(let path, let data):
                 try Self.checkWritable(path)
                 let entries = try UpdateEntries.entries(data, location: path.keys, function: "update")
+                if entries.isEmpty { return self.session.outbox.send(ServerMessage.ok(id: id)) }
+                self.write(id: id, on: namespace, WriteOperation(path: path, entries: entries), expectedHash: nil)
+            case .mergeValue(let path, let entries):
+                try Self.checkWritable(path)
                 if entries.isEmpty { return self.session.outbox.send(ServerMessage.ok(id: id)) }
                 self.write(id: id, on: namespace, WriteOperation(path: path, entries: entries), expectedHash: nil)
             case .transactionMerge(let path, let data, let readHashes):
@@ -246,7 +254,7 @@ struct WireRequests {
             namespace.permitted(write, identity: identity, access: access) != nil
         }
         guard let allowed else { return session.outbox.send(Self.closed(id)) }
-        guard allowed else { return session.outbox.send(Self.denied(id)) }
+        guard allowed else { return session.outbox.send(Self.denied(id, self.state.metrics)) }
         _ = session.addCloseWrite(write, identity: identity)
         session.outbox.send(ServerMessage.ok(id: id))
     }
@@ -261,12 +269,15 @@ struct WireRequests {
     ) {
         let outbox = self.session.outbox
         let identity = self.session.identity
+        let metrics = self.state.metrics
         let accepted = namespace.database.onLoop { access in
             // A location the client may not read is refused before its hash is compared (no probing).
             for (path, _) in reads where !namespace.mayRead(path, query: nil, identity: identity, access: access) {
-                return outbox.send(Self.denied(id))
+                return outbox.send(Self.denied(id, metrics))
             }
-            guard let write = namespace.permitted(write, identity: identity, access: access) else { return outbox.send(Self.denied(id)) }
+            guard let write = namespace.permitted(write, identity: identity, access: access) else {
+                return outbox.send(Self.denied(id, metrics))
+            }
             let stale = reads.contains { access.node(at: $0.0).wireHash != $0.1 }
             if stale || expectedHash.map({ access.node(at: write.path).wireHash != $0 }) ?? false {
                 return outbox.send(
@@ -288,8 +299,10 @@ struct WireRequests {
         }
     }
 
-    private static func denied(_ id: Int64) -> [UInt8] {
-        ServerMessage.failure(id: id, status: "permission_denied", message: "Permission denied")
+    /// The answer to a request the rules refuse (counted in the server's metrics).
+    private static func denied(_ id: Int64, _ metrics: ServerMetrics) -> [UInt8] {
+        metrics.countWebSocketDenied()
+        return ServerMessage.failure(id: id, status: "permission_denied", message: "Permission denied")
     }
 
     private static func closed(_ id: Int64) -> [UInt8] {

@@ -525,6 +525,46 @@ async def vanish_mid_frame(base):
     await b.close()
 
 
+def scrape_metrics(base, token=None):
+    """GET /.metrics, parsed with prometheus_client's own parser: {(sample name, labels): value}."""
+    from prometheus_client.parser import text_string_to_metric_families
+    request = urllib.request.Request(base.replace("ws://", "http://") + "/.metrics")
+    if token:
+        request.add_header("Authorization", f"Bearer {token}")
+    with urllib.request.urlopen(request, timeout=10) as reply:
+        check(reply.headers["Content-Type"].startswith("text/plain; version=0.0.4"), f"content type {reply.headers['Content-Type']}")
+        text = reply.read().decode()
+    return {(sample.name, tuple(sorted(sample.labels.items()))): sample.value
+            for family in text_string_to_metric_families(text) for sample in family.samples}
+
+
+async def metrics(base):
+    """GET /.metrics counts SDK connections (opened and open) and their requests by action."""
+    before = scrape_metrics(base)
+    check(before[("canopy_websocket_connections_opened_total", ())] == 0, f"no connection yet: {before}")
+    reader = await Client.open(base)
+    writer = await Client.open(base)
+    await reader.ok("q", {"p": "/m", "h": ""})
+    await writer.ok("p", {"p": "/m/x", "d": 1})
+    await writer.ok("m", {"p": "/m", "d": {"y": 2, "z/w": 3}})
+    await writer.ok("g", {"p": "/m", "q": {}})
+    await writer.ok("o", {"p": "/m/gone", "d": True})
+    after = scrape_metrics(base)
+    check(after[("canopy_websocket_connections_opened_total", ())] == 2, f"two opened: {after}")
+    check(after[("canopy_websocket_connections", ())] == 2, f"two open: {after}")
+    for action, count in (("listen", 1), ("put", 1), ("merge", 1), ("get", 1), ("on_disconnect", 1), ("auth", 0)):
+        value = after[("canopy_websocket_requests_total", (("action", action),))]
+        check(value == count, f"{action}: {value} requests counted, {count} sent")
+    await writer.close()
+    for _ in range(100):
+        if scrape_metrics(base)[("canopy_websocket_connections", ())] == 1:
+            break
+        await asyncio.sleep(0.05)
+    else:
+        fail("the closed connection is still counted as open")
+    await reader.close()
+
+
 async def slow_reader(base):
     """A client that listens and never reads is disconnected past the buffer bound; another
     listener keeps receiving every write."""
@@ -550,6 +590,8 @@ async def slow_reader(base):
         pass
     except asyncio.TimeoutError:
         fail("the client that did not read was not disconnected")
+    cut = scrape_metrics(base)[("canopy_slow_clients_total", (("transport", "websocket"),))]
+    check(cut == 1, f"one slow client cut off in the metrics, not {cut}")
     for c in (fast, writer):
         await c.close()
 
@@ -740,6 +782,9 @@ async def security_rules(base):
         await asyncio.sleep(0.05)
     await alice.close()
     await admin.close()
+    # The refusals above are counted, for the administrator only.
+    denied = scrape_metrics(base, token="s3cret")[("canopy_websocket_permission_denied_total", ())]
+    check(denied >= 5, f"the refused listens, reads and writes are counted: {denied}")
 
 
 RULES_WITHOUT_PUBLIC = """{
@@ -791,7 +836,7 @@ async def script_replay(base, script_path, out_path):
 
 
 SCENARIOS = {f.__name__: f for f in (handshake, captured_conversation, default_listen, large_messages, transactions, trigger_write,
-                                      on_disconnect, reconnect_with_ls, queries_and_gets, admin_token, bad_frames,
+                                      on_disconnect, reconnect_with_ls, queries_and_gets, admin_token, bad_frames, metrics,
                                       random_differential, vanish_mid_frame, slow_reader, many_sockets, security_rules, liveness,
                                       script_replay)}
 
