@@ -66,6 +66,9 @@ struct ClientMessageReadingTests {
             #"{"t":"d","d":{"r":1,"a":"p","b":{"p":"a/b","d":null}}}"#,
             #" { "t" : "d" , "d" : { "r" : -7 , "a" : "p" , "b" : { "d" : { "x" : 1.5e3 } , "p" : "/x" } } } "#,
             #"{"t":"d","d":{"r":2,"a":"p","b":{"p":"/p","d":{"x":{"y":null},"z":{".priority":3,".value":"v"},".priority":"a"}}}}"#,
+            // Repeated keys: the last one counts, a null one too.
+            #"{"t":"d","d":{"r":2,"a":"p","b":{"p":"/p","d":{"a":1,"b":2,"a":null}}}}"#,
+            #"{"t":"d","d":{"r":2,"a":"p","b":{"p":"/p","d":{"b":{"x":1},"a":null,"b":{"y":2}}}}}"#,
             // Merges, as `update()` sends them.
             #"{"t":"d","d":{"r":4,"a":"m","b":{"p":"/posts","d":{"p1/starCount":30,"p3":null,"p2":{"a":[1]}}}}}"#,
             #"{"t":"d","d":{"r":4,"a":"m","b":{"p":"/","d":{}}}}"#,
