@@ -84,11 +84,11 @@ public final class NamespaceStore: Sendable {
         return FileManager.default.fileExists(atPath: URL(fileURLWithPath: directory).appendingPathComponent(name).path)
     }
 
-    /// The names of the namespaces open, being opened, or kept in the store's directory.
-    /// - Complexity: O(*n*) for *n* namespaces plus the files of the directory.
     /// The number of namespaces open now.
     var openCount: Int { self.open.withLock { $0.count } }
 
+    /// The names of the namespaces open, being opened, or kept in the store's directory.
+    /// - Complexity: O(*n*) for *n* namespaces plus the files of the directory.
     func names() -> [String] {
         var names = self.entries.withLock { Array($0.keys) }
         if let directory = self.directory, let files = try? FileManager.default.contentsOfDirectory(atPath: directory) {
