@@ -186,7 +186,8 @@ struct WireRequests {
                 var converter = try ValueConverter(function: "set", location: path.keys.map(\.string))
                 self.write(id: id, on: namespace, .set(path, try converter.convert(data)), expectedHash: hash)
             case .putValue(let path, let value, let hash):
-                // Read and checked with the message (``ClientMessage/reading(_:)``); never under `.info`.
+                // The value was checked when the message was read (``ClientMessage/reading(_:)``).
+                try Self.checkWritable(path)
                 self.write(id: id, on: namespace, .set(path, value), expectedHash: hash)
             case .putPriority(let path, let priority):
                 try Self.checkWritable(path)
