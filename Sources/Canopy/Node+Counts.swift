@@ -8,13 +8,15 @@ extension Node {
         switch self {
         case .empty: return (0, 0)
         case .leaf, .prioritizedLeaf: return (1, 1)
-        case .children(let children):
+        case .children:
             var nodes = 1
             var leaves = 0
-            for (_, child) in children.map {
+            // Walked by CanopyCore's own loop: iterating the map here would be generic code.
+            self.forEachChild { _, child in
                 let (n, l) = child.counts()
                 nodes += n
                 leaves += l
+                return true
             }
             return (nodes, leaves)
         }

@@ -15,10 +15,20 @@ package struct RulesEngine: Sendable {
     /// Whether verdicts carry their trace and an explanation of what allowed them (the rules
     /// playground, tests); a server that only needs the answer turns it off.
     package let explains: Bool
+    /// Whether every write is allowed whoever makes it: `.write` is the literal `true` at the
+    /// root (a grant cascades and cannot be revoked below, spec §5.2) and no `.validate`
+    /// exists anywhere. A server asks before judging a write, to skip the walk (a development
+    /// server's rules are these).
+    package let grantsEveryWrite: Bool
 
     package init(_ document: RulesDocument, explains: Bool = true) {
         self.document = document
         self.explains = explains
+        if case .constant(.bool(true)) = document.root.write?.expression {
+            self.grantsEveryWrite = !document.root.hasValidation
+        } else {
+            self.grantsEveryWrite = false
+        }
     }
 
     /// One location written with its new value (`.empty` deletes). Server values must already be

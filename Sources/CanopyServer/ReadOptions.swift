@@ -115,12 +115,7 @@ struct ReadOptions {
     func apply(_ node: Node) -> Node {
         var result = node
         if let query = self.query { result = QueryWindow.node(of: result, params: query) }
-        if self.shallow, case .children(let c) = result {
-            var keys: [ChildKey] = []
-            keys.reserveCapacity(c.map.count)
-            for (key, _) in c.map { keys.append(key) }
-            result = Node.from(children: SortedMap(sortedKeys: keys, values: Array(repeating: Node.leaf(.bool(true)), count: keys.count)))
-        }
+        if self.shallow { result = result.shallow }
         return result
     }
 }

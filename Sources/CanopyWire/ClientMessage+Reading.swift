@@ -25,27 +25,30 @@ extension ClientMessage {
         var reader = JSONMemberReader(bytes)
         do {
             try reader.openObject()
-            guard try reader.nextKey() == "t", try reader.string() == "d", try reader.nextKey() == "d" else { return nil }
+            guard try reader.nextShortKey() == UInt8(ascii: "t"), try reader.string() == "d", try reader.nextShortKey() == UInt8(ascii: "d")
+            else { return nil }
             try reader.openObject()
-            guard try reader.nextKey() == "r", let id = try reader.int64(), try reader.nextKey() == "a" else { return nil }
+            guard try reader.nextShortKey() == UInt8(ascii: "r"), let id = try reader.int64(),
+                try reader.nextShortKey() == UInt8(ascii: "a")
+            else { return nil }
             let action = try reader.string()
-            guard action == "p" || action == "m", try reader.nextKey() == "b" else { return nil }
+            guard action == "p" || action == "m", try reader.nextShortKey() == UInt8(ascii: "b") else { return nil }
             try reader.openObject()
             var text: String?
             var data: NodeBuilder.Built?
             var members: [Member]?
             var hash: String?
-            while let key = try reader.nextKey() {
+            while let key = try reader.nextShortKey() {
                 switch key {
-                case "p" where text == nil:
+                case UInt8(ascii: "p") where text == nil:
                     guard let path = try reader.string() else { return nil }
                     text = path
-                case "d" where action == "p" && data == nil:
+                case UInt8(ascii: "d") where action == "p" && data == nil:
                     data = try reader.node()
-                case "d" where action == "m" && members == nil:
+                case UInt8(ascii: "d") where action == "m" && members == nil:
                     guard let read = try Self.members(&reader) else { return nil }
                     members = read
-                case "h" where action == "p" && hash == nil:
+                case UInt8(ascii: "h") where action == "p" && hash == nil:
                     guard let value = try reader.string() else { return nil }
                     hash = value
                 default:
@@ -53,7 +56,7 @@ extension ClientMessage {
                 }
             }
             // The ends of "d" and of the message, and nothing after them.
-            guard try reader.nextKey() == nil, try reader.nextKey() == nil else { return nil }
+            guard try reader.nextShortKey() == nil, try reader.nextShortKey() == nil else { return nil }
             try reader.end()
             // No key holds a dot, so a path with one (`LOCATION/.priority`, `.info`) is left to
             // the general reading.

@@ -28,19 +28,29 @@ package enum ServerMessage {
     }
 
     /// A response: `status` `ok` with `data` (JSON text), or an error status with a message.
-    package static func response(id: Int64, status: String, data: some Sequence<UInt8>) -> [UInt8] {
-        var out = Array(#"{"t":"d","d":{"r":"#.utf8)
+    package static func response(id: Int64, status: String, data: some Collection<UInt8>) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(40 + status.utf8.count + data.count)
+        self.append(#"{"t":"d","d":{"r":"#, to: &out)
         JSONWriter.appendInt(id, to: &out)
-        out += #","b":{"s":"#.utf8
+        self.append(#","b":{"s":"#, to: &out)
         JSONWriter.appendString(status, to: &out)
-        out += #","d":"#.utf8
-        out += data
-        out += "}}}".utf8
+        self.append(#","d":"#, to: &out)
+        out.append(contentsOf: data)
+        self.append("}}}", to: &out)
         return out
     }
 
-    /// `ok` with an empty string (writes, onDisconnect, stats, auth).
-    package static func ok(id: Int64) -> [UInt8] { self.response(id: id, status: "ok", data: #""""#.utf8) }
+    /// `ok` with an empty string (writes, onDisconnect, stats, auth): the answer to nearly every
+    /// request, so written with no escaping and one allocation.
+    package static func ok(id: Int64) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(64)
+        self.append(#"{"t":"d","d":{"r":"#, to: &out)
+        JSONWriter.appendInt(id, to: &out)
+        self.append(#","b":{"s":"ok","d":""}}}"#, to: &out)
+        return out
+    }
 
     /// `ok` for a listen: its data must be an object.
     package static func listenOK(id: Int64) -> [UInt8] { self.response(id: id, status: "ok", data: "{}".utf8) }
@@ -54,28 +64,35 @@ package enum ServerMessage {
 
     /// A data push `d`: the value at `path` (deeper than a listen's path, or the listen's path itself)
     /// is now `data` (JSON text, `null` to delete); `tag` for a tagged query listen.
-    package static func put(path: DatabasePath, data: some Sequence<UInt8>, tag: Int64? = nil) -> [UInt8] {
+    package static func put(path: DatabasePath, data: some Collection<UInt8>, tag: Int64? = nil) -> [UInt8] {
         self.push(action: "d", path: path, data: data, tag: tag)
     }
 
     /// A merge push `m`: `data` is an object whose keys are paths relative to `path`.
-    package static func merge(path: DatabasePath, data: some Sequence<UInt8>, tag: Int64? = nil) -> [UInt8] {
+    package static func merge(path: DatabasePath, data: some Collection<UInt8>, tag: Int64? = nil) -> [UInt8] {
         self.push(action: "m", path: path, data: data, tag: tag)
     }
 
-    private static func push(action: String, path: DatabasePath, data: some Sequence<UInt8>, tag: Int64?) -> [UInt8] {
-        var out = Array(#"{"t":"d","d":{"a":""#.utf8)
-        out += action.utf8
-        out += #"","b":{"p":"#.utf8
+    private static func push(action: StaticString, path: DatabasePath, data: some Collection<UInt8>, tag: Int64?) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(48 + data.count)
+        self.append(#"{"t":"d","d":{"a":""#, to: &out)
+        self.append(action, to: &out)
+        self.append(#"","b":{"p":"#, to: &out)
         JSONWriter.appendString(self.wirePath(path), to: &out)
-        out += #","d":"#.utf8
-        out += data
+        self.append(#","d":"#, to: &out)
+        out.append(contentsOf: data)
         if let tag {
-            out += #","t":"#.utf8
+            self.append(#","t":"#, to: &out)
             JSONWriter.appendInt(tag, to: &out)
         }
-        out += "}}}".utf8
+        self.append("}}}", to: &out)
         return out
+    }
+
+    /// Appends the bytes of a literal (no walk over a string's UTF-8 view).
+    private static func append(_ text: StaticString, to out: inout [UInt8]) {
+        out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     /// A listen revoked `c` (its access was taken away): `query` for a query listen (JS expects an

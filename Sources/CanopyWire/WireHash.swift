@@ -27,7 +27,13 @@ extension Node {
             return "priority:" + Self.leafText(p.priority) + ":" + Self.leafText(p.value)
         case .children(let c):
             var text = c.priority.map { "priority:" + Self.leafText($0) + ":" } ?? ""
-            var children = Array(c.map)
+            // Collected by CanopyCore's own loop: iterating the map here would be generic code.
+            var children: [(key: ChildKey, value: Node)] = []
+            children.reserveCapacity(c.map.count)
+            self.forEachChild { key, child in
+                children.append((key, child))
+                return true
+            }
             if c.prioritizedChildren > 0 {
                 children.sort { a, b in
                     let order = PriorityOrder.compare(a.value.priority, b.value.priority)

@@ -54,4 +54,34 @@ struct JSONMemberReaderTests {
             #expect(throws: DatabaseError.self, "\(text)") { try Self.walk(text) }
         }
     }
+
+    /// The keys ``JSONMemberReader/nextShortKey()`` gives for `text` (a one-level object, or
+    /// objects under `o`), values read whole.
+    static func shortKeys(_ text: String) throws -> [UInt8] {
+        var keys: [UInt8] = []
+        var text = text
+        try text.withUTF8 { bytes in
+            var reader = JSONMemberReader(UnsafeRawBufferPointer(bytes))
+            func object() throws {
+                try reader.openObject()
+                while let key = try reader.nextShortKey() {
+                    keys.append(key)
+                    if key == UInt8(ascii: "o") { try object() } else { _ = try reader.string() }
+                }
+            }
+            try object()
+            try reader.end()
+        }
+        return keys
+    }
+
+    @Test("one-character keys read as bytes; any other key, or one written with an escape, as 0")
+    func shortKeys() throws {
+        #expect(
+            try Self.shortKeys(#" { "t" : "d" , "o" : { "r":1, "ab":2, "\u0074":3, "\"":4, "é":5, "":6, "\\":7 }, "z":{"a":1} } "#)
+                == Array("to".utf8) + [UInt8(ascii: "r"), 0, 0, 0, 0, 0, 0, UInt8(ascii: "z")])
+        for text in [#"{"t" "d"}"#, #"{"t":1,}"#, #"{"t":1 "d":2}"#, #"{"t":1"#, #"{"t"}"#, #"{"t""#] {
+            #expect(throws: DatabaseError.self, "\(text)") { try Self.shortKeys(text) }
+        }
+    }
 }

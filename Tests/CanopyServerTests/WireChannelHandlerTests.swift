@@ -24,7 +24,8 @@ struct WireChannelHandlerTests {
         let state = ServerState(configuration: configuration, store: NamespaceStore(directory: nil))
         let request = HTTPRequest(method: .get, scheme: nil, authority: authority, path: "/.ws?v=5&ns=\(namespace)")
         let decision = try #require(WireUpgrade.decide(request, channel: channel, state: state))
-        try channel.pipeline.syncOperations.addHandler(WireChannelHandler(decision))
+        // As the upgrade leaves it: NIO's frame encoder, then the connection's handler.
+        try channel.pipeline.syncOperations.addHandlers([WebSocketFrameEncoder(), WireChannelHandler(decision)])
         channel.embeddedEventLoop.run()
         return (channel, decision, state)
     }
@@ -39,9 +40,7 @@ struct WireChannelHandlerTests {
 
     static func written(_ channel: EmbeddedChannel) throws -> [WebSocketFrame] {
         channel.embeddedEventLoop.run()
-        var frames: [WebSocketFrame] = []
-        while let frame = try channel.readOutbound(as: WebSocketFrame.self) { frames.append(frame) }
-        return frames
+        return try WrittenFrames.read(channel)
     }
 
     static func text(_ frame: WebSocketFrame) -> String {

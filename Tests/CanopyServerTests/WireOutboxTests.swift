@@ -1,3 +1,4 @@
+import CanopyWire
 import NIOCore
 import NIOEmbedded
 import NIOWebSocket
@@ -9,14 +10,17 @@ import Testing
 /// (`run()`) and whose clock moves only when told (`advanceTime(by:)`).
 @Suite("WebSocket outbox")
 struct WireOutboxTests {
-    /// The texts of the frames written since the last call.
+    /// A channel as an upgraded connection's (NIO's frame encoder at its head).
+    static func channel() -> EmbeddedChannel {
+        EmbeddedChannel(handler: WebSocketFrameEncoder())
+    }
+
+    /// The texts of the frames written since the last call, as a client reads them.
     static func written(_ channel: EmbeddedChannel) throws -> [String] {
-        var texts: [String] = []
-        while let frame = try channel.readOutbound(as: WebSocketFrame.self) {
-            #expect(frame.opcode == .text && frame.fin)
-            texts.append(String(buffer: frame.unmaskedData))
+        try WrittenFrames.read(channel).map { frame in
+            #expect(frame.opcode == .text && frame.fin && frame.maskKey == nil)
+            return String(buffer: frame.data)
         }
-        return texts
     }
 
     static func push(_ outbox: WireOutbox, _ text: String) {
@@ -25,7 +29,7 @@ struct WireOutboxTests {
 
     @Test("pushes to a connection written less than the interval ago wait for its end; an answer takes them along at once")
     func coalescing() throws {
-        let channel = EmbeddedChannel()
+        let channel = Self.channel()
         let loop = channel.embeddedEventLoop
         // Ten seconds: nothing in this test takes that long, so only advanceTime ends an interval.
         let outbox = WireOutbox(limit: 1 << 20, coalescing: 10_000_000_000) { Issue.record("no overflow expected") }
@@ -55,7 +59,7 @@ struct WireOutboxTests {
 
     @Test("without an interval every push is written at once, in order")
     func noCoalescing() throws {
-        let channel = EmbeddedChannel()
+        let channel = Self.channel()
         let outbox = WireOutbox(limit: 1 << 20) { Issue.record("no overflow expected") }
         outbox.attach(channel)
         for i in 0..<3 {
@@ -63,6 +67,34 @@ struct WireOutboxTests {
             channel.embeddedEventLoop.run()
             #expect(try Self.written(channel) == ["p\(i)"])
         }
+        _ = try channel.finish()
+    }
+
+    @Test("a burst goes out as one buffer of whole frames, in order; a large shared push is not copied; a long message is split")
+    func burst() throws {
+        let channel = Self.channel()
+        let outbox = WireOutbox(limit: 1 << 20) { Issue.record("no overflow expected") }
+        outbox.attach(channel)
+        let shared = ByteBuffer(string: String(repeating: "s", count: WireOutbox.sharedCopyLimit))
+        let long = String(repeating: "é", count: 20_000)
+        outbox.send(Array("a1".utf8))
+        Self.push(outbox, "p1")
+        outbox.send(frame: shared)
+        outbox.send(Array("a2".utf8))
+        outbox.send(Array(long.utf8))
+        channel.embeddedEventLoop.run()
+        // Whole frames only: the small messages and the shared push's header in one buffer, the
+        // shared text as given, then one buffer for the rest.
+        var buffers: [ByteBuffer] = []
+        while let buffer = try channel.readOutbound(as: ByteBuffer.self) { buffers.append(buffer) }
+        #expect(buffers.count == 3)
+        #expect(buffers.count == 3 && buffers[1].readableBytesView.elementsEqual(shared.readableBytesView))
+        var bytes = ByteBuffer()
+        for var buffer in buffers { bytes.writeBuffer(&buffer) }
+        let texts = try WrittenFrames.decode(bytes).map { String(buffer: $0.data) }
+        let split = WireFrameSplitter.frames(long)
+        #expect(split.count > 2)
+        #expect(texts == ["a1", "p1", String(buffer: shared), "a2"] + split)
         _ = try channel.finish()
     }
 }

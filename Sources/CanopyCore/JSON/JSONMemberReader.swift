@@ -47,6 +47,37 @@ package struct JSONMemberReader {
     /// The key of the innermost open object's next member (its `:` read), or `nil` when the
     /// object ends (its `}` read). After a key, read the member's value before the next key.
     package mutating func nextKey() throws -> String? {
+        guard try self.beginMember() else { return nil }
+        return try self.reader.readKey()
+    }
+
+    /// ``nextKey()`` for an envelope whose keys are one character each, without making a string:
+    /// the key's byte when it is written as one ASCII character (`"t"`), `0` for any other key,
+    /// including one written with an escape (read whole), `nil` when the object ends.
+    package mutating func nextShortKey() throws -> UInt8? {
+        guard try self.beginMember() else { return nil }
+        self.reader.skipWhitespace()
+        let p = self.reader.pos
+        let base = self.reader.base
+        if p + 3 < self.reader.end, base[p] == UInt8(ascii: "\""), base[p + 2] == UInt8(ascii: "\"") {
+            let key = base[p + 1]
+            if key >= 0x20, key < 0x80, key != UInt8(ascii: "\""), key != UInt8(ascii: "\\") {
+                self.reader.pos = p + 3
+                self.reader.skipWhitespace()
+                guard self.reader.pos < self.reader.end, base[self.reader.pos] == UInt8(ascii: ":") else {
+                    throw self.reader.error(self.reader.expectation("':' after object key"), at: self.reader.pos)
+                }
+                self.reader.pos += 1
+                return key
+            }
+        }
+        _ = try self.reader.readKey()
+        return 0
+    }
+
+    /// Starts the innermost open object's next member: reads its `,`, or its `}` and returns
+    /// `false` when the object ends.
+    private mutating func beginMember() throws -> Bool {
         guard self.depth > 0 else { throw self.reader.error("no object is open", at: self.reader.pos) }
         self.reader.skipWhitespace()
         let next: UInt8? = self.reader.pos < self.reader.end ? self.reader.base[self.reader.pos] : nil
@@ -54,7 +85,7 @@ package struct JSONMemberReader {
             self.reader.pos += 1
             self.depth -= 1
             self.hasMembers >>= 1
-            return nil
+            return false
         }
         if self.hasMembers & 1 == 1 {
             guard next == UInt8(ascii: ",") else {
@@ -63,7 +94,7 @@ package struct JSONMemberReader {
             self.reader.pos += 1
         }
         self.hasMembers |= 1
-        return try self.reader.readKey()
+        return true
     }
 
     /// Reads one value: its text when it is a string, else `nil` (the value is read either way).

@@ -33,8 +33,8 @@ package struct NodeBuilder: JSONBuilder {
     }
 
     package func array(_ elements: inout [Built]) -> Built {
-        var keys: [ChildKey] = []
-        var nodes: [Node] = []
+        var keys = ContiguousArray<ChildKey>()
+        var nodes = ContiguousArray<Node>()
         keys.reserveCapacity(elements.count)
         nodes.reserveCapacity(elements.count)
         var depth = 0
@@ -46,14 +46,29 @@ package struct NodeBuilder: JSONBuilder {
             depth = max(depth, element.depth + 1)
             cost = max(cost, element.cost + 1 + key.string.utf8.count)
         }
-        return Built(node: Node.from(children: SortedMap(sortedKeys: keys, values: nodes)), depth: depth, cost: cost, isLeafOnly: false)
+        return Built(node: Self.node(keys, nodes), depth: depth, cost: cost, isLeafOnly: false)
+    }
+
+    /// The node with these children (keys strictly ascending, no empty node), built without
+    /// copying the arrays (one leaf of the map up to its capacity) or walking the map again.
+    private static func node(_ keys: ContiguousArray<ChildKey>, _ nodes: ContiguousArray<Node>) -> Node {
+        if keys.isEmpty { return .empty }
+        var prioritized = 0
+        for node in nodes where node.priority != nil { prioritized += 1 }
+        return .children(Node.ChildrenNode(map: SortedMap(sortedKeys: keys, values: nodes), prioritizedChildren: prioritized))
     }
 
     package func object(_ members: inout [(key: String, value: Built)]) throws -> Built {
         var priority: Built? = nil
         var dotValue: Built? = nil
-        var pairs: [(key: ChildKey, node: Node)] = []
-        pairs.reserveCapacity(members.count)
+        // The children in document order; nearly always their keys already ascend (the SDKs
+        // and most writers sort them), and then these are the map's arrays as they are.
+        var keys = ContiguousArray<ChildKey>()
+        var nodes = ContiguousArray<Node>()
+        keys.reserveCapacity(members.count)
+        nodes.reserveCapacity(members.count)
+        var ascending = true
+        var hasEmpty = false
         var depth = 0
         var cost = 0
         for position in members.indices {
@@ -66,26 +81,32 @@ package struct NodeBuilder: JSONBuilder {
                 let value = members[position].value
                 depth = max(depth, value.depth + 1)
                 cost = max(cost, value.cost + 1 + key.utf8.count)
-                pairs.append((ChildKey(key), value.node))
+                let childKey = ChildKey(key)
+                if ascending, let last = keys.last, ChildKey.compare(last, childKey) >= 0 { ascending = false }
+                hasEmpty = hasEmpty || value.node.isEmpty
+                keys.append(childKey)
+                nodes.append(value.node)
             }
         }
         var built: Built
         if let dotValue {
             // Any other member, even a null or empty one, is refused by the exact path.
-            guard pairs.isEmpty, dotValue.isLeafOnly else { throw Fallback() }
+            guard keys.isEmpty, dotValue.isLeafOnly else { throw Fallback() }
             built = Built(node: dotValue.node, depth: 0, cost: 0, isLeafOnly: true)
+        } else if ascending && !hasEmpty {
+            built = Built(node: Self.node(keys, nodes), depth: depth, cost: cost, isLeafOnly: false)
         } else {
             // Sort by key, then position, so that among duplicate keys the last one comes last and
             // wins (as JSON.parse does); then drop earlier duplicates and empty values.
             // Members are appended in document order, so sorting positions stably by key keeps
-            // duplicates in document order. Small objects (the common case) use an insertion sort
-            // of positions, which moves no keys or nodes.
-            var order = Array(pairs.indices)
-            if pairs.count <= 16 {
+            // duplicates in document order. Small objects use an insertion sort of positions,
+            // which moves no keys or nodes.
+            var order = Array(keys.indices)
+            if keys.count <= 16 {
                 for i in 1..<max(1, order.count) {
                     let moving = order[i]
                     var j = i
-                    while j > 0 && ChildKey.compare(pairs[order[j - 1]].key, pairs[moving].key) > 0 {
+                    while j > 0 && ChildKey.compare(keys[order[j - 1]], keys[moving]) > 0 {
                         order[j] = order[j - 1]
                         j -= 1
                     }
@@ -93,22 +114,21 @@ package struct NodeBuilder: JSONBuilder {
                 }
             } else {
                 order.sort { a, b in
-                    let c = ChildKey.compare(pairs[a].key, pairs[b].key)
+                    let c = ChildKey.compare(keys[a], keys[b])
                     return c != 0 ? c < 0 : a < b
                 }
             }
-            var keys: [ChildKey] = []
-            var nodes: [Node] = []
-            keys.reserveCapacity(pairs.count)
-            nodes.reserveCapacity(pairs.count)
+            var sortedKeys = ContiguousArray<ChildKey>()
+            var sortedNodes = ContiguousArray<Node>()
+            sortedKeys.reserveCapacity(keys.count)
+            sortedNodes.reserveCapacity(keys.count)
             for (i, p) in order.enumerated() {
-                if i + 1 < order.count && pairs[order[i + 1]].key == pairs[p].key { continue }
-                if pairs[p].node.isEmpty { continue }
-                keys.append(pairs[p].key)
-                nodes.append(pairs[p].node)
+                if i + 1 < order.count && keys[order[i + 1]] == keys[p] { continue }
+                if nodes[p].isEmpty { continue }
+                sortedKeys.append(keys[p])
+                sortedNodes.append(nodes[p])
             }
-            built = Built(
-                node: Node.from(children: SortedMap(sortedKeys: keys, values: nodes)), depth: depth, cost: cost, isLeafOnly: false)
+            built = Built(node: Self.node(sortedKeys, sortedNodes), depth: depth, cost: cost, isLeafOnly: false)
         }
         if let priority {
             switch priority.node {

@@ -68,9 +68,9 @@ final class WireChannelHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .text, .binary:
             guard frame.reservedBits.isEmpty, self.fragments == nil else { return self.fail(context, .protocolError) }
             if frame.fin {
-                self.message(context, frame.unmaskedData, isText: frame.opcode == .text)
+                self.message(context, frame.unmaskedPayload, isText: frame.opcode == .text)
             } else {
-                self.fragments = (frame.unmaskedData, frame.opcode == .text)
+                self.fragments = (frame.unmaskedPayload, frame.opcode == .text)
             }
         case .continuation:
             guard frame.reservedBits.isEmpty, var fragments = self.fragments else { return self.fail(context, .protocolError) }
@@ -78,7 +78,7 @@ final class WireChannelHandler: ChannelInboundHandler, RemovableChannelHandler {
             guard fragments.data.readableBytes + frame.data.readableBytes <= WireConnection.maxFrameBytes else {
                 return self.fail(context, .messageTooLarge)
             }
-            var data = frame.unmaskedData
+            var data = frame.unmaskedPayload
             fragments.data.writeBuffer(&data)
             if frame.fin {
                 self.message(context, fragments.data, isText: fragments.isText)
