@@ -61,8 +61,8 @@ package struct NodeBuilder: JSONBuilder {
     package func object(_ members: inout [(key: String, value: Built)]) throws -> Built {
         var priority: Built? = nil
         var dotValue: Built? = nil
-        // The children in document order; nearly always their keys already ascend (the SDKs
-        // and most writers sort them), and then these are the map's arrays as they are.
+        // The children in document order; when their keys already ascend (as a tree exported in
+        // key order does), these are the map's arrays as they are.
         var keys = ContiguousArray<ChildKey>()
         var nodes = ContiguousArray<Node>()
         keys.reserveCapacity(members.count)
