@@ -9,7 +9,7 @@ import Foundation
 /// write path in B14.aggregate.
 func aggregateIndexAlone(_ name: String, children: Int, _ store: Store) throws -> BenchResult {
     let count = Bench.scaled(children)
-    let updates = Bench.scaled(1_000_000)
+    let updates = Bench.scaled(1_000_000) * Bench.repeatUpdates
     var rng = BenchRNG(seed: 14)
     func child(_ score: Int, _ rating: Int) -> Node {
         var node = Node.empty

@@ -23,6 +23,7 @@ func aggregateScenarios() -> [Scenario] {
     for (suffix, n) in [("n10k", 10_000), ("n100k", 100_000), ("n1M", 1_000_000)] {
         result.append(
             Scenario(name: "B14.index.\(suffix)", stores: [.memory]) { try aggregateIndexAlone("B14.index.\(suffix)", children: n, $0) })
+        result.append(Scenario(name: "B14.floor.\(suffix)", stores: [.memory]) { try cacheFloor("B14.floor.\(suffix)", children: n, $0) })
         result.append(
             Scenario(name: "B14.aggregate.\(suffix)", stores: [.memory]) {
                 try liveAggregate("B14.aggregate.\(suffix)", AggregateConfig(children: n), $0)
@@ -60,7 +61,7 @@ func liveAggregate(_ name: String, _ config: AggregateConfig, _ store: Store) th
     defer { db.close() }
     let items = db.reference(withPath: "items")
     let count = Bench.scaled(config.children)
-    let updates = Bench.scaled(config.updates)
+    let updates = Bench.scaled(config.updates) * Bench.repeatUpdates
     var rng = BenchRNG(seed: 14)
     var keys: [String] = []
     var scores: [Int] = []

@@ -25,4 +25,11 @@ enum Bench {
 
     /// `n` times the scale, at least 1.
     static func scaled(_ n: Int) -> Int { max(1, Int((Double(n) * scale).rounded())) }
+
+    /// `CANOPY_BENCH_REPEAT` multiplies the updates of the B14 scenarios, not their data, so that
+    /// a profile of a run samples the updates more than the setup (1 by default).
+    static let repeatUpdates: Int = {
+        guard let text = ProcessInfo.processInfo.environment["CANOPY_BENCH_REPEAT"], let value = Int(text), value > 0 else { return 1 }
+        return value
+    }()
 }
