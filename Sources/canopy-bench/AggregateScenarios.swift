@@ -62,23 +62,16 @@ func liveAggregate(_ name: String, _ config: AggregateConfig, _ store: Store) th
     let items = db.reference(withPath: "items")
     let count = Bench.scaled(config.children)
     let updates = Bench.scaled(config.updates) * Bench.repeatUpdates
-    var rng = BenchRNG(seed: 14)
-    var keys: [String] = []
-    var scores: [Int] = []
-    /// Ratings in quarters: dyadic doubles, so every sum is exact and the check can be too.
-    var ratings: [Int] = []
+    let plan = AggregatePlan(children: count, updates: updates)
     var initial: [String: JSONValue] = [:]
     initial.reserveCapacity(count)
     for i in 0..<count {
-        let key = paddedKey(UInt8(ascii: "i"), i, digits: 7)
-        keys.append(key)
-        scores.append(rng.next(below: 1_000_000))
-        ratings.append(rng.next(below: 21))
-        initial[key] = ["score": .int(Int64(scores[i])), "rating": .double(Double(ratings[i]) / 4)]
+        initial[plan.keys[i]] = ["score": .int(Int64(plan.scores[i])), "rating": .double(Double(plan.quarters[i]) / 4)]
     }
     try items.setValue(JSONValue.object(initial))
     initial = [:]
-    let query = items.queryOrdered(byChild: "score").queryStarting(atValue: 250_000).queryEnding(atValue: 750_000)
+    let query = items.queryOrdered(byChild: "score").queryStarting(atValue: AggregatePlan.range.lowerBound)
+        .queryEnding(atValue: AggregatePlan.range.upperBound)
     let aggregate = query.aggregate(.count, .sum("rating"), .average("rating"))
     let seen = AggregateSeen()
     if config.withAggregate {
@@ -90,21 +83,19 @@ func liveAggregate(_ name: String, _ config: AggregateConfig, _ store: Store) th
     _ = try blockingGetData(items.child("i0000000"))
     let setupCalls = seen.calls
 
-    var plan: [(index: Int, score: Int, rating: Int)] = []
-    plan.reserveCapacity(updates)
-    for _ in 0..<updates { plan.append((rng.next(below: count), rng.next(below: 1_000_000), rng.next(below: 21))) }
-    let values: [Any] = plan.map { ["score": $0.score, "rating": Double($0.rating) / 4] as [String: Any] }
+    let values: [Any] = plan.updates.map { ["score": $0.score, "rating": Double($0.quarters) / 4] as [String: Any] }
+    let keys = plan.keys
 
     let loopCPUBefore = threadCPUSeconds(named: "canopy-loop")
     let start = monotonicNanos()
     if config.batch <= 1 {
-        for (i, update) in plan.enumerated() { try items.child(keys[update.index]).setValue(values[i]) }
+        for (i, update) in plan.updates.enumerated() { try items.child(keys[update.index]).setValue(values[i]) }
     } else {
         var i = 0
-        while i < plan.count {
+        while i < updates {
             var entries: [String: Any] = [:]
-            let end = min(plan.count, i + config.batch)
-            for j in i..<end { entries[keys[plan[j].index]] = values[j] }
+            let end = min(updates, i + config.batch)
+            for j in i..<end { entries[keys[plan.updates[j].index]] = values[j] }
             try items.updateChildValues(entries)
             i = end
         }
@@ -117,16 +108,7 @@ func liveAggregate(_ name: String, _ config: AggregateConfig, _ store: Store) th
     let loopCPU = threadCPUSeconds(named: "canopy-loop").flatMap { after in loopCPUBefore.map { after - $0 } }
 
     // The brute-force recount.
-    for update in plan {
-        scores[update.index] = update.score
-        ratings[update.index] = update.rating
-    }
-    var inRange = 0
-    var quarters = 0
-    for i in 0..<count where scores[i] >= 250_000 && scores[i] <= 750_000 {
-        inRange += 1
-        quarters += ratings[i]
-    }
+    let (inRange, quarters) = plan.recount()
     let sum = Double(quarters) / 4
     let average = inRange == 0 ? nil : sum / Double(inRange)
     var check = "ok"
