@@ -1,6 +1,7 @@
 /// B14.floor: what this machine charges for reaching and replacing a random child among
-/// `children`, with no database at all. B14's plan (``AggregatePlan``: the same children and
-/// updates, the count and sum of ratings over the score range kept per update) on a Swift
+/// `children`, with no database at all. B14's plan (``AggregatePlan``: the same children, and
+/// the same updates continued to 2M, as this runs faster; the count and sum of ratings over the
+/// score range kept per update) on a Swift
 /// `Dictionary` of boxed children: one hash probe, the old child read and freed, a new one
 /// allocated. The structure is O(1), so whatever grows from 10k to 1M children is the cost of
 /// cache and TLB misses, against which B14's own growth is judged (see *Performance*).
