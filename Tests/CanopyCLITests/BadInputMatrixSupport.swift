@@ -164,12 +164,25 @@ func httpRequest(port: Int, method: String, target: String, body: [UInt8]? = nil
     if !sendsBody { shutdown(fd, Int32(SHUT_WR)) }
     var response: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 65_536)
+    let started = ContinuousClock.now
+    var ending = "the server closed the connection"
     while true {
         let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if n < 0 {
+            if errno == EINTR { continue }
+            ending = errno == EAGAIN || errno == EWOULDBLOCK ? "no answer within 20 s" : "recv: \(String(cString: strerror(errno)))"
+        }
         if n <= 0 { break }
         response += buffer[..<n]
     }
-    return try parseResponse(response, method: method)
+    do {
+        return try parseResponse(response, method: method)
+    } catch {
+        throw HTTPFailure(
+            description:
+                "\(method) \(target.prefix(80)): \(error); \(ending) after \(started.duration(to: .now)), \(sent) of \(out.count) bytes sent"
+        )
+    }
 }
 
 private func parseResponse(_ bytes: [UInt8], method: String) throws -> HTTPReply {

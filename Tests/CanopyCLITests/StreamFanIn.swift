@@ -18,6 +18,8 @@ final class StreamFanIn {
         var events: [(String, String)] = []
         /// Ended by the server (EOF or reset).
         var ended = false
+        /// How it ended, for failure messages: "EOF", or the error `recv` gave.
+        var ending = ""
         /// Stopped being read by the test (it drops this one, or pretends to be slow).
         var paused = false
 
@@ -69,7 +71,10 @@ final class StreamFanIn {
             let ready = try self.pump(seconds: seconds) { fresh.allSatisfy { !$0.events.isEmpty || $0.ended } }
             guard ready else { throw ToolFailure("streams did not start within \(seconds) s") }
             if let failed = fresh.first(where: { $0.ended || $0.status != 200 }) {
-                throw ToolFailure("a stream failed to start: status \(failed.status.map(String.init) ?? "none")")
+                let status = failed.status.map(String.init) ?? "none"
+                throw ToolFailure(
+                    "a stream failed to start: status \(status), \(failed.ending.isEmpty ? "open" : "ended: \(failed.ending)"), \(failed.raw.count) bytes unread; stream \(self.streams.count - fresh.count + (fresh.firstIndex { $0 === failed } ?? 0)) of \(count)"
+                )
             }
             opened += n
         }
@@ -100,6 +105,7 @@ final class StreamFanIn {
                     try stream.decode()
                 } else if n == 0 || (errno != EAGAIN && errno != EINTR) {
                     stream.ended = true
+                    stream.ending = n == 0 ? "EOF" : String(cString: strerror(errno))
                 }
             }
         }

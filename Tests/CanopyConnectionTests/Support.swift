@@ -37,6 +37,6 @@ func withServer<T: Sendable>(
     var configuration = ServerConfiguration()
     configuration.port = 0
     configure(&configuration)
-    return try await CanopyServer(configuration: configuration, store: NamespaceStore(directory: nil)).serving(
-        on: testServerExecutor, body)
+    let server = CanopyServer(configuration: configuration, store: NamespaceStore(directory: nil))
+    return try await asTestClient { try await server.serving(on: testServerExecutor, body) }
 }

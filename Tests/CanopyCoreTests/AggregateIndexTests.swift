@@ -1,4 +1,5 @@
 import CanopyCore
+import CanopyTestSupport
 import Testing
 
 /// ``AggregateIndex`` against a brute-force recount: random children (integers, doubles, integers
@@ -97,7 +98,11 @@ struct AggregateIndexTests {
     @Test(
         "tracked and untracked ranges equal a recount after every change, in every order, with and without a tree",
         arguments: [QueryIndex.child([ChildKey("f")]), .value, .key, .priority, .child([ChildKey("g")])], [true, false])
-    func randomChanges(index: QueryIndex, withTree: Bool) {
+    func randomChanges(index: QueryIndex, withTree: Bool) async throws {
+        try await onComputeThreads { self.randomChangesScenario(index: index, withTree: withTree) }
+    }
+
+    func randomChangesScenario(index: QueryIndex, withTree: Bool) {
         var random = Random(state: 7)
         var children: [ChildKey: Node] = [:]
         for i in 0..<240 where random.int(2) == 0 { children[ChildKey("k\(i % 30)-\(i)")] = Self.child(&random) }

@@ -151,7 +151,11 @@ private func randomKey(_ rng: inout SeededGenerator) -> ChildKey {
 @Suite("SortedMap")
 struct SortedMapTests {
     @Test("randomized inserts, removals and updates match a brute-force sorted array", arguments: [1, 2, 3] as [UInt64])
-    func randomized(seed: UInt64) {
+    func randomized(seed: UInt64) async throws {
+        try await onComputeThreads { self.randomizedScenario(seed: seed) }
+    }
+
+    func randomizedScenario(seed: UInt64) {
         var rng = SeededGenerator(seed: seed)
         var map = SortedMap<ChildKey, Int>()
         var oracle = Oracle()

@@ -75,7 +75,11 @@ struct WriteComposerTests {
     @Test(
         "combines writes exactly when they do not overlap (nor remove before a later value), into one leaving the tree they leave in turn",
         arguments: 1...6)
-    func disjoint(seed: UInt64) throws {
+    func disjoint(seed: UInt64) async throws {
+        try await onComputeThreads { try self.disjointScenario(seed: seed) }
+    }
+
+    func disjointScenario(seed: UInt64) throws {
         var rng = SeededGenerator(seed: seed)
         var combined = 0
         for round in 0..<3000 {

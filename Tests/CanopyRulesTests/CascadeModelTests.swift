@@ -104,7 +104,11 @@ struct CascadeModelTests {
     static func auth(_ uid: String?) -> AuthContext? { uid.map { AuthContext(uid: $0) } }
 
     @Test("random documents, auth, data, reads, sets and multi-path updates", arguments: 0..<8)
-    func agree(batch: UInt64) throws {
+    func agree(batch: UInt64) async throws {
+        try await onComputeThreads { try self.agreeScenario(batch: batch) }
+    }
+
+    func agreeScenario(batch: UInt64) throws {
         var random = Random(generator: SeededGenerator(seed: 0x5EED_0000 + batch))
         var checkedWrites = 0
         var allowedWrites = 0

@@ -14,11 +14,10 @@ func makeServer(_ configure: (inout ServerConfiguration) -> Void = { _ in }) -> 
     var configuration = ServerConfiguration()
     configuration.port = 0
     configuration.keepAliveInterval = .seconds(30)
-    // The clients of these tests run on Swift concurrency's default executor (two threads in CI).
-    // Swift Testing starts every test at once, and the synchronous ones hold those threads until
-    // they end, so in a full run a test can wait over a minute between connecting and sending its
-    // request: a 60 s idle timeout then closed the connection ("I/O on closed channel"). Nothing
-    // here tests the idle timeout (the load tests against `canopy serve` do).
+    // A full run is slow on two cores, and a client may still wait a while between connecting and
+    // sending its request (the clients run on threads of their own, see `asTestClient`, but share
+    // the cores with every other test). Nothing here tests the idle timeout (the load tests
+    // against `canopy serve` do).
     configuration.idleTimeout = .seconds(600)
     configure(&configuration)
     return CanopyServer(configuration: configuration, store: NamespaceStore(directory: nil))
@@ -26,7 +25,7 @@ func makeServer(_ configure: (inout ServerConfiguration) -> Void = { _ in }) -> 
 
 /// Runs `body` with `server` serving on a free loopback port; shuts it down after.
 func withLiveServer<T: Sendable>(_ server: CanopyServer, _ body: @Sendable (Int) async throws -> T) async throws -> T {
-    try await server.serving(on: testServerExecutor, body)
+    try await asTestClient { try await server.serving(on: testServerExecutor, body) }
 }
 
 struct TestFailure: Error, CustomStringConvertible {
@@ -69,30 +68,46 @@ final class RawConnection: Sendable {
     private let reader: IteratorBox
     private let pending = Mutex<[UInt8]>([])
 
+    /// When the connection was made, and how it ended (for failure messages).
+    private let opened = ContinuousClock.now
+    private let ending: Locked<String?>
+
     private final class Handler: ChannelInboundHandler, Sendable {
         typealias InboundIn = ByteBuffer
         let continuation: AsyncStream<ByteBuffer>.Continuation
-        init(_ continuation: AsyncStream<ByteBuffer>.Continuation) { self.continuation = continuation }
+        let ending: Locked<String?>
+        init(_ continuation: AsyncStream<ByteBuffer>.Continuation, ending: Locked<String?>) {
+            self.continuation = continuation
+            self.ending = ending
+        }
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             self.continuation.yield(self.unwrapInboundIn(data))
         }
+        func errorCaught(context: ChannelHandlerContext, error: any Error) {
+            self.ending.withLock { $0 = $0 ?? "\(error)" }
+            context.fireErrorCaught(error)
+        }
         func channelInactive(context: ChannelHandlerContext) {
+            self.ending.withLock { $0 = $0 ?? "closed" }
             self.continuation.finish()
         }
     }
 
     static func connect(port: Int, autoRead: Bool = true, receiveBuffer: Int? = nil) async throws -> RawConnection {
         let (stream, continuation) = AsyncStream<ByteBuffer>.makeStream()
+        let ending = Locked<String?>(nil)
         var bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelOption(.autoRead, value: autoRead)
             .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(Handler(continuation)) }
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(Handler(continuation, ending: ending))
+                }
             }
         if let receiveBuffer {
             bootstrap = bootstrap.channelOption(.socketOption(.so_rcvbuf), value: SocketOptionValue(receiveBuffer))
         }
         let channel = try await bootstrap.connect(host: "127.0.0.1", port: port).get()
-        return RawConnection(channel: channel, inbox: stream)
+        return RawConnection(channel: channel, inbox: stream, ending: ending)
     }
 
     // @unchecked Sendable: a connection has one reader at a time (each test reads sequentially).
@@ -101,8 +116,9 @@ final class RawConnection: Sendable {
         init(_ iterator: AsyncStream<ByteBuffer>.Iterator) { self.iterator = iterator }
     }
 
-    private init(channel: any Channel, inbox: AsyncStream<ByteBuffer>) {
+    private init(channel: any Channel, inbox: AsyncStream<ByteBuffer>, ending: Locked<String?>) {
         self.channel = channel
+        self.ending = ending
         self.reader = IteratorBox(inbox.makeAsyncIterator())
     }
 
@@ -160,7 +176,10 @@ final class RawConnection: Sendable {
     }
 
     func readHead() async throws -> Head {
-        guard let bytes = await self.read(until: Array("\r\n\r\n".utf8)) else { throw TestFailure("connection closed before a response") }
+        guard let bytes = await self.read(until: Array("\r\n\r\n".utf8)) else {
+            let how = self.ending.withLock { $0 } ?? "ended"
+            throw TestFailure("connection closed before a response (\(how), \(self.opened.duration(to: .now)) after connecting)")
+        }
         let lines = String(decoding: bytes, as: UTF8.self).components(separatedBy: "\r\n").filter { !$0.isEmpty }
         let status = Int(lines[0].split(separator: " ")[1]) ?? 0
         let headers = lines.dropFirst().map { line -> (String, String) in

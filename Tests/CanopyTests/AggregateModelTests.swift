@@ -221,13 +221,13 @@ struct AggregateModelTests {
     }
 
     @Test("live and one-shot aggregates equal a recount after every write (exact values)", arguments: [21, 22, 23] as [UInt64])
-    func exactValues(seed: UInt64) throws {
-        try self.run(seed: seed, exact: true, steps: 500)
+    func exactValues(seed: UInt64) async throws {
+        try await onComputeThreads { try self.run(seed: seed, exact: true, steps: 500) }
     }
 
     @Test("with arbitrary doubles, sums and averages stay within rounding of a recount", arguments: [31, 32] as [UInt64])
-    func roundedValues(seed: UInt64) throws {
-        try self.run(seed: seed, exact: false, steps: 300)
+    func roundedValues(seed: UInt64) async throws {
+        try await onComputeThreads { try self.run(seed: seed, exact: false, steps: 300) }
     }
 
     func run(seed: UInt64, exact: Bool, steps: Int) throws {

@@ -60,7 +60,11 @@ struct EventModelTests {
     }
 
     @Test("random writes raise exactly the oracle's events", arguments: [1, 2, 3, 4] as [UInt64])
-    func randomWrites(seed: UInt64) throws {
+    func randomWrites(seed: UInt64) async throws {
+        try await onComputeThreads { try self.randomWritesScenario(seed: seed) }
+    }
+
+    func randomWritesScenario(seed: UInt64) throws {
         var configuration = Database.Configuration()
         configuration.loopMode = .manual
         configuration.clock = { 1_700_000_000_000 }

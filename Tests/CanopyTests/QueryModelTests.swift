@@ -74,7 +74,11 @@ struct QueryModelTests {
     }
 
     @Test("random queries over random writes raise exactly the oracle's events", arguments: [11, 12, 13, 14, 15, 16] as [UInt64])
-    func randomQueries(seed: UInt64) throws {
+    func randomQueries(seed: UInt64) async throws {
+        try await onComputeThreads { try self.randomQueriesScenario(seed: seed) }
+    }
+
+    func randomQueriesScenario(seed: UInt64) throws {
         var configuration = Database.Configuration()
         configuration.loopMode = .manual
         let db = try Database.inMemory(configuration)

@@ -8,7 +8,7 @@ struct TestServer: Sendable {
     let port: Int
 
     /// Runs `body` with a server configured by `configure`, then stops the server (also when
-    /// `body` throws). The server's tasks run on `testServerExecutor`.
+    /// `body` throws). The server's tasks run on `testServerExecutor`, `body` on the clients' threads.
     static func serving<T: Sendable>(
         _ configure: (inout ServerConfiguration) -> Void = { _ in }, _ body: @Sendable (TestServer) async throws -> T
     ) async throws -> T {
@@ -16,7 +16,9 @@ struct TestServer: Sendable {
         configuration.port = 0
         configure(&configuration)
         let server = CanopyServer(configuration: configuration, store: NamespaceStore(directory: nil))
-        return try await server.serving(on: testServerExecutor) { port in try await body(TestServer(port: port)) }
+        return try await asTestClient {
+            try await server.serving(on: testServerExecutor) { port in try await body(TestServer(port: port)) }
+        }
     }
 
     func url(namespace: String = "test") -> String { "http://127.0.0.1:\(self.port)?ns=\(namespace)" }
