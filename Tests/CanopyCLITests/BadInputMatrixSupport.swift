@@ -170,7 +170,7 @@ func httpRequest(port: Int, method: String, target: String, body: [UInt8]? = nil
         let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
         if n < 0 {
             if errno == EINTR { continue }
-            ending = errno == EAGAIN || errno == EWOULDBLOCK ? "no answer within 20 s" : "recv: \(String(cString: strerror(errno)))"
+            ending = errno == EAGAIN || errno == EWOULDBLOCK ? "nothing received for 20 s" : "recv: \(String(cString: strerror(errno)))"
         }
         if n <= 0 { break }
         response += buffer[..<n]

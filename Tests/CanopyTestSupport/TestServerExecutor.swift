@@ -8,10 +8,10 @@ public let testServerExecutor: any TaskExecutor = ThreadPoolTaskExecutor(threads
 /// The executor the clients of those servers run on (see ``asTestClient(_:)``).
 private let testClientExecutor: any TaskExecutor = ThreadPoolTaskExecutor(threads: 2, name: "test-client")
 
-/// Runs `body`, a test talking to an in-process server, and the tasks it starts on threads of
-/// their own: for the same reason as the server, a client waiting for a thread of the default
-/// executor between two steps (a minute, in a full run on two cores) meets the server's
-/// timeouts and its own.
+/// Runs `body`, a test talking to an in-process server, and its child tasks on threads of their
+/// own (a `Task {}` it creates does not inherit them): for the same reason as the server, a client
+/// waiting for a thread of the default executor between two steps (a minute, in a full run on two
+/// cores) meets the server's timeouts and its own.
 public func asTestClient<T: Sendable>(_ body: () async throws -> T) async throws -> T {
     try await withTaskExecutorPreference(testClientExecutor) { try await body() }
 }
