@@ -1,11 +1,18 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-let settings: [SwiftSetting] = [
-    .enableUpcomingFeature("InternalImportsByDefault"),
-    .enableUpcomingFeature("ExistentialAny"),
-    .enableUpcomingFeature("MemberImportVisibility"),
-]
+// `CANOPY_LIBFUZZER=1 swift build --product canopy-fuzz` builds the coverage-guided libFuzzer
+// binary with AddressSanitizer (Tests/Fuzz/README.md): only our own modules are instrumented, so
+// the dependencies' objects of a debug build are reused and libFuzzer's coverage is Canopy's.
+let libFuzzer = Context.environment["CANOPY_LIBFUZZER"] == "1"
+let fuzzerFlags = ["-sanitize=fuzzer,address"]
+
+let settings: [SwiftSetting] =
+    [
+        .enableUpcomingFeature("InternalImportsByDefault"),
+        .enableUpcomingFeature("ExistentialAny"),
+        .enableUpcomingFeature("MemberImportVisibility"),
+    ] + (libFuzzer ? [.unsafeFlags(fuzzerFlags), .define("CANOPY_LIBFUZZER")] : [])
 
 let package = Package(
     name: "canopy",
@@ -109,7 +116,7 @@ let package = Package(
             path: "Tests/FuzzTargets", swiftSettings: settings),
         .executableTarget(
             name: "canopy-fuzz", dependencies: ["CanopyFuzzTargets"], path: "Tests/Fuzz", exclude: ["Corpus", "Regressions", "README.md"],
-            swiftSettings: settings),
+            swiftSettings: settings, linkerSettings: libFuzzer ? [.unsafeFlags(fuzzerFlags)] : []),
         .testTarget(
             name: "CanopyFuzzTests", dependencies: ["CanopyFuzzTargets", "Canopy", "CanopyCore", "CanopyServer"], swiftSettings: settings),
         .testTarget(name: "CanopyCoreTests", dependencies: ["CanopyCore", "CanopyTestSupport"], swiftSettings: settings),
