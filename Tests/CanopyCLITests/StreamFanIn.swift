@@ -73,7 +73,7 @@ final class StreamFanIn {
             if let failed = fresh.first(where: { $0.ended || $0.status != 200 }) {
                 let status = failed.status.map(String.init) ?? "none"
                 throw ToolFailure(
-                    "a stream failed to start: status \(status), \(failed.ending.isEmpty ? "open" : "ended: \(failed.ending)"), \(failed.raw.count) bytes unread; stream \(self.streams.count - fresh.count + (fresh.firstIndex { $0 === failed } ?? 0)) of \(count)"
+                    "a stream failed to start: status \(status), \(failed.ending.isEmpty ? "open" : "ended: \(failed.ending)"), \(failed.raw.count) bytes unread; stream \(opened + (fresh.firstIndex { $0 === failed } ?? 0) + 1) of \(count)"
                 )
             }
             opened += n

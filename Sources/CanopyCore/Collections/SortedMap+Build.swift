@@ -1,6 +1,5 @@
 extension SortedMap {
-    /// Builds a map from elements already sorted by strictly increasing key; a map that fits one
-    /// leaf keeps the two arrays as they are.
+    /// Builds a map from elements already sorted by strictly increasing key.
     ///
     /// - Complexity: O(*n*)
     @inlinable
@@ -9,7 +8,7 @@ extension SortedMap {
         if keys.isEmpty {
             self.init()
         } else if keys.count <= Node.leafCapacity {
-            self.init(root: Node(keys: keys, values: values))
+            self.init(root: Node.leaf(keys: keys, values: values))
         } else {
             self.init(root: Self.buildRoot(keys, values))
         }
@@ -27,7 +26,7 @@ extension SortedMap {
             let remaining = keys.count - start
             // Split the tail evenly so the last leaf is not underfull.
             let take = remaining > capacity && remaining < capacity + Node.minWidth ? remaining / 2 : Swift.min(capacity, remaining)
-            level.append(Node(keys: ContiguousArray(keys[start..<(start + take)]), values: ContiguousArray(values[start..<(start + take)])))
+            level.append(Node.leaf(keys: keys[start..<(start + take)], values: values[start..<(start + take)]))
             start += take
         }
         return Self.buildBranches(level)
@@ -52,15 +51,14 @@ extension SortedMap {
         while remaining > 0 {
             // Split the tail evenly so the last leaf is not underfull.
             let take = remaining > capacity && remaining < capacity + Node.minWidth ? remaining / 2 : Swift.min(capacity, remaining)
-            var ks = ContiguousArray<Key>()
-            var vs = ContiguousArray<Value>()
-            ks.reserveCapacity(take)
-            vs.reserveCapacity(take)
-            for _ in 0..<take {
-                ks.append(keyIterator.next()!)
-                vs.append(valueIterator.next()!)
+            let leaf = Node.make(capacity: take, isLeaf: true)
+            for i in 0..<take {
+                (leaf.keyBase + i).initialize(to: keyIterator.next()!)
+                (leaf.valueBase + i).initialize(to: valueIterator.next()!)
+                leaf.header.width = i + 1
+                leaf.header.count = i + 1
             }
-            level.append(Node(keys: ks, values: vs))
+            level.append(leaf)
             remaining -= take
         }
         return Self.buildBranches(level)
@@ -78,7 +76,7 @@ extension SortedMap {
                 let take =
                     left > Node.branchCapacity && left < Node.branchCapacity + Node.minWidth
                     ? left / 2 : Swift.min(Node.branchCapacity, left)
-                next.append(Node(children: ContiguousArray(level[i..<(i + take)])))
+                next.append(Node.branch(children: level[i..<(i + take)]))
                 i += take
             }
             level = next
@@ -95,9 +93,9 @@ extension SortedMap {
         func check(_ node: Node, depth: Int, lower: Key?, upper: Key?) -> Bool {
             if node.isLeaf {
                 if leafDepth == nil { leafDepth = depth }
-                guard leafDepth == depth, node.count == node.keys.count, node.keys.count == node.values.count else { return false }
+                guard leafDepth == depth, node.count == node.width, node.width <= node.slotCapacity else { return false }
             } else {
-                guard node.keys.count == node.children.count, node.values.isEmpty else { return false }
+                guard node.width > 0, node.width <= node.slotCapacity, node.children.count == node.width else { return false }
                 guard node.count == node.children.reduce(0, { $0 + $1.count }) else { return false }
             }
             for i in 0..<node.keys.count {

@@ -25,89 +25,184 @@ package struct SortedMap<Key: Comparable, Value> {
     @inlinable package func isIdentical(to other: SortedMap) -> Bool { self.root === other.root }
 }
 
+/// What a ``SortedMapNode`` keeps in front of its elements, in the same allocation.
+@usableFromInline
+struct SortedMapNodeHeader {
+    /// Elements in this subtree.
+    @usableFromInline var count: Int
+    /// Keys in this node (and as many values, for a leaf, or children).
+    @usableFromInline var width: Int
+    /// Slots allocated for keys, and as many for values or children.
+    @usableFromInline let capacity: Int
+    @usableFromInline let isLeaf: Bool
+
+    @usableFromInline
+    init(count: Int, width: Int, capacity: Int, isLeaf: Bool) {
+        self.count = count
+        self.width = width
+        self.capacity = capacity
+        self.isLeaf = isLeaf
+    }
+}
+
 /// A node of ``SortedMap``: a leaf holds elements, an internal node holds children and, for each
 /// child, a lower bound of its keys (`keys[i] <= every key in children[i] < keys[i + 1]`).
+///
+/// Its keys, and its values or children, live in the node's own allocation after its header (one
+/// allocation per node: a lookup follows one pointer per level, and a small map, such as a
+/// record's few fields, is one object). `keys`, `values` and `children` are views of that storage,
+/// valid while the node is alive; a node is changed only while uniquely referenced
+/// (copy-on-write) by the one thread that owns the map.
 @usableFromInline
-final class SortedMapNode<Key: Comparable, Value> {
+final class SortedMapNode<Key: Comparable, Value>: ManagedBuffer<SortedMapNodeHeader, UInt64> {
     @usableFromInline static var leafCapacity: Int { 32 }
     @usableFromInline static var branchCapacity: Int { 32 }
 
-    // Unchecked exclusivity: a node is mutated only while uniquely referenced (copy-on-write) by
-    // the one thread that owns the map, so the dynamic checks (3 per level of every insertion)
-    // cannot fail.
+    /// Bytes of the keys region for `capacity` keys, rounded up to whole words.
+    @inlinable
+    static func keyBytes(_ capacity: Int) -> Int { (capacity &* MemoryLayout<Key>.stride &+ 7) & ~7 }
+
+    /// A node with room for `capacity` elements and none yet.
+    @inlinable
+    static func make(capacity: Int, isLeaf: Bool) -> SortedMapNode {
+        let aligned = MemoryLayout<Key>.alignment <= 8 && MemoryLayout<Value>.alignment <= 8
+        precondition(aligned, "SortedMap: keys and values aligned to over 8 bytes")
+        let slotStride = isLeaf ? MemoryLayout<Value>.stride : MemoryLayout<SortedMapNode>.stride
+        let bytes = keyBytes(capacity) &+ capacity &* slotStride
+        let buffer = self.create(minimumCapacity: (bytes &+ 7) >> 3) { _ in
+            SortedMapNodeHeader(count: 0, width: 0, capacity: capacity, isLeaf: isLeaf)
+        }
+        let node = unsafeDowncast(buffer, to: SortedMapNode.self)
+        let raw = UnsafeMutableRawPointer(node.withUnsafeMutablePointerToElements { $0 })
+        raw.bindMemory(to: Key.self, capacity: capacity)
+        if isLeaf {
+            (raw + keyBytes(capacity)).bindMemory(to: Value.self, capacity: capacity)
+        } else {
+            (raw + keyBytes(capacity)).bindMemory(to: SortedMapNode.self, capacity: capacity)
+        }
+        return node
+    }
+
+    /// A leaf holding `keys` and `values` (equal in number), with room for `capacity` elements.
+    @inlinable
+    static func leaf(keys: some Collection<Key>, values: some Collection<Value>, capacity: Int? = nil) -> SortedMapNode {
+        let n = keys.count
+        let node = make(capacity: Swift.max(capacity ?? n, n, 1), isLeaf: true)
+        _ = UnsafeMutableBufferPointer(start: node.keyBase, count: n).initialize(from: keys)
+        _ = UnsafeMutableBufferPointer(start: node.valueBase, count: n).initialize(from: values)
+        node.header.width = n
+        node.header.count = n
+        return node
+    }
+
+    /// An internal node over `children` (at least one), with room for a branch's capacity and
+    /// the one extra child an insertion adds before it splits.
+    @inlinable
+    static func branch(children: some Collection<SortedMapNode>) -> SortedMapNode {
+        let n = children.count
+        let node = make(capacity: Swift.max(branchCapacity &+ 1, n), isLeaf: false)
+        var i = 0
+        var count = 0
+        for child in children {
+            (node.keyBase + i).initialize(to: child.keyBase.pointee)
+            (node.childBase + i).initialize(to: child)
+            count &+= child.count
+            i &+= 1
+        }
+        node.header.width = n
+        node.header.count = count
+        return node
+    }
+
+    /// A copy of this node (its keys and values or children shared, not copied), with room for
+    /// `capacity` elements.
+    @inlinable
+    func copy(capacity: Int? = nil) -> SortedMapNode {
+        let node = SortedMapNode.make(capacity: Swift.max(capacity ?? self.slotCapacity, self.width), isLeaf: self.isLeaf)
+        node.keyBase.initialize(from: self.keyBase, count: self.width)
+        if self.isLeaf {
+            node.valueBase.initialize(from: self.valueBase, count: self.width)
+        } else {
+            node.childBase.initialize(from: self.childBase, count: self.width)
+        }
+        node.header.width = self.width
+        node.header.count = self.count
+        return node
+    }
+
+    deinit {
+        let width = self.header.width
+        self.keyBase.deinitialize(count: width)
+        if self.header.isLeaf {
+            self.valueBase.deinitialize(count: width)
+        } else {
+            self.childBase.deinitialize(count: width)
+        }
+    }
+
+    @inlinable var raw: UnsafeMutableRawPointer { UnsafeMutableRawPointer(self.withUnsafeMutablePointerToElements { $0 }) }
+    @inlinable var keyBase: UnsafeMutablePointer<Key> { self.raw.assumingMemoryBound(to: Key.self) }
+    @inlinable var valueBase: UnsafeMutablePointer<Value> {
+        (self.raw + Self.keyBytes(self.header.capacity)).assumingMemoryBound(to: Value.self)
+    }
+    @inlinable var childBase: UnsafeMutablePointer<SortedMapNode> {
+        (self.raw + Self.keyBytes(self.header.capacity)).assumingMemoryBound(to: SortedMapNode.self)
+    }
 
     /// Elements in this subtree.
-    @exclusivity(unchecked) @usableFromInline var count: Int
-    @exclusivity(unchecked) @usableFromInline var keys: ContiguousArray<Key>
-    /// Leaf only.
-    @exclusivity(unchecked) @usableFromInline var values: ContiguousArray<Value>
-    /// Internal only; empty for a leaf.
-    @exclusivity(unchecked) @usableFromInline var children: ContiguousArray<SortedMapNode>
-
-    @usableFromInline
-    init(keys: ContiguousArray<Key>, values: ContiguousArray<Value>) {
-        self.keys = keys
-        self.values = values
-        self.children = []
-        self.count = keys.count
+    @inlinable
+    var count: Int {
+        get { self.header.count }
+        set { self.header.count = newValue }
     }
 
-    @usableFromInline
-    init(children: ContiguousArray<SortedMapNode>) {
-        self.children = children
-        self.keys = ContiguousArray(children.map { $0.keys[0] })
-        self.values = []
-        self.count = children.reduce(0) { $0 + $1.count }
-    }
-
-    @usableFromInline
-    init(copying other: SortedMapNode) {
-        self.count = other.count
-        self.keys = other.keys
-        self.values = other.values
-        self.children = other.children
-    }
-
-    @inlinable var isLeaf: Bool { self.children.isEmpty }
+    @inlinable var isLeaf: Bool { self.header.isLeaf }
 
     /// The number of keys (leaf) or children (internal).
-    @inlinable var width: Int { self.keys.count }
+    @inlinable var width: Int { self.header.width }
+
+    @inlinable var slotCapacity: Int { self.header.capacity }
+
+    @inlinable var keys: UnsafeMutableBufferPointer<Key> { UnsafeMutableBufferPointer(start: self.keyBase, count: self.header.width) }
+    /// Leaf only.
+    @inlinable var values: UnsafeMutableBufferPointer<Value> { UnsafeMutableBufferPointer(start: self.valueBase, count: self.header.width) }
+    /// Internal only.
+    @inlinable var children: UnsafeMutableBufferPointer<SortedMapNode> {
+        UnsafeMutableBufferPointer(start: self.childBase, count: self.header.isLeaf ? 0 : self.header.width)
+    }
 
     /// The largest key of this (non-empty) subtree.
     @inlinable
     var lastKey: Key {
         var node = self
-        while !node.isLeaf { node = node.children[node.children.count &- 1] }
-        return node.keys[node.keys.count &- 1]
+        while !node.isLeaf { node = node.children[node.width &- 1] }
+        return node.keys[node.width &- 1]
     }
 
     /// First index `i` with `keys[i] >= key` (binary search).
     @inlinable
     func lowerBound(_ key: Key) -> Int {
-        // Through a buffer pointer: no retain of each probed key.
-        self.keys.withUnsafeBufferPointer { keys in
-            var low = 0
-            var high = keys.count
-            while low < high {
-                let mid = (low &+ high) >> 1
-                if keys[mid] < key { low = mid &+ 1 } else { high = mid }
-            }
-            return low
+        let keys = self.keyBase
+        var low = 0
+        var high = self.header.width
+        while low < high {
+            let mid = (low &+ high) >> 1
+            if keys[mid] < key { low = mid &+ 1 } else { high = mid }
         }
+        return low
     }
 
     /// In an internal node, the child that may hold `key`: the last `i` with `keys[i] <= key`, or 0.
     @inlinable
     func childIndex(for key: Key) -> Int {
-        self.keys.withUnsafeBufferPointer { keys in
-            var low = 0
-            var high = keys.count
-            // first index with keys[i] > key
-            while low < high {
-                let mid = (low &+ high) >> 1
-                if key < keys[mid] { high = mid } else { low = mid &+ 1 }
-            }
-            return low == 0 ? 0 : low - 1
+        let keys = self.keyBase
+        var low = 0
+        var high = self.header.width
+        // first index with keys[i] > key
+        while low < high {
+            let mid = (low &+ high) >> 1
+            if key < keys[mid] { high = mid } else { low = mid &+ 1 }
         }
+        return low == 0 ? 0 : low &- 1
     }
 }
