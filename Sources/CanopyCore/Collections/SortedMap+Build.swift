@@ -55,8 +55,8 @@ extension SortedMap {
             for i in 0..<take {
                 (leaf.keyBase + i).initialize(to: keyIterator.next()!)
                 (leaf.valueBase + i).initialize(to: valueIterator.next()!)
-                leaf.header.width = i + 1
-                leaf.header.count = i + 1
+                leaf.head.pointee.width = i + 1
+                leaf.head.pointee.count = i + 1
             }
             level.append(leaf)
             remaining -= take

@@ -155,26 +155,26 @@ extension SortedMapNode {
     /// Leaf: inserts an element at `i` (there must be room).
     @inlinable
     func insertElement(_ key: Key, _ value: Value, at i: Int) {
-        let width = self.header.width
-        precondition(width < self.header.capacity, "SortedMapNode: no room to insert")
+        let width = self.head.pointee.width
+        precondition(width < self.head.pointee.capacity, "SortedMapNode: no room to insert")
         (self.keyBase + (i &+ 1)).moveInitialize(from: self.keyBase + i, count: width &- i)
         (self.valueBase + (i &+ 1)).moveInitialize(from: self.valueBase + i, count: width &- i)
         (self.keyBase + i).initialize(to: key)
         (self.valueBase + i).initialize(to: value)
-        self.header.width = width &+ 1
-        self.header.count &+= 1
+        self.head.pointee.width = width &+ 1
+        self.head.pointee.count &+= 1
     }
 
     /// Leaf: removes the element at `i` and returns its value.
     @inlinable
     func removeElement(at i: Int) -> Value {
-        let width = self.header.width
+        let width = self.head.pointee.width
         (self.keyBase + i).deinitialize(count: 1)
         let value = (self.valueBase + i).move()
         (self.keyBase + i).moveInitialize(from: self.keyBase + (i &+ 1), count: width &- i &- 1)
         (self.valueBase + i).moveInitialize(from: self.valueBase + (i &+ 1), count: width &- i &- 1)
-        self.header.width = width &- 1
-        self.header.count &-= 1
+        self.head.pointee.width = width &- 1
+        self.head.pointee.count &-= 1
         return value
     }
 
@@ -182,24 +182,24 @@ extension SortedMapNode {
     /// subtree count does not change (the caller has counted the child's elements already).
     @usableFromInline
     func insertChild(_ child: SortedMapNode, at i: Int) {
-        let width = self.header.width
-        precondition(width < self.header.capacity, "SortedMapNode: no room for a child")
+        let width = self.head.pointee.width
+        precondition(width < self.head.pointee.capacity, "SortedMapNode: no room for a child")
         (self.keyBase + (i &+ 1)).moveInitialize(from: self.keyBase + i, count: width &- i)
         (self.childBase + (i &+ 1)).moveInitialize(from: self.childBase + i, count: width &- i)
         (self.keyBase + i).initialize(to: child.keyBase.pointee)
         (self.childBase + i).initialize(to: child)
-        self.header.width = width &+ 1
+        self.head.pointee.width = width &+ 1
     }
 
     /// Internal: removes the child at `i`, whose elements the caller has already accounted for.
     @usableFromInline
     func removeChild(at i: Int) {
-        let width = self.header.width
+        let width = self.head.pointee.width
         (self.keyBase + i).deinitialize(count: 1)
         (self.childBase + i).deinitialize(count: 1)
         (self.keyBase + i).moveInitialize(from: self.keyBase + (i &+ 1), count: width &- i &- 1)
         (self.childBase + i).moveInitialize(from: self.childBase + (i &+ 1), count: width &- i &- 1)
-        self.header.width = width &- 1
+        self.head.pointee.width = width &- 1
     }
 
     /// Moves the elements from `cut` on out of `other` into this empty node of the same kind.
@@ -216,10 +216,10 @@ extension SortedMapNode {
             self.childBase.moveInitialize(from: other.childBase + cut, count: n)
             for j in 0..<n { moved &+= self.childBase[j].count }
         }
-        self.header.width = n
-        self.header.count = moved
-        other.header.width = cut
-        other.header.count &-= moved
+        self.head.pointee.width = n
+        self.head.pointee.count = moved
+        other.head.pointee.width = cut
+        other.head.pointee.count &-= moved
     }
 
     /// Appends copies of `other`'s elements (or children) to this node of the same kind.
@@ -234,8 +234,8 @@ extension SortedMapNode {
         } else {
             (self.childBase + width).initialize(from: other.childBase, count: n)
         }
-        self.header.width = width &+ n
-        self.header.count &+= other.count
+        self.head.pointee.width = width &+ n
+        self.head.pointee.count &+= other.count
     }
 
     /// Moves this (uniquely referenced) node's elements into a new node with room for

@@ -90,8 +90,8 @@ final class SortedMapNode<Key: Comparable, Value>: ManagedBuffer<SortedMapNodeHe
         let node = make(capacity: Swift.max(capacity ?? n, n, 1), isLeaf: true)
         _ = UnsafeMutableBufferPointer(start: node.keyBase, count: n).initialize(from: keys)
         _ = UnsafeMutableBufferPointer(start: node.valueBase, count: n).initialize(from: values)
-        node.header.width = n
-        node.header.count = n
+        node.head.pointee.width = n
+        node.head.pointee.count = n
         return node
     }
 
@@ -109,8 +109,8 @@ final class SortedMapNode<Key: Comparable, Value>: ManagedBuffer<SortedMapNodeHe
             count &+= child.count
             i &+= 1
         }
-        node.header.width = n
-        node.header.count = count
+        node.head.pointee.width = n
+        node.head.pointee.count = count
         return node
     }
 
@@ -125,50 +125,59 @@ final class SortedMapNode<Key: Comparable, Value>: ManagedBuffer<SortedMapNodeHe
         } else {
             node.childBase.initialize(from: self.childBase, count: self.width)
         }
-        node.header.width = self.width
-        node.header.count = self.count
+        node.head.pointee.width = self.width
+        node.head.pointee.count = self.count
         return node
     }
 
     deinit {
-        let width = self.header.width
+        let width = self.head.pointee.width
         self.keyBase.deinitialize(count: width)
-        if self.header.isLeaf {
+        if self.head.pointee.isLeaf {
             self.valueBase.deinitialize(count: width)
         } else {
             self.childBase.deinitialize(count: width)
         }
     }
 
+    /// The header, through its address: `ManagedBuffer.header` is a stored class property, whose
+    /// every access is checked for exclusivity at run time (a quarter of a window query's
+    /// instructions); a node is changed only while uniquely referenced by the one thread that owns
+    /// its map, so those checks cannot fail.
+    @inlinable var head: UnsafeMutablePointer<SortedMapNodeHeader> {
+        self.withUnsafeMutablePointerToHeader { $0 }
+    }
     @inlinable var raw: UnsafeMutableRawPointer { UnsafeMutableRawPointer(self.withUnsafeMutablePointerToElements { $0 }) }
     @inlinable var keyBase: UnsafeMutablePointer<Key> { self.raw.assumingMemoryBound(to: Key.self) }
     @inlinable var valueBase: UnsafeMutablePointer<Value> {
-        (self.raw + Self.keyBytes(self.header.capacity)).assumingMemoryBound(to: Value.self)
+        (self.raw + Self.keyBytes(self.head.pointee.capacity)).assumingMemoryBound(to: Value.self)
     }
     @inlinable var childBase: UnsafeMutablePointer<SortedMapNode> {
-        (self.raw + Self.keyBytes(self.header.capacity)).assumingMemoryBound(to: SortedMapNode.self)
+        (self.raw + Self.keyBytes(self.head.pointee.capacity)).assumingMemoryBound(to: SortedMapNode.self)
     }
 
     /// Elements in this subtree.
     @inlinable
     var count: Int {
-        get { self.header.count }
-        set { self.header.count = newValue }
+        get { self.head.pointee.count }
+        set { self.head.pointee.count = newValue }
     }
 
-    @inlinable var isLeaf: Bool { self.header.isLeaf }
+    @inlinable var isLeaf: Bool { self.head.pointee.isLeaf }
 
     /// The number of keys (leaf) or children (internal).
-    @inlinable var width: Int { self.header.width }
+    @inlinable var width: Int { self.head.pointee.width }
 
-    @inlinable var slotCapacity: Int { self.header.capacity }
+    @inlinable var slotCapacity: Int { self.head.pointee.capacity }
 
-    @inlinable var keys: UnsafeMutableBufferPointer<Key> { UnsafeMutableBufferPointer(start: self.keyBase, count: self.header.width) }
+    @inlinable var keys: UnsafeMutableBufferPointer<Key> { UnsafeMutableBufferPointer(start: self.keyBase, count: self.head.pointee.width) }
     /// Leaf only.
-    @inlinable var values: UnsafeMutableBufferPointer<Value> { UnsafeMutableBufferPointer(start: self.valueBase, count: self.header.width) }
+    @inlinable var values: UnsafeMutableBufferPointer<Value> {
+        UnsafeMutableBufferPointer(start: self.valueBase, count: self.head.pointee.width)
+    }
     /// Internal only.
     @inlinable var children: UnsafeMutableBufferPointer<SortedMapNode> {
-        UnsafeMutableBufferPointer(start: self.childBase, count: self.header.isLeaf ? 0 : self.header.width)
+        UnsafeMutableBufferPointer(start: self.childBase, count: self.head.pointee.isLeaf ? 0 : self.head.pointee.width)
     }
 
     /// The largest key of this (non-empty) subtree.
@@ -184,7 +193,7 @@ final class SortedMapNode<Key: Comparable, Value>: ManagedBuffer<SortedMapNodeHe
     func lowerBound(_ key: Key) -> Int {
         let keys = self.keyBase
         var low = 0
-        var high = self.header.width
+        var high = self.head.pointee.width
         while low < high {
             let mid = (low &+ high) >> 1
             if keys[mid] < key { low = mid &+ 1 } else { high = mid }
@@ -197,7 +206,7 @@ final class SortedMapNode<Key: Comparable, Value>: ManagedBuffer<SortedMapNodeHe
     func childIndex(for key: Key) -> Int {
         let keys = self.keyBase
         var low = 0
-        var high = self.header.width
+        var high = self.head.pointee.width
         // first index with keys[i] > key
         while low < high {
             let mid = (low &+ high) >> 1
