@@ -55,9 +55,9 @@ extension SortedMap {
             for i in 0..<take {
                 (leaf.keyBase + i).initialize(to: keyIterator.next()!)
                 (leaf.valueBase + i).initialize(to: valueIterator.next()!)
-                leaf.head.pointee.width = i + 1
-                leaf.head.pointee.count = i + 1
             }
+            leaf.head.pointee.width = take
+            leaf.head.pointee.count = take
             level.append(leaf)
             remaining -= take
         }

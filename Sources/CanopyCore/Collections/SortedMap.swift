@@ -83,11 +83,11 @@ final class SortedMapNode<Key: Comparable, Value>: ManagedBuffer<SortedMapNodeHe
         return node
     }
 
-    /// A leaf holding `keys` and `values` (equal in number), with room for `capacity` elements.
+    /// A leaf holding `keys` and `values` (equal in number), with room for exactly them.
     @inlinable
-    static func leaf(keys: some Collection<Key>, values: some Collection<Value>, capacity: Int? = nil) -> SortedMapNode {
+    static func leaf(keys: some Collection<Key>, values: some Collection<Value>) -> SortedMapNode {
         let n = keys.count
-        let node = make(capacity: Swift.max(capacity ?? n, n, 1), isLeaf: true)
+        let node = make(capacity: Swift.max(n, 1), isLeaf: true)
         _ = UnsafeMutableBufferPointer(start: node.keyBase, count: n).initialize(from: keys)
         _ = UnsafeMutableBufferPointer(start: node.valueBase, count: n).initialize(from: values)
         node.head.pointee.width = n
@@ -114,11 +114,10 @@ final class SortedMapNode<Key: Comparable, Value>: ManagedBuffer<SortedMapNodeHe
         return node
     }
 
-    /// A copy of this node (its keys and values or children shared, not copied), with room for
-    /// `capacity` elements.
+    /// A copy of this node with the same capacity (its values and children retained, not copied).
     @inlinable
-    func copy(capacity: Int? = nil) -> SortedMapNode {
-        let node = SortedMapNode.make(capacity: Swift.max(capacity ?? self.slotCapacity, self.width), isLeaf: self.isLeaf)
+    func copy() -> SortedMapNode {
+        let node = SortedMapNode.make(capacity: self.slotCapacity, isLeaf: self.isLeaf)
         node.keyBase.initialize(from: self.keyBase, count: self.width)
         if self.isLeaf {
             node.valueBase.initialize(from: self.valueBase, count: self.width)
