@@ -110,6 +110,7 @@ let package = Package(
             swiftSettings: settings),
         .executableTarget(
             name: "canopy-crash-writer", dependencies: ["Canopy", "CanopyTestSupport"], path: "Tests/CrashWriter", swiftSettings: settings),
+        .executableTarget(name: "canopy-await-probe", dependencies: ["Canopy"], path: "Tests/AwaitProbe", swiftSettings: settings),
         .target(
             name: "CanopyFuzzTargets",
             dependencies: ["Canopy", "CanopyCore", "CanopyRules", "CanopyStorage", "CanopyServer", "CanopyTestSupport"],
@@ -162,7 +163,8 @@ let package = Package(
         .testTarget(
             name: "CanopyTests",
             dependencies: [
-                "Canopy", "CanopyCore", "CanopyLoop", "CanopyStorage", "CanopyServer", "CanopyTestSupport", "canopy-crash-writer", "canopy",
+                "Canopy", "CanopyCore", "CanopyLoop", "CanopyStorage", "CanopyServer", "CanopyTestSupport", "canopy-crash-writer",
+                "canopy-await-probe", "canopy",
             ],
             resources: [.copy("Fixtures")], swiftSettings: settings),
     ]

@@ -11,9 +11,9 @@ posts.observe(.childAdded) { snapshot in
 }
 
 let first = posts.childByAutoId()
-try first.setValue(["title": "Hello, Canopy", "starCount": 0, "author": "ada"])
-try posts.childByAutoId().setValue(["title": "Second post", "starCount": 2, "author": "grace"])
-try first.updateChildValues(["starCount": ServerValue.increment(1)])
+try await first.setValue(["title": "Hello, Canopy", "starCount": 0, "author": "ada"])
+try await posts.childByAutoId().setValue(["title": "Second post", "starCount": 2, "author": "grace"])
+try await first.updateChildValues(["starCount": ServerValue.increment(1)])
 
 // The ten most-starred posts, fewest stars first. (Typed `childSnapshots`, not the `children`
 // NSEnumerator: Swift 6.3.1's optimizer crashes on an NSEnumerator loop in top-level async code.)

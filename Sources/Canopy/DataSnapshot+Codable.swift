@@ -17,19 +17,24 @@ extension DataSnapshot {
 }
 
 extension DatabaseReference {
-    /// Replaces the data here with `value` encoded as JSON (Firebase's `setValue(from:)`).
+    /// ``setValue(from:encoder:)`` that queues the write and returns at once, as
+    /// ``queueSetValue(_:)``.
     ///
     /// - Throws: the encoder's error, or a ``DatabaseError`` when the encoded value is not valid
     ///   data (for example a dictionary key with a `.`); nothing is written then.
     ///
     /// - Complexity: O(*b*) to encode and parse *b* bytes of JSON on the calling thread; then on the loop as
     ///   ``setValue(_:)``: O(*s* + *d* log *n*) for *s* nodes at depth *d*, plus the events.
-    public func setValue<T: Encodable>(from value: T, encoder: JSONEncoder = JSONEncoder()) throws {
-        try self.importJSON(Array(try encoder.encode(value)))
+    public func queueSetValue<T: Encodable>(from value: T, encoder: JSONEncoder = JSONEncoder()) throws {
+        try self.queueImportJSON(Array(try encoder.encode(value)))
     }
 
-    /// ``setValue(from:encoder:)`` that returns once the write is applied (on a database opened at a path, once it is
-    /// durable under its ``SyncPolicy``).
+    /// Replaces the data here with `value` encoded as JSON (Firebase's `setValue(from:)`) and returns
+    /// once the write is applied (on a database opened at a path, once it is durable under its
+    /// ``SyncPolicy``).
+    ///
+    /// - Throws: the encoder's error, or a ``DatabaseError`` when the encoded value is not valid
+    ///   data (for example a dictionary key with a `.`); nothing is written then.
     ///
     /// - Complexity: O(*b*) to encode and parse *b* bytes of JSON on the calling thread; then on the loop as
     ///   ``setValue(_:)``: O(*s* + *d* log *n*) for *s* nodes at depth *d*, plus the events. The wait for

@@ -1,25 +1,26 @@
 import CanopyCore
 
 extension DatabaseReference {
+    /// ``importJSON(_:)-([UInt8])`` that queues the write and returns at once, as
+    /// ``queueSetValue(_:)``.
+    ///
+    /// - Complexity: O(*b*) on the calling thread to parse *b* bytes; then on the loop, as ``setValue(_:)``,
+    ///   O(*s* + *d* log *n*) for the *s* nodes parsed, plus O(*k* log *n*) for each observed query or index
+    ///   it changes (*k* changed children) and O(*d*) per child event delivered (its path is built).
+    public func queueImportJSON(_ bytes: [UInt8]) throws {
+        self.core.write(try self.importOperation(bytes), completion: nil)
+    }
+
     /// Replaces the data here with a JSON document (export format accepted: `.priority` and
-    /// `.value` keys, server values). Parses large documents quickly (about 100 MB/s) straight
-    /// into the tree.
+    /// `.value` keys, server values) and returns once it is applied (on a database opened at a path,
+    /// once it is durable under its ``SyncPolicy``). Parses large documents quickly (about 100 MB/s)
+    /// straight into the tree.
     ///
     /// ```swift
     /// try await db.reference().importJSON(Array(try Data(contentsOf: url)))
     /// ```
     /// - Throws: ``DatabaseError`` `.invalidJSON` with the line and column of a syntax error, or
     ///   the validation error `setValue` would give; nothing is written then.
-    ///
-    /// - Complexity: O(*b*) on the calling thread to parse *b* bytes; then on the loop, as ``setValue(_:)``,
-    ///   O(*s* + *d* log *n*) for the *s* nodes parsed, plus O(*k* log *n*) for each observed query or index
-    ///   it changes (*k* changed children) and O(*d*) per child event delivered (its path is built).
-    public func importJSON(_ bytes: [UInt8]) throws {
-        self.core.write(try self.importOperation(bytes), completion: nil)
-    }
-
-    /// ``importJSON(_:)-([UInt8])`` that returns once the data is applied (on a database opened at a path, once it is
-    /// durable under its ``SyncPolicy``).
     ///
     /// - Complexity: O(*b*) on the calling thread to parse *b* bytes; then on the loop, as ``setValue(_:)``,
     ///   O(*s* + *d* log *n*) for the *s* nodes parsed, plus O(*k* log *n*) for each observed query or index
@@ -39,8 +40,16 @@ extension DatabaseReference {
     /// ``importJSON(_:)-([UInt8])`` from a string.
     ///
     /// - Complexity: As ``importJSON(_:)-([UInt8])``, plus O(*b*) to copy the text's *b* bytes.
-    public func importJSON(_ text: String) throws {
-        try self.importJSON(Array(text.utf8))
+    @discardableResult
+    public func importJSON(_ text: String) async throws -> DatabaseReference {
+        try await self.importJSON(Array(text.utf8))
+    }
+
+    /// ``queueImportJSON(_:)-([UInt8])`` from a string.
+    ///
+    /// - Complexity: As ``importJSON(_:)-([UInt8])``, plus O(*b*) to copy the text's *b* bytes.
+    public func queueImportJSON(_ text: String) throws {
+        try self.queueImportJSON(Array(text.utf8))
     }
 
     /// The data here as JSON text, keys in key order. With `exportFormat`, priorities are kept

@@ -8,16 +8,16 @@ extension DatabaseReference {
     ///
     /// ```swift
     /// let presence = db.reference(withPath: "status/\(uid)")
-    /// presence.onDisconnectSetValue("offline")
-    /// try presence.setValue("online")
+    /// try await presence.onDisconnectSetValue("offline")
+    /// try await presence.setValue("online")
     /// ```
-    public func onDisconnectSetValue(_ value: Any?, withCompletionBlock block: (((any Error)?, DatabaseReference) -> Void)? = nil) {
+    public func onDisconnectSetValue(_ value: Any?, withCompletionBlock block: (((any Error)?, DatabaseReference) -> Void)?) {
         self.submitOnDisconnect(block) { () throws(DatabaseError) in try WriteBuilder.set(self, value, function: "onDisconnectSetValue") }
     }
 
     /// ``onDisconnectSetValue(_:withCompletionBlock:)`` with a priority.
     public func onDisconnectSetValue(
-        _ value: Any?, andPriority priority: Any?, withCompletionBlock block: (((any Error)?, DatabaseReference) -> Void)? = nil
+        _ value: Any?, andPriority priority: Any?, withCompletionBlock block: (((any Error)?, DatabaseReference) -> Void)?
     ) {
         self.submitOnDisconnect(block) { () throws(DatabaseError) in try WriteBuilder.set(self, value, priority: priority) }
     }
@@ -25,18 +25,18 @@ extension DatabaseReference {
     /// Has the server apply the multi-path update `values` (as ``updateChildValues(_:)``) when this
     /// client disconnects.
     public func onDisconnectUpdateChildValues(
-        _ values: [AnyHashable: Any], withCompletionBlock block: (((any Error)?, DatabaseReference) -> Void)? = nil
+        _ values: [AnyHashable: Any], withCompletionBlock block: (((any Error)?, DatabaseReference) -> Void)?
     ) {
         self.submitOnDisconnect(block) { () throws(DatabaseError) in try WriteBuilder.update(self, values) }
     }
 
     /// Has the server remove this location when this client disconnects.
-    public func onDisconnectRemoveValue(withCompletionBlock block: (((any Error)?, DatabaseReference) -> Void)? = nil) {
+    public func onDisconnectRemoveValue(withCompletionBlock block: (((any Error)?, DatabaseReference) -> Void)?) {
         self.submitOnDisconnect(block) { () throws(DatabaseError) in try WriteBuilder.set(self, nil, function: "onDisconnectRemoveValue") }
     }
 
     /// Cancels every onDisconnect operation set at this location and below.
-    public func cancelDisconnectOperations(withCompletionBlock block: (((any Error)?, DatabaseReference) -> Void)? = nil) {
+    public func cancelDisconnectOperations(withCompletionBlock block: (((any Error)?, DatabaseReference) -> Void)?) {
         self.submitOnDisconnect(block) { () throws(DatabaseError) in
             try WriteBuilder.checkWritable(self, function: "cancelDisconnectOperations")
             return nil
@@ -68,6 +68,28 @@ extension DatabaseReference {
     public func cancelDisconnectOperations() async throws -> DatabaseReference {
         try await withCheckedThrowingContinuation { continuation in
             self.cancelDisconnectOperations { error, ref in
+                if let error { continuation.resume(throwing: error) } else { continuation.resume(returning: ref) }
+            }
+        }
+    }
+
+    /// ``onDisconnectSetValue(_:andPriority:withCompletionBlock:)`` that returns once the server has
+    /// the operation.
+    @discardableResult
+    public func onDisconnectSetValue(_ value: Any?, andPriority priority: Any?) async throws -> DatabaseReference {
+        try await withCheckedThrowingContinuation { continuation in
+            self.onDisconnectSetValue(value, andPriority: priority) { error, ref in
+                if let error { continuation.resume(throwing: error) } else { continuation.resume(returning: ref) }
+            }
+        }
+    }
+
+    /// ``onDisconnectUpdateChildValues(_:withCompletionBlock:)`` that returns once the server has the
+    /// operation.
+    @discardableResult
+    public func onDisconnectUpdateChildValues(_ values: [AnyHashable: Any]) async throws -> DatabaseReference {
+        try await withCheckedThrowingContinuation { continuation in
+            self.onDisconnectUpdateChildValues(values) { error, ref in
                 if let error { continuation.resume(throwing: error) } else { continuation.resume(returning: ref) }
             }
         }

@@ -1,34 +1,10 @@
 import CanopyCore
 
 extension DatabaseReference {
-    /// Atomically reads and replaces the data here.
-    ///
-    /// `block` receives the current data (empty when there is none) and returns
-    /// `.success(withValue:)` to commit what it left in the `MutableData`, or `.abort()`. It runs on
-    /// the database's loop thread with no other write in between its read and its write, so
-    /// transactions from any number of threads never lose an update. Keep it fast and free of side
-    /// effects: every other write and observer waits while it runs.
-    ///
-    /// ```swift
-    /// postRef.runTransactionBlock { currentData in
-    ///     var post = currentData.value as? [String: Any] ?? [:]
-    ///     post["starCount"] = (post["starCount"] as? Int ?? 0) + 1
-    ///     currentData.value = post
-    ///     return .success(withValue: currentData)
-    /// }
-    /// ```
-    ///
-    /// - Complexity: O(*d* log *n*) on the loop at depth *d* to read and to commit, plus the block's own
-    ///   work, the commit's events (as ``setValue(_:)``) and, on a database opened at a path, O(*s*) to
-    ///   journal the *s* nodes of the committed value. The block's data shares storage with the tree: only
-    ///   what it changes is copied.
-    public func runTransactionBlock(_ block: @escaping (MutableData) -> TransactionResult) {
-        self.runTransactionBlock(block, andCompletionBlock: nil, withLocalEvents: true)
-    }
-
     /// ``runTransactionBlock(_:)`` with a completion called on the loop thread with
     /// `(error, committed, snapshot)`: the committed data, or the current data when the block
-    /// aborted. An invalid value set in the block fails the transaction with that error.
+    /// aborted; `nil` starts the transaction and waits for nothing. An invalid value set in the block
+    /// fails the transaction with that error.
     ///
     /// - Complexity: O(*d* log *n*) on the loop at depth *d* to read and to commit, plus the block's own
     ///   work, the commit's events (as ``setValue(_:)``) and, on a database opened at a path, O(*s*) to
@@ -60,8 +36,25 @@ extension DatabaseReference {
         }
     }
 
-    /// ``runTransactionBlock(_:)`` that returns once the transaction completes, with whether it
-    /// committed and the resulting (or, when aborted, current) data.
+    /// Atomically reads and replaces the data here.
+    ///
+    /// `block` receives the current data (empty when there is none) and returns
+    /// `.success(withValue:)` to commit what it left in the `MutableData`, or `.abort()`. It runs on
+    /// the database's loop thread with no other write in between its read and its write, so
+    /// transactions from any number of threads never lose an update. Keep it fast and free of side
+    /// effects: every other write and observer waits while it runs.
+    ///
+    /// Returns once the transaction completes, with whether it committed and the resulting (or, when
+    /// aborted, current) data.
+    ///
+    /// ```swift
+    /// try await postRef.runTransactionBlock { currentData in
+    ///     var post = currentData.value as? [String: Any] ?? [:]
+    ///     post["starCount"] = (post["starCount"] as? Int ?? 0) + 1
+    ///     currentData.value = post
+    ///     return .success(withValue: currentData)
+    /// }
+    /// ```
     ///
     /// - Complexity: O(*d* log *n*) on the loop at depth *d* to read and to commit, plus the block's own
     ///   work, the commit's events (as ``setValue(_:)``) and, on a database opened at a path, O(*s*) to

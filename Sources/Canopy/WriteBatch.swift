@@ -78,7 +78,7 @@ public final class WriteBatch: Sendable {
     ///
     /// - Complexity: O(*e* · *d*) on the loop to compose *e* entries at depth *d* into one write (more where
     ///   they overlap), then as ``DatabaseReference/updateChildValues(_:)`` with those entries.
-    public func commit(completion: (((any Error)?) -> Void)? = nil) {
+    public func commit(completion: (((any Error)?) -> Void)?) {
         let done = LoopCallback(completion)
         self.start { error in done.value?(error) }
     }

@@ -1,3 +1,4 @@
+import CanopyCore
 import CanopyWire
 import Foundation
 import HTTPTypes
@@ -60,6 +61,10 @@ final class ServerMetrics: Sendable {
         self.namespaces = registry.makeGauge(descriptor: name("canopy", "namespaces", "", "Namespaces (databases) open now."))
         self.residentMemory = registry.makeGauge(descriptor: name("process", "resident_memory", "bytes", "Resident memory size in bytes."))
         self.openFiles = registry.makeGauge(descriptor: name("process", "open_fds", "", "Open file descriptors."))
+        registry.makeGauge(
+            descriptor: name("canopy", "build_info", "", "Always 1; its version label is the running Canopy's version."),
+            labels: [("version", CanopyVersion.current)]
+        ).set(Int64(1))
     }
 
     /// Counts an answered HTTP request.

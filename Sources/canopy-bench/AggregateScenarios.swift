@@ -68,7 +68,7 @@ func liveAggregate(_ name: String, _ config: AggregateConfig, _ store: Store) th
     for i in 0..<count {
         initial[plan.keys[i]] = ["score": .int(Int64(plan.scores[i])), "rating": .double(Double(plan.quarters[i]) / 4)]
     }
-    try items.setValue(JSONValue.object(initial))
+    try items.queueSetValue(JSONValue.object(initial))
     initial = [:]
     let query = items.queryOrdered(byChild: "score").queryStarting(atValue: AggregatePlan.range.lowerBound)
         .queryEnding(atValue: AggregatePlan.range.upperBound)
@@ -89,14 +89,14 @@ func liveAggregate(_ name: String, _ config: AggregateConfig, _ store: Store) th
     let loopCPUBefore = threadCPUSeconds(named: "canopy-loop")
     let start = monotonicNanos()
     if config.batch <= 1 {
-        for (i, update) in plan.updates.enumerated() { try items.child(keys[update.index]).setValue(values[i]) }
+        for (i, update) in plan.updates.enumerated() { try items.child(keys[update.index]).queueSetValue(values[i]) }
     } else {
         var i = 0
         while i < updates {
             var entries: [String: Any] = [:]
             let end = min(updates, i + config.batch)
             for j in i..<end { entries[keys[plan.updates[j].index]] = values[j] }
-            try items.updateChildValues(entries)
+            try items.queueUpdateChildValues(entries)
             i = end
         }
     }

@@ -11,7 +11,7 @@ func rowFanOut(_ name: String, listeners: Int, _ store: Store) throws -> BenchRe
     let observed = min(count, Bench.scaled(listeners))
     var initial: [String: JSONValue] = [:]
     for i in 0..<count { initial[paddedKey(UInt8(ascii: "p"), i, digits: 7)] = ["starCount": 0, "title": "post"] }
-    try posts.setValue(JSONValue.object(initial))
+    try posts.queueSetValue(JSONValue.object(initial))
     initial = [:]
     var rng = BenchRNG(seed: 3)
     let observedIndices = rng.sampleIndices(observed, below: count)
@@ -40,7 +40,7 @@ func rowFanOut(_ name: String, listeners: Int, _ store: Store) throws -> BenchRe
     }
     let start = monotonicNanos()
     for (index, value) in plan {
-        try posts.child(paddedKey(UInt8(ascii: "p"), index, digits: 7)).child("starCount").setValue(value)
+        try posts.child(paddedKey(UInt8(ascii: "p"), index, digits: 7)).child("starCount").queueSetValue(value)
     }
     _ = try blockingGetData(posts.child("p0000000"))
     let seconds = secondsSince(start)
@@ -80,7 +80,7 @@ func broadcast(_ name: String, listeners: Int, _ store: Store) throws -> BenchRe
     calls.lastSum = 0
     let writes = Bench.scaled(count >= 10_000 ? 2_000 : 10_000)
     let start = monotonicNanos()
-    for i in 1...writes { try room.setValue(i) }
+    for i in 1...writes { try room.queueSetValue(i) }
     _ = try blockingGetData(room)
     let seconds = secondsSince(start)
     let delivered = calls.calls - initial

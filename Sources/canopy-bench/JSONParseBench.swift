@@ -27,7 +27,7 @@ func jsonImport(_ store: Store) throws -> BenchResult {
     let db = try Database.inMemory()
     defer { db.close() }
     let start = monotonicNanos()
-    try db.reference().importJSON(bytes)
+    try db.reference().queueImportJSON(bytes)
     let snapshot = try blockingGetData(db.reference(withPath: "posts"))
     let seconds = secondsSince(start)
     let mb = Double(bytes.count) / 1_000_000

@@ -40,7 +40,7 @@ func memoryPerLeaf(_ shape: MemoryShape, _ store: Store) throws -> BenchResult {
     let db = try Database.inMemory()
     defer { db.close() }
     let data = db.reference(withPath: "data")
-    try db.reference(withPath: "warmup").setValue(0)
+    try db.reference(withPath: "warmup").queueSetValue(0)
     _ = try blockingGetData(db.reference(withPath: "warmup"))
     let rows = shape == .grid ? Bench.scaled(1000) : 1
     let columns = shape == .grid ? 1000 : Bench.scaled(1_000_000)
@@ -85,7 +85,7 @@ func memoryPerLeaf(_ shape: MemoryShape, _ store: Store) throws -> BenchResult {
         }
         inputRSS = currentRSSBytes()
         t1 = monotonicNanos()
-        try data.setValue(input)
+        try data.queueSetValue(input)
         input = .null  // the tree keeps its own nodes; drop the input
     }
     let snapshot = try blockingGetData(data)

@@ -87,7 +87,7 @@ func pushEach(_ store: Store, input: PostInput) throws -> BenchResult {
     let sampleAt = sampleRNG.sampleIndices(16, below: n)
     var samples: [(key: String, post: PostGenerator.Post)] = []
     var latencies = [UInt64](repeating: 0, count: n)  // touched now, so it is in the baseline RSS
-    try db.reference(withPath: "warmup").setValue(0)
+    try db.reference(withPath: "warmup").queueSetValue(0)
     _ = try blockingGetData(db.reference(withPath: "warmup"))
 
     let rssBefore = trimmedRSSBytes()
@@ -100,7 +100,7 @@ func pushEach(_ store: Store, input: PostInput) throws -> BenchResult {
             let ref = posts.childByAutoId()
             let value = input.value(post)
             let start = monotonicNanos()
-            try ref.setValue(value)
+            try ref.queueSetValue(value)
             latency[i] = monotonicNanos() &- start
             if nextSample < sampleAt.count && sampleAt[nextSample] == i {
                 samples.append((ref.key!, post))
@@ -143,7 +143,7 @@ func pushBatch(_ store: Store, input: PostInput) throws -> BenchResult {
     var sampleRNG = BenchRNG(seed: 11)
     let sampleAt = sampleRNG.sampleIndices(16, below: n)
     var samples: [(key: String, post: PostGenerator.Post)] = []
-    try db.reference(withPath: "warmup").setValue(0)
+    try db.reference(withPath: "warmup").queueSetValue(0)
     _ = try blockingGetData(db.reference(withPath: "warmup"))
 
     let rssBefore = trimmedRSSBytes()
@@ -164,7 +164,7 @@ func pushBatch(_ store: Store, input: PostInput) throws -> BenchResult {
             }
         }
         t1 = monotonicNanos()
-        try posts.updateChildValues(values)
+        try posts.queueUpdateChildValues(values)
     }
     let t2 = monotonicNanos()
     let snapshot = try blockingGetData(posts)

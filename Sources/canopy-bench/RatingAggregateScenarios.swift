@@ -83,7 +83,7 @@ func triggerAggregate(_ name: String, _ store: Store) throws -> BenchResult {
     let ratings = (0..<restaurantCount).map { db.reference(withPath: "restaurants/r\($0)/ratings") }
     let start = monotonicNanos()
     for i in 0..<n {
-        try ratings[i % restaurantCount].childByAutoId().setValue(["rating": i % 5 + 1, "userId": "u"])
+        try ratings[i % restaurantCount].childByAutoId().queueSetValue(["rating": i % 5 + 1, "userId": "u"])
     }
     _ = try blockingGetData(db.reference(withPath: "restaurants/r0/numRatings"))
     let seconds = secondsSince(start)

@@ -88,7 +88,7 @@ func remoteLatency(_ name: String, writes: Int, _ store: Store) throws -> BenchR
         seenAt.withLock { $0.append(now) }
         last.store(value, ordering: .releasing)
     }
-    try writer.reference(withPath: "latency/v").setValue(-1)
+    try writer.reference(withPath: "latency/v").queueSetValue(-1)
     try pollUntil("the reader's first value") { last.load(ordering: .acquiring) == -1 && seenAt.withLock { !$0.isEmpty } }
     seenAt.withLock { $0.removeAll() }
     outOfOrder.store(0, ordering: .relaxed)
@@ -97,7 +97,7 @@ func remoteLatency(_ name: String, writes: Int, _ store: Store) throws -> BenchR
     let begin = monotonicNanos()
     for i in 0..<count {
         let start = monotonicNanos()
-        try writer.reference(withPath: "latency/v").setValue(i)
+        try writer.reference(withPath: "latency/v").queueSetValue(i)
         try pollUntil("value \(i) at the reader", seconds: 30) { last.load(ordering: .acquiring) == i }
         latencies.append(seenAt.withLock { $0[i] } &- start)
     }

@@ -37,7 +37,7 @@ func windowScenario(_ name: String, _ config: WindowConfig, _ store: Store) thro
         stars.append(star)
         initial[key] = ["starCount": .int(Int64(star)), "title": .string("post \(i)")]
     }
-    try postsRef.setValue(JSONValue.object(initial))
+    try postsRef.queueSetValue(JSONValue.object(initial))
     initial = [:]
     _ = try blockingGetData(postsRef.child("p0000000"))
 
@@ -107,7 +107,7 @@ func windowScenario(_ name: String, _ config: WindowConfig, _ store: Store) thro
     }
 
     let start = monotonicNanos()
-    for (i, star) in plan { try postsRef.child(keys[i]).child("starCount").setValue(star) }
+    for (i, star) in plan { try postsRef.child(keys[i]).child("starCount").queueSetValue(star) }
     let issued = secondsSince(start)
     let snapshot = try blockingGetData(query)
     let seconds = secondsSince(start)
@@ -147,7 +147,7 @@ func rangeQueries(_ name: String, children: Int, k: Int, limitOnly: Bool, _ stor
     var initial: [String: JSONValue] = [:]
     initial.reserveCapacity(count)
     for i in 0..<count { initial[paddedKey(UInt8(ascii: "i"), i, digits: 7)] = ["score": .int(Int64(i)), "name": "item"] }
-    try items.setValue(JSONValue.object(initial))
+    try items.queueSetValue(JSONValue.object(initial))
     initial = [:]
     let ordered = items.queryOrdered(byChild: "score")
     ordered.keepSynced(true)

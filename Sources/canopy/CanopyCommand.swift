@@ -1,4 +1,5 @@
 import ArgumentParser
+import Canopy
 
 /// `canopy`: the command-line tool of Canopy.
 @main
@@ -11,6 +12,7 @@ struct CanopyCommand: AsyncParsableCommand {
               canopy serve --db ./canopy-data --port 9000
               curl 'http://127.0.0.1:9000/users/ada.json' -X PUT -d '{"name": "Ada"}'
             """,
+        version: CanopyVersion.current,
         subcommands: [
             Get.self, SetCommand.self, Update.self, Push.self, Remove.self, Observe.self, Import.self, Export.self, Serve.self, Info.self,
             Compact.self, Repair.self, Rules.self,

@@ -181,7 +181,8 @@ struct Serve: AsyncParsableCommand {
                     self.allowUnsignedTokens
                     ? "WARNING: --allow-unsigned-tokens: user tokens are accepted unsigned, anyone can sign in as anyone (development only); "
                     : ""
-                let line = "canopy: \(warning)serving \(self.database.resolvedPath) on http://\(self.host):\(port)\n"
+                let line =
+                    "canopy \(CanopyVersion.current): \(warning)serving \(self.database.resolvedPath) on http://\(self.host):\(port)\n"
                 FileHandle.standardOutput.write(Data(line.utf8))
                 // How it is guarded, on stderr: the line above is what scripts read.
                 FileHandle.standardError.write(Data("canopy: \(configuration.accessSummary)\n".utf8))

@@ -1,3 +1,4 @@
+import Canopy
 import Foundation
 import Testing
 
@@ -23,6 +24,16 @@ struct HelpTests {
         }
         let expected = try String(contentsOf: file, encoding: .utf8)
         #expect(r.stdout == expected, "help of '\(command)' differs from \(file.path); re-record with CANOPY_RECORD_SNAPSHOTS=1")
+    }
+
+    @Test("--version prints the package's one version constant")
+    func version() throws {
+        let r = try canopy(["--version"])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stdout == CanopyVersion.current + "\n", "\(r)")
+        #expect(
+            CanopyVersion.current.split(separator: ".").count == 3
+                && CanopyVersion.current.split(separator: ".").allSatisfy { Int($0) != nil })
     }
 
     @Test func serveHelpHasAnExample() throws {

@@ -1,3 +1,4 @@
+import Canopy
 import CanopyTestSupport
 import Foundation
 import Testing
@@ -37,7 +38,7 @@ struct ServeTokenTests {
             let server = try RunningTool(["serve", "--db", dir.file("db"), "--port", "0", "--jwt-secret-file", dir.file("secret")] + flags)
             let line = try server.waitForLines(1)[0]
             #expect(line.contains("WARNING: --allow-unsigned-tokens") == warns, "\(line)")
-            #expect(line.hasPrefix("canopy: "), "\(line)")
+            #expect(line.hasPrefix("canopy \(CanopyVersion.current): "), "\(line)")
             #expect(line.range(of: #"serving \S+ on http://127\.0\.0\.1:\d+$"#, options: .regularExpression) != nil, "\(line)")
             #expect(try server.stop() == 0)
         }

@@ -1,3 +1,4 @@
+import Canopy
 import CanopyServer
 import Foundation
 import Testing
@@ -32,6 +33,7 @@ struct MetricsTests {
             let before = try await Self.scrape(port)
             #expect(before[#"canopy_http_requests_total{method="PUT",status="2xx"}"#] == 0)
             #expect(before["canopy_event_streams_opened_total"] == 0)
+            #expect(before[#"canopy_build_info{version="\#(CanopyVersion.current)"}"#] == 1)
             for i in 0..<3 { #expect(try await StreamTests.request(port, "PUT", "/m/\(i).json", "\(i)").status == 200) }
             #expect(try await StreamTests.request(port, "GET", "/m.json").status == 200)
             #expect(try await StreamTests.request(port, "GET", "/m.json?orderBy=1").status == 400)

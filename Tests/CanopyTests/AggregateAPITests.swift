@@ -44,7 +44,7 @@ struct AggregateAPITests {
         let db = try Self.drained()
         defer { db.close() }
         let list = db.reference(withPath: "list")
-        try list.setValue(["a": 1, "b": 2])
+        try list.queueSetValue(["a": 1, "b": 2])
         let aggregate = list.aggregate(.sum("$value"))
         let kept = Box()
         let removed = Box()
@@ -54,7 +54,7 @@ struct AggregateAPITests {
         #expect(kept.values.map { $0.integerSum("$value") } == [3])
         #expect(removed.values.map { $0.integerSum("$value") } == [3])
         aggregate.removeObserver(withHandle: handle)
-        try list.child("c").setValue(4)
+        try list.child("c").queueSetValue(4)
         db.drain()
         #expect(kept.values.map { $0.integerSum("$value") } == [3, 7])
         #expect(removed.values.count == 1)
@@ -90,7 +90,7 @@ struct AggregateAPITests {
         let db = try Self.drained()
         defer { db.close() }
         let list = db.reference(withPath: "list")
-        try list.setValue(["a": ["n": Int64.max - 1, "d": 0.5], "b": ["n": 1, "d": 0.25], "c": ["n": "x"]])
+        try list.queueSetValue(["a": ["n": Int64.max - 1, "d": 0.5], "b": ["n": 1, "d": 0.25], "c": ["n": "x"]])
         var snapshot: AggregateSnapshot?
         list.aggregate(.sum("n"), .sum("d"), .min("n"), .count, .sum("n")).getData { _, s in snapshot = s }
         db.drain()

@@ -240,7 +240,7 @@ struct AggregateModelTests {
         let list = db.reference(withPath: "list")
         var initial: [String: JSONValue] = [:]
         for _ in 0..<30 { initial[random.key()] = random.child() }
-        try list.setValue(JSONValue.object(initial))
+        try list.queueSetValue(JSONValue.object(initial))
         model.set(ModelNode.from(.object(initial)), at: ["list"])
         db.drain()
 
@@ -294,19 +294,19 @@ struct AggregateModelTests {
             case 0..<7:
                 let key = random.key()
                 let value = random.child()
-                try list.child(key).setValue(value)
+                try list.child(key).queueSetValue(value)
                 model.set(ModelNode.from(value), at: ["list", key])
                 description = "set \(key) = \(value.jsonString())"
             case 7..<11:
                 let key = random.key()
                 let field = random.chance(70) ? "v" : "w/x"
                 let value = random.chance(10) ? JSONValue.null : random.scalar()
-                try list.child(key).child(field).setValue(value)
+                try list.child(key).child(field).queueSetValue(value)
                 model.set(ModelNode.from(value), at: ["list", key] + field.split(separator: "/").map(String.init))
                 description = "set \(key)/\(field) = \(value.jsonString())"
             case 11..<14:
                 let key = random.key()
-                try list.child(key).removeValue()
+                try list.child(key).queueRemoveValue()
                 model.set(nil, at: ["list", key])
                 description = "remove \(key)"
             case 14:
@@ -325,7 +325,7 @@ struct AggregateModelTests {
                         random.chance(20) ? .null : (random.chance(50) ? random.child() : random.scalar())
                 }
                 for k in entries.keys where k.hasSuffix("/v") && entries[String(k.dropLast(2))] != nil { entries[k] = nil }
-                try list.updateChildValues(entries.mapValues { $0 as Any })
+                try list.queueUpdateChildValues(entries.mapValues { $0 as Any })
                 for (k, v) in entries where ModelNode.from(v) != nil {
                     model.set(ModelNode.from(v), at: ["list"] + k.split(separator: "/").map(String.init))
                 }
@@ -336,7 +336,7 @@ struct AggregateModelTests {
             default:
                 var value: [String: JSONValue] = [:]
                 for _ in 0..<(random.int(40)) { value[random.key()] = random.child() }
-                try db.reference().setValue(JSONValue.object(["list": .object(value)]))
+                try db.reference().queueSetValue(JSONValue.object(["list": .object(value)]))
                 model.set(ModelNode.from(.object(value)), at: ["list"])
                 description = "set / = {list: \(value.count) children}"
             }

@@ -35,7 +35,7 @@ struct BulkUpdateTests {
             let db = try self.manual()
             defer { db.close() }
             let list = db.reference(withPath: "list")
-            try list.setValue(JSONValue.object(initial))
+            try list.queueSetValue(JSONValue.object(initial))
             db.drain()
             var events: [String] = []
             for type in [DataEventType.childAdded, .childRemoved, .childChanged] {
@@ -49,11 +49,11 @@ struct BulkUpdateTests {
             db.drain()
             events.removeAll()
             if bulk {
-                try list.updateChildValues(entries.mapValues { $0 as Any })
+                try list.queueUpdateChildValues(entries.mapValues { $0 as Any })
             } else {
                 // The same entries one at a time: values first, then removals.
-                for (key, value) in entries where value != .null { try list.child(key).setValue(value) }
-                for (key, value) in entries where value == .null { try list.child(key).removeValue() }
+                for (key, value) in entries where value != .null { try list.child(key).queueSetValue(value) }
+                for (key, value) in entries where value == .null { try list.child(key).queueRemoveValue() }
             }
             db.drain()
             var data = JSONValue.null
@@ -82,10 +82,10 @@ struct BulkUpdateTests {
         let list = db.reference(withPath: "list")
         var initial: [String: JSONValue] = [".priority": "p"]
         for i in 0..<100 { initial["c\(i)"] = .int(Int64(i)) }
-        try list.setValue(JSONValue.object(initial))
+        try list.queueSetValue(JSONValue.object(initial))
         var removal: [AnyHashable: Any] = [:]
         for i in 0..<100 { removal["c\(i)"] = NSNull() }
-        try list.updateChildValues(removal)
+        try list.queueUpdateChildValues(removal)
         var exists = true
         list.getData { _, snapshot in exists = snapshot?.exists() ?? true }
         db.drain()

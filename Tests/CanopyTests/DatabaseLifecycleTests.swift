@@ -48,8 +48,8 @@ struct DatabaseLifecycleTests {
             values.append(snapshot.json)
             if snapshot.json == 2 { db.close() }
         }
-        try db.reference(withPath: "x").setValue(1)
-        try db.reference(withPath: "x").setValue(2)
+        try db.reference(withPath: "x").queueSetValue(1)
+        try db.reference(withPath: "x").queueSetValue(2)
         try db.run()
         #expect(values == [.null, 1, 2])
         #expect(db.isClosed)
@@ -70,7 +70,7 @@ struct DatabaseLifecycleTests {
         let db = try Database.inMemory(configuration)
         defer { db.close() }
         let posts = db.reference(withPath: "posts")
-        try posts.setValue(["a": ["s": 1], "b": ["s": 2]])
+        try posts.queueSetValue(["a": ["s": 1], "b": ["s": 2]])
         func indexes() -> Int {
             let count = Locked(-1)
             db.core.read { engine in count.withLock { $0 = engine.indexCount } }

@@ -123,11 +123,11 @@ struct EventModelTests {
             switch random.int(10) {
             case 0...4:
                 let value = random.value(depth: 3 - path.count)
-                try ref.setValue(value)
+                try ref.queueSetValue(value)
                 model.set(ModelNode.from(value), at: path)
                 description = "set /\(path.joined(separator: "/")) = \(value.jsonString())"
             case 5:
-                try ref.removeValue()
+                try ref.queueRemoveValue()
                 model.set(nil, at: path)
                 description = "remove /\(path.joined(separator: "/"))"
             case 6, 7:
@@ -144,7 +144,7 @@ struct EventModelTests {
                     entries[relative.joined(separator: "/")] = value
                     modelEntries.append((relative, value))
                 }
-                try ref.updateChildValues(entries.mapValues { $0 as Any })
+                try ref.queueUpdateChildValues(entries.mapValues { $0 as Any })
                 // Values, then removals: a node keeps its priority iff it is not empty afterwards.
                 for (relative, value) in modelEntries where ModelNode.from(value) != nil {
                     model.set(ModelNode.from(value), at: path + relative)

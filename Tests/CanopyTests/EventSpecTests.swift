@@ -170,7 +170,7 @@ struct RemoteEventSpecTests {
                 for specCase in Self.cases {
                     let db = try Database.remoteForTest(url)
                     // Each case starts from an empty database: clear what the previous one left.
-                    try db.reference().removeValue()
+                    try db.reference().queueRemoveValue()
                     try db.settle()
                     let runner = EventSpecRunner(db: db, specCase: specCase) { try db.settle() }
                     withExtendedLifetime(runner) {

@@ -94,10 +94,10 @@ struct FastWritePathTests {
         defer { db.close() }
         let bulk = db.reference(withPath: "bulk")
         let single = db.reference(withPath: "single")
-        try bulk.setValue(["k3": "old", "zz": 1])
-        try single.setValue(["k3": "old", "zz": 1])
-        try bulk.updateChildValues(values)
-        for (key, value) in values { try single.child(key as! String).setValue(value) }
+        try bulk.queueSetValue(["k3": "old", "zz": 1])
+        try single.queueSetValue(["k3": "old", "zz": 1])
+        try bulk.queueUpdateChildValues(values)
+        for (key, value) in values { try single.child(key as! String).queueSetValue(value) }
         db.drain()
         let expected = self.data(single, db)
         #expect(self.data(bulk, db) == expected)
@@ -119,7 +119,7 @@ struct FastWritePathTests {
         let db = try self.manual()
         defer { db.close() }
         let ref = db.reference(withPath: "big")
-        try ref.updateChildValues(withServerValue)
+        try ref.queueUpdateChildValues(withServerValue)
         db.drain()
         let stored = self.data(ref, db)
         #expect(stored["k17"] == 17)
@@ -128,16 +128,16 @@ struct FastWritePathTests {
         // Overlap and invalid keys: the same messages as a small update.
         var overlapping = values
         overlapping["k5/deep"] = 1
-        let bigError = #expect(throws: DatabaseError.self) { try ref.updateChildValues(overlapping) }
-        let smallError = #expect(throws: DatabaseError.self) { try ref.updateChildValues(["k5": 5, "k5/deep": 1]) }
+        let bigError = #expect(throws: DatabaseError.self) { try ref.queueUpdateChildValues(overlapping) }
+        let smallError = #expect(throws: DatabaseError.self) { try ref.queueUpdateChildValues(["k5": 5, "k5/deep": 1]) }
         #expect(bigError?.message == smallError?.message)
         var invalid = values
         invalid["bad#key"] = 1
-        let invalidError = #expect(throws: DatabaseError.self) { try ref.updateChildValues(invalid) }
+        let invalidError = #expect(throws: DatabaseError.self) { try ref.queueUpdateChildValues(invalid) }
         #expect(invalidError?.message.contains("contains an invalid key (bad#key)") == true)
         var nan = values
         nan["k9"] = Double.nan
-        let nanError = #expect(throws: DatabaseError.self) { try ref.updateChildValues(nan) }
+        let nanError = #expect(throws: DatabaseError.self) { try ref.queueUpdateChildValues(nan) }
         #expect(nanError?.message == "update failed: values argument contains NaN in property 'big.k9'")
     }
 }

@@ -54,7 +54,7 @@ struct FirebaseGuideTests {
         defer { db.close() }
         let ref = db.reference()
         let postKey = ref.child("posts").childByAutoId().key!
-        try ref.child("post-comments").child(postKey).childByAutoId().setValue(["uid": "u1", "author": "ada", "text": "first"])
+        try ref.child("post-comments").child(postKey).childByAutoId().queueSetValue(["uid": "u1", "author": "ada", "text": "first"])
         db.drain()
 
         let controller = PostDetailController()
@@ -64,13 +64,13 @@ struct FirebaseGuideTests {
         #expect(controller.comments.count == 1)
 
         let second = controller.commentsRef.childByAutoId()
-        try second.setValue(["uid": "u2", "author": "grace", "text": "second"])
-        try controller.commentsRef.childByAutoId().setValue(["uid": "u1", "author": "ada", "text": "third"])
+        try second.queueSetValue(["uid": "u2", "author": "grace", "text": "second"])
+        try controller.commentsRef.childByAutoId().queueSetValue(["uid": "u1", "author": "ada", "text": "third"])
         db.drain()
         #expect(controller.comments.map { ($0.value as? [String: Any])?["text"] as? String } == ["first", "second", "third"])
         #expect(controller.insertedRows == [0, 1, 2])
 
-        try second.removeValue()
+        try second.queueRemoveValue()
         db.drain()
         #expect(controller.deletedRows == [1])
         #expect(controller.comments.compactMap { ($0.value as? [String: Any])?["text"] as? String } == ["first", "third"])
@@ -81,7 +81,7 @@ struct FirebaseGuideTests {
         let db = try self.manualDatabase()
         defer { db.close() }
         let commentsRef = db.reference(withPath: "post-comments/p1")
-        try commentsRef.setValue(["b": ["text": "two"], "a": ["text": "one"], "c": ["text": "three"]])
+        try commentsRef.queueSetValue(["b": ["text": "two"], "a": ["text": "one"], "c": ["text": "three"]])
         var texts: [String] = []
         commentsRef.observe(.value) { snapshot in
             texts = []
@@ -106,7 +106,7 @@ struct FirebaseGuideTests {
         defer { db.close() }
         let ref = db.reference()
         let userID: String? = "uid42"
-        try ref.child("users").child(userID!).setValue(["username": "ada"])
+        try ref.child("users").child(userID!).queueSetValue(["username": "ada"])
         var username = ""
         ref.child("users").child(userID!).observeSingleEvent(
             of: .value,
@@ -143,7 +143,7 @@ struct FirebaseGuideTests {
         guard let key = ref.child("posts").childByAutoId().key else { return }
         let post = ["uid": userID, "author": username, "title": title, "body": body]
         let childUpdates = ["/posts/\(key)": post, "/user-posts/\(userID)/\(key)/": post]
-        try ref.updateChildValues(childUpdates)
+        try ref.queueUpdateChildValues(childUpdates)
         var posts: JSONValue = .null
         var userPosts: JSONValue = .null
         ref.child("posts").child(key).observeSingleEvent(of: .value) { posts = $0.json }

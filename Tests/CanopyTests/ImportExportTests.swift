@@ -26,7 +26,7 @@ struct ImportExportTests {
             "users": ["ada": ["name": "Ada", "age": 36, ".priority": 1], "grace": ["name": "Grace", "langs": ["COBOL", "FLOW-MATIC"]]],
             "n": [".value": 3.5, ".priority": "p"], "big": .int(Int64.max), "t": true, "unicode": "日本語 🎉 \"q\"\n",
         ]
-        try db.reference().importJSON(original.jsonString())
+        try db.reference().queueImportJSON(original.jsonString())
         db.drain()
         let exported = self.read(db, "/")
         #expect(exported == original.exportNormalized)
@@ -35,7 +35,7 @@ struct ImportExportTests {
         db.drain()
         let copy = try self.manual()
         defer { copy.close() }
-        try copy.reference().importJSON(text)
+        try copy.reference().queueImportJSON(text)
         copy.drain()
         #expect(self.read(copy, "/") == exported)
         // The plain form reads arrays back as arrays.
@@ -53,7 +53,7 @@ struct ImportExportTests {
     func duplicateKeys(text: String, expected: JSONValue) throws {
         let db = try self.manual()
         defer { db.close() }
-        try db.reference(withPath: "d").importJSON(text)
+        try db.reference(withPath: "d").queueImportJSON(text)
         db.drain()
         #expect(self.read(db, "d") == expected)
     }
@@ -62,7 +62,7 @@ struct ImportExportTests {
     func serverValues() throws {
         let db = try self.manual()
         defer { db.close() }
-        try db.reference(withPath: "s").importJSON(#"{"at":{".sv":"timestamp"},"n":{".value":1,".priority":{".sv":"timestamp"}}}"#)
+        try db.reference(withPath: "s").queueImportJSON(#"{"at":{".sv":"timestamp"},"n":{".value":1,".priority":{".sv":"timestamp"}}}"#)
         db.drain()
         #expect(self.read(db, "s") == ["at": 1_700_000_000_000, "n": [".value": 1, ".priority": 1_700_000_000_000]])
     }
@@ -80,10 +80,10 @@ struct ImportExportTests {
     func badInput(text: String, code: String, fragment: String) throws {
         let db = try self.manual()
         defer { db.close() }
-        try db.reference(withPath: "i").setValue(["keep": 1])
+        try db.reference(withPath: "i").queueSetValue(["keep": 1])
         db.drain()
         do {
-            try db.reference(withPath: "i").importJSON(text)
+            try db.reference(withPath: "i").queueImportJSON(text)
             Issue.record("\(text) was accepted")
         } catch let error as DatabaseError {
             #expect(error.code.name == code)
@@ -98,9 +98,9 @@ struct ImportExportTests {
         let db = try self.manual()
         defer { db.close() }
         let text = String(repeating: "{\"k\":", count: 33) + "1" + String(repeating: "}", count: 33)
-        #expect(throws: DatabaseError.self) { try db.reference().importJSON(text) }
+        #expect(throws: DatabaseError.self) { try db.reference().queueImportJSON(text) }
         let ok = String(repeating: "{\"k\":", count: 32) + "1" + String(repeating: "}", count: 32)
-        try db.reference().importJSON(ok)
+        try db.reference().queueImportJSON(ok)
         db.drain()
         #expect(self.read(db, "/") != .null)
     }

@@ -9,7 +9,7 @@ import Testing
 /// Fire-and-forget writes (the synchronous `setValue`), which async code cannot call directly
 /// because there the `async` overload is chosen.
 func write(_ ref: DatabaseReference, values: some Sequence<Int>) throws {
-    for value in values { try ref.setValue(value) }
+    for value in values { try ref.queueSetValue(value) }
 }
 
 @Suite("The database loop")
@@ -60,7 +60,7 @@ struct LoopIntegrationTests {
             withCancel: { error in
                 cancelled.withLock { $0.append(error as! DatabaseError) }
             })
-        try db.reference(withPath: "a").setValue(1)
+        try db.reference(withPath: "a").queueSetValue(1)
         db.close()
         let report = try #require(db.core.loop.closeReport)
         #expect(report.loopCloseResult == 0)
@@ -68,7 +68,7 @@ struct LoopIntegrationTests {
         #expect(report.isClean)
         #expect(db.core.loop.isThreadJoined)
         #expect(cancelled.value.map(\.code) == [.closed])
-        #expect(throws: DatabaseError.self) { try db.reference(withPath: "a").setValue(2) }
+        #expect(throws: DatabaseError.self) { try db.reference(withPath: "a").queueSetValue(2) }
     }
 
     @Test("closing a database in drain mode leaves no handle open")
@@ -144,13 +144,13 @@ struct LoopIntegrationTests {
         let y = db.reference(withPath: "y")
         x.observe(.value) { snapshot in
             log.append("A x=\(snapshot.json.jsonString())")
-            if snapshot.json == 1 { try? y.setValue(1) }
+            if snapshot.json == 1 { try? y.queueSetValue(1) }
         }
         x.observe(.value) { snapshot in log.append("B x=\(snapshot.json.jsonString())") }
         y.observe(.value) { snapshot in log.append("C y=\(snapshot.json.jsonString())") }
         db.drain()
         log.removeAll()
-        try x.setValue(1)
+        try x.queueSetValue(1)
         db.drain()
         #expect(log == ["A x=1", "B x=1", "C y=1"])
     }
@@ -170,8 +170,8 @@ struct LoopIntegrationTests {
         }
         second = ref.observe(.value) { snapshot in log.append("second \(snapshot.json.jsonString())") }
         db.drain()
-        try ref.setValue(1)
-        try ref.setValue(2)
+        try ref.queueSetValue(1)
+        try ref.queueSetValue(2)
         db.drain()
         #expect(log == ["first null", "second null", "first 1", "first 2"])
     }

@@ -27,7 +27,7 @@ struct MultiLocationTransactionTests {
     func commits() throws {
         let db = try Self.manual()
         defer { db.close() }
-        try db.reference(withPath: "accounts").setValue(["a": 10, "b": 5])
+        try db.reference(withPath: "accounts").queueSetValue(["a": 10, "b": 5])
         var rootEvents: [JSONValue] = []
         db.reference().observe(.value) { rootEvents.append($0.json) }
         db.drain()
@@ -103,7 +103,7 @@ struct MultiLocationTransactionTests {
     func overlappingWrites() throws {
         let db = try Self.manual()
         defer { db.close() }
-        try db.reference(withPath: "n").setValue(["count": 1, "keep": true])
+        try db.reference(withPath: "n").queueSetValue(["count": 1, "keep": true])
         db.drain()
         let n = db.reference(withPath: "n")
         _ = Self.run(db) { transaction in
@@ -120,7 +120,7 @@ struct MultiLocationTransactionTests {
         defer { db.close() }
         let accounts = 6
         let initial = 1_000
-        try db.reference(withPath: "accounts").setValue(Dictionary(uniqueKeysWithValues: (0..<accounts).map { ("a\($0)", initial) }))
+        try db.reference(withPath: "accounts").queueSetValue(Dictionary(uniqueKeysWithValues: (0..<accounts).map { ("a\($0)", initial) }))
         // Every snapshot of the accounts any observer sees holds the whole balance: no partial write.
         let partial = Locked(0)
         let snapshots = Locked(0)

@@ -509,7 +509,7 @@ struct QueryErrorTests {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "q")
-        try ref.setValue(["a": 1, "b": 2, "c": 3])
+        try ref.queueSetValue(["a": 1, "b": 2, "c": 3])
         db.drain()
         expectWindow(ref.queryLimited(toFirst: (1 << 31) - 1), db, ["a", "b", "c"])
         expectWindow(ref.queryLimited(toLast: (1 << 31) - 1), db, ["a", "b", "c"])

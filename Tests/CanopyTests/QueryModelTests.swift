@@ -101,7 +101,7 @@ struct QueryModelTests {
         // Some initial data.
         var initial: [String: JSONValue] = [:]
         for _ in 0..<6 { initial[random.key()] = random.child() }
-        try list.setValue(JSONValue.object(initial))
+        try list.queueSetValue(JSONValue.object(initial))
         model.set(ModelNode.from(.object(initial)), at: ["list"])
         try settle()
 
@@ -148,20 +148,20 @@ struct QueryModelTests {
             case 0..<7:
                 let key = random.key()
                 let value = random.child()
-                try list.child(key).setValue(value)
+                try list.child(key).queueSetValue(value)
                 model.set(ModelNode.from(value), at: ["list", key])
                 written = ["list", key]
                 description = "set \(key) = \(value.jsonString())"
             case 7..<10:
                 let key = random.key()
                 let value = random.scalar()
-                try list.child(key).child("v").setValue(value)
+                try list.child(key).child("v").queueSetValue(value)
                 model.set(ModelNode.from(value), at: ["list", key, "v"])
                 written = ["list", key, "v"]
                 description = "set \(key)/v = \(value.jsonString())"
             case 10..<12:
                 let key = random.key()
-                try list.child(key).removeValue()
+                try list.child(key).queueRemoveValue()
                 model.set(nil, at: ["list", key])
                 written = ["list", key]
                 description = "remove \(key)"
@@ -183,7 +183,7 @@ struct QueryModelTests {
                 }
                 // Drop overlapping entries (an update may not contain a path and its ancestor).
                 for k in entries.keys where k.hasSuffix("/v") && entries[String(k.dropLast(2))] != nil { entries[k] = nil }
-                try list.updateChildValues(entries.mapValues { $0 as Any })
+                try list.queueUpdateChildValues(entries.mapValues { $0 as Any })
                 for (k, v) in entries where ModelNode.from(v) != nil {
                     model.set(ModelNode.from(v), at: ["list"] + k.split(separator: "/").map(String.init))
                 }
@@ -194,12 +194,12 @@ struct QueryModelTests {
             case 17:
                 var value: [String: JSONValue] = [:]
                 for _ in 0..<(random.int(7)) { value[random.key()] = random.child() }
-                try list.setValue(JSONValue.object(value))
+                try list.queueSetValue(JSONValue.object(value))
                 model.set(ModelNode.from(.object(value)), at: ["list"])
                 description = "set list = \(JSONValue.object(value).jsonString())"
             case 18:
                 let value = random.scalar()
-                try list.setValue(value)
+                try list.queueSetValue(value)
                 model.set(ModelNode.from(value), at: ["list"])
                 description = "set list = \(value.jsonString())"
             default:

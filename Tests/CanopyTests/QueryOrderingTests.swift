@@ -20,7 +20,7 @@ struct QueryOrderingTests {
         early.observe(build(ref), [.childAdded, .value])
         db.drain()
         #expect(early.take() == [.valueNull()], sourceLocation: sourceLocation)
-        try ref.setValue(data)
+        try ref.queueSetValue(data)
         db.drain()
         let previous: [String?] = keys.indices.map { $0 == 0 ? nil : keys[$0 - 1] }
         let written = early.take()
@@ -103,8 +103,8 @@ struct QueryOrderingTests {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
-        try ref.child("\u{E9}").setValue(1)
-        try ref.child("e\u{301}").setValue(2)
+        try ref.child("\u{E9}").queueSetValue(1)
+        try ref.child("e\u{301}").queueSetValue(2)
         db.drain()
         var keys: [[Unicode.Scalar]] = []
         var values: [Int] = []
@@ -182,7 +182,7 @@ struct QueryOrderingTests {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
-        try ref.setValue(
+        try ref.queueSetValue(
             [
                 "a": [
                     "thisvaluefirst": [".value": true, ".priority": 1], "name": [".value": "Michael", ".priority": 2],
@@ -223,7 +223,7 @@ struct QueryOrderingTests {
                 "uid": .string("u\(i % 3)"), "title": .string("post \(i)"), "starCount": .int(Int64(stars(i))),
                 "metrics": ["views": .int(Int64((i * 37) % 11))],
             ]
-            try post.setValue(value)
+            try post.queueSetValue(value)
         }
         return keys
     }
@@ -269,7 +269,8 @@ struct QueryOrderingTests {
         let posts = db.reference(withPath: "posts")
         // Keys p0…p5 so that ties by key are readable; stars 10, 20, 30, 40, 50, 60.
         for i in 0..<6 {
-            try posts.child("p\(i)").setValue(["title": JSONValue.string("t\(i)"), "starCount": .int(Int64((i + 1) * 10))] as JSONValue)
+            try posts.child("p\(i)").queueSetValue(
+                ["title": JSONValue.string("t\(i)"), "starCount": .int(Int64((i + 1) * 10))] as JSONValue)
         }
         db.drain()
         let query = posts.queryOrdered(byChild: "starCount").queryLimited(toLast: 3)
@@ -284,7 +285,7 @@ struct QueryOrderingTests {
             ])
 
         // A star inside the window that reorders it: moved + changed, same previous key.
-        try posts.child("p3/starCount").setValue(55)
+        try posts.child("p3/starCount").queueSetValue(55)
         db.drain()
         #expect(
             log.take() == [
@@ -293,7 +294,7 @@ struct QueryOrderingTests {
             ])
 
         // A change of the indexed value that keeps the position still moves (see *Events*).
-        try posts.child("p5/starCount").setValue(61)
+        try posts.child("p5/starCount").queueSetValue(61)
         db.drain()
         #expect(
             log.take() == [
@@ -302,13 +303,13 @@ struct QueryOrderingTests {
             ])
 
         // A change outside the indexed child: changed only.
-        try posts.child("p4/title").setValue("new")
+        try posts.child("p4/title").queueSetValue("new")
         db.drain()
         let p4new: JSONValue = ["title": "new", "starCount": 50]
         #expect(log.take() == [.changed("p4", nil, p4new), .value(["p4": p4new, "p3": post(3, 55), "p5": post(5, 61)])])
 
         // A post outside the window gets stars and enters: the lowest one leaves.
-        try posts.child("p0/starCount").setValue(100)
+        try posts.child("p0/starCount").queueSetValue(100)
         db.drain()
         #expect(
             log.take() == [
@@ -317,7 +318,7 @@ struct QueryOrderingTests {
             ])
 
         // A post inside the window drops below the window: the best one outside comes in.
-        try posts.child("p5/starCount").setValue(1)
+        try posts.child("p5/starCount").queueSetValue(1)
         db.drain()
         #expect(
             log.take() == [
@@ -325,17 +326,17 @@ struct QueryOrderingTests {
             ])
 
         // Changes outside the window raise nothing.
-        try posts.child("p1/starCount").setValue(21)
-        try posts.child("p2/title").setValue("x")
+        try posts.child("p1/starCount").queueSetValue(21)
+        try posts.child("p2/title").queueSetValue("x")
         db.drain()
         #expect(log.take() == [])
 
         // A tie with the lowest window entry: broken by key (p1 < p4), so p1 stays out.
-        try posts.child("p1/starCount").setValue(50)
+        try posts.child("p1/starCount").queueSetValue(50)
         db.drain()
         #expect(log.take() == [])
         // Ties the other way (p9 > p4): enters.
-        try posts.child("p9").setValue(["title": "t9", "starCount": 50] as JSONValue)
+        try posts.child("p9").queueSetValue(["title": "t9", "starCount": 50] as JSONValue)
         db.drain()
         #expect(
             log.take() == [
@@ -397,7 +398,7 @@ struct QueryOrderingTests {
         let root = db.reference()
         let posts = root.child("posts")
         for i in 0..<5 {
-            try posts.child("p\(i)").setValue(["title": JSONValue.string("t\(i)"), "starCount": .int(Int64(i))] as JSONValue)
+            try posts.child("p\(i)").queueSetValue(["title": JSONValue.string("t\(i)"), "starCount": .int(Int64(i))] as JSONValue)
         }
         db.drain()
         let log = QueryEventLog()
@@ -416,7 +417,7 @@ struct QueryOrderingTests {
                     "user-posts/\(postID)/stars/\(userID)": true,
                     "user-posts/\(postID)/starCount": ServerValue.increment(1),
                 ] as [String: Any]
-            try root.updateChildValues(updates)
+            try root.queueUpdateChildValues(updates)
         }
         db.drain()
         let starred: JSONValue = ["title": "t1", "starCount": 4, "stars": ["u": true]]

@@ -14,7 +14,7 @@ func queryTestDatabase() throws -> Database {
 /// A synchronous write, for `async` tests on a drain-mode database (where the `async` overload
 /// would wait for a loop that nobody drains).
 func querySyncSet(_ ref: DatabaseReference, _ value: Any?) throws {
-    try ref.setValue(value)
+    try ref.queueSetValue(value)
 }
 
 /// One callback received by a query observer.
@@ -180,7 +180,7 @@ struct QueryWindowCase: Sendable, CustomTestStringConvertible {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
-        try ref.setValue(self.data)
+        try ref.queueSetValue(self.data)
         db.drain()
         let snapshot = expectWindow(self.build(ref), db, self.keys, sourceLocation: sourceLocation)
         for child in snapshot?.childSnapshots ?? [] {
@@ -204,10 +204,10 @@ struct QueryWindowTests {
         log.observe(ref.queryLimited(toLast: 2))
         db.drain()
         #expect(log.take() == [.valueNull()])
-        try ref.setValue(["a": 1, "b": 2, "c": 3])
+        try ref.queueSetValue(["a": 1, "b": 2, "c": 3])
         db.drain()
         #expect(log.take() == [.added("b", nil, 2), .added("c", "b", 3), .value(["b": 2, "c": 3])])
-        try ref.child("d").setValue(4)
+        try ref.child("d").queueSetValue(4)
         db.drain()
         #expect(log.take() == [.removed("b", 2), .added("d", "c", 4), .value(["c": 3, "d": 4])])
         #expect(log.cancellations.isEmpty)
@@ -222,10 +222,10 @@ struct QueryWindowTests {
         log.observe(ref.queryStarting(atValue: nil, childKey: "a").queryLimited(toFirst: 2))
         db.drain()
         #expect(log.take() == [.valueNull()])
-        try ref.setValue(["a": 1, "b": 2, "c": 3])
+        try ref.queueSetValue(["a": 1, "b": 2, "c": 3])
         db.drain()
         #expect(log.take() == [.added("a", nil, 1), .added("b", "a", 2), .value(["a": 1, "b": 2])])
-        try ref.child("aa").setValue(4)
+        try ref.child("aa").queueSetValue(4)
         db.drain()
         #expect(log.take() == [.removed("b", 2), .added("aa", "a", 4), .value(["a": 1, "aa": 4])])
     }
@@ -239,10 +239,10 @@ struct QueryWindowTests {
         log.observe(ref.queryStarting(afterValue: nil, childKey: "a").queryLimited(toFirst: 2))
         db.drain()
         #expect(log.take() == [.valueNull()])
-        try ref.setValue(["a": 1, "b": 2, "c": 3])
+        try ref.queueSetValue(["a": 1, "b": 2, "c": 3])
         db.drain()
         #expect(log.take() == [.added("b", nil, 2), .added("c", "b", 3), .value(["b": 2, "c": 3])])
-        try ref.child("aa").setValue(4)
+        try ref.child("aa").queueSetValue(4)
         db.drain()
         #expect(log.take() == [.removed("c", 3), .added("aa", nil, 4), .value(["aa": 4, "b": 2])])
     }
@@ -257,10 +257,10 @@ struct QueryWindowTests {
         log.observe(base.queryLimited(toFirst: 2))
         db.drain()
         #expect(log.take() == [.valueNull()])
-        try ref.setValue(["c": 3])
+        try ref.queueSetValue(["c": 3])
         db.drain()
         #expect(log.take() == [.added("c", nil, 3), .value(["c": 3])])
-        try ref.child("b").setValue(4)
+        try ref.child("b").queueSetValue(4)
         db.drain()
         #expect(log.take() == [.added("b", nil, 4), .value(["b": 4, "c": 3])])
     }
@@ -274,13 +274,13 @@ struct QueryWindowTests {
         log.observe(ref.queryLimited(toLast: 2))
         db.drain()
         _ = log.take()
-        try ref.setValue(["b": 2, "c": 3])
+        try ref.queueSetValue(["b": 2, "c": 3])
         db.drain()
         #expect(log.take() == [.added("b", nil, 2), .added("c", "b", 3), .value(["b": 2, "c": 3])])
-        try ref.child("b").removeValue()
+        try ref.child("b").queueRemoveValue()
         db.drain()
         #expect(log.take() == [.removed("b", 2), .value(["c": 3])])
-        try ref.child("c").removeValue()
+        try ref.child("c").queueRemoveValue()
         db.drain()
         #expect(log.take() == [.removed("c", 3), .valueNull()])
     }
@@ -294,16 +294,16 @@ struct QueryWindowTests {
         log.observe(ref.queryLimited(toLast: 2))
         db.drain()
         #expect(log.take() == [.valueNull()])
-        try ref.setValue(["a": 1, "b": 2, "c": 3])
+        try ref.queueSetValue(["a": 1, "b": 2, "c": 3])
         db.drain()
         #expect(log.take() == [.added("b", nil, 2), .added("c", "b", 3), .value(["b": 2, "c": 3])])
-        try ref.child("b").removeValue()
+        try ref.child("b").queueRemoveValue()
         db.drain()
         #expect(log.take() == [.removed("b", 2), .added("a", nil, 1), .value(["a": 1, "c": 3])])
-        try ref.child("c").removeValue()
+        try ref.child("c").queueRemoveValue()
         db.drain()
         #expect(log.take() == [.removed("c", 3), .value(["a": 1])])
-        try ref.child("a").removeValue()
+        try ref.child("a").queueRemoveValue()
         db.drain()
         #expect(log.take() == [.removed("a", 1), .valueNull()])
     }
@@ -313,13 +313,13 @@ struct QueryWindowTests {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
-        try ref.setValue(["a": 1, "b": 2, "c": 3])
+        try ref.queueSetValue(["a": 1, "b": 2, "c": 3])
         db.drain()
         let log = QueryEventLog()
         log.observe(ref.queryLimited(toLast: 2))
         db.drain()
         #expect(log.take() == [.added("b", nil, 2), .added("c", "b", 3), .value(["b": 2, "c": 3])])
-        try ref.child("b").removeValue()
+        try ref.child("b").queueRemoveValue()
         db.drain()
         #expect(log.take() == [.removed("b", 2), .added("a", nil, 1), .value(["a": 1, "c": 3])])
     }
@@ -333,16 +333,16 @@ struct QueryWindowTests {
         log.observe(ref.queryLimited(toLast: 2))
         db.drain()
         #expect(log.take() == [.valueNull()])
-        try ref.child("a").setValue(1)
+        try ref.child("a").queueSetValue(1)
         db.drain()
         #expect(log.take() == [.added("a", nil, 1), .value(["a": 1])])
-        try ref.child("c").setValue(3)
+        try ref.child("c").queueSetValue(3)
         db.drain()
         #expect(log.take() == [.added("c", "a", 3), .value(["a": 1, "c": 3])])
-        try ref.child("b").setValue(2)
+        try ref.child("b").queueSetValue(2)
         db.drain()
         #expect(log.take() == [.removed("a", 1), .added("b", nil, 2), .value(["b": 2, "c": 3])])
-        try ref.child("d").setValue(4)
+        try ref.child("d").queueSetValue(4)
         db.drain()
         #expect(log.take() == [.removed("b", 2), .added("d", "c", 4), .value(["c": 3, "d": 4])])
     }
@@ -352,7 +352,7 @@ struct QueryWindowTests {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
-        try ref.setValue(
+        try ref.queueSetValue(
             [
                 "a": [".value": "a", ".priority": 10], "b": [".value": "b", ".priority": 20],
                 "c": [".value": "c", ".priority": 30], "d": [".value": "d", ".priority": 40],
@@ -362,16 +362,16 @@ struct QueryWindowTests {
         log.observe(ref.queryLimited(toLast: 2))
         db.drain()
         #expect(log.take() == [.added("c", nil, "c"), .added("d", "c", "d"), .value(["c": "c", "d": "d"])])
-        try ref.child("c").setPriority(50)
+        try ref.child("c").queueSetPriority(50)
         db.drain()
         #expect(log.take() == [.moved("c", "d", "c"), .changed("c", "d", "c"), .value(["d": "d", "c": "c"])])
-        try ref.child("c").setPriority(35)
+        try ref.child("c").queueSetPriority(35)
         db.drain()
         #expect(log.take() == [.moved("c", nil, "c"), .changed("c", nil, "c"), .value(["c": "c", "d": "d"])])
-        try ref.child("b").setPriority(33)
+        try ref.child("b").queueSetPriority(33)
         db.drain()
         #expect(log.take() == [], "b stays outside the window")
-        try ref.child("b").setPriority(60)
+        try ref.child("b").queueSetPriority(60)
         db.drain()
         #expect(log.take() == [.removed("c", "c"), .added("b", "d", "b"), .value(["d": "d", "b": "b"])])
     }
@@ -381,7 +381,7 @@ struct QueryWindowTests {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
-        try ref.setValue(
+        try ref.queueSetValue(
             [
                 "a": [".value": "a", ".priority": 1], "b": [".value": "b", ".priority": 2],
                 "c": [".value": "c", ".priority": 3], "d": [".value": "d", ".priority": 4],
@@ -391,7 +391,7 @@ struct QueryWindowTests {
         log.observe(ref.queryLimited(toLast: 2), [.childMoved, .childChanged, .value])
         db.drain()
         #expect(log.take() == [.value(["c": "c", "d": "d"])])
-        try ref.child("c").setPriority(10)
+        try ref.child("c").queueSetPriority(10)
         db.drain()
         #expect(log.take() == [.moved("c", "d", "c"), .changed("c", "d", "c"), .value(["d": "d", "c": "c"])])
     }
@@ -401,7 +401,7 @@ struct QueryWindowTests {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
-        try ref.setValue([String: Any]())
+        try ref.queueSetValue([String: Any]())
         let log = QueryEventLog()
         log.observe(ref.queryLimited(toLast: 2), [.childAdded, .childRemoved])
         db.drain()
@@ -410,7 +410,7 @@ struct QueryWindowTests {
         for i in 0..<5 {
             let child = ref.childByAutoId()
             keys.append(child.key!)
-            try child.setValue(i)
+            try child.queueSetValue(i)
         }
         db.drain()
         #expect(keys == keys.sorted(), "push IDs increase")
@@ -430,7 +430,7 @@ struct QueryWindowTests {
         let log = QueryEventLog()
         log.observe(ref.queryLimited(toLast: 5), [.value])
         db.drain()
-        for i in 0..<10 { try ref.childByAutoId().setValue(i) }
+        for i in 0..<10 { try ref.childByAutoId().queueSetValue(i) }
         db.drain()
         let events = log.take()
         #expect(events.count == 11)
@@ -716,7 +716,7 @@ struct QueryWindowTests {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
-        try ref.setValue(Self.equalToData)
+        try ref.queueSetValue(Self.equalToData)
         db.drain()
         #expect(queryRead(ref.queryEqual(toValue: 2), db)?.exportJSON == ["b": [".priority": 2, ".value": 2]])
         #expect(queryRead(ref.queryEqual(toValue: "3", childKey: "c"), db)?.exportJSON == ["c": [".priority": "3", ".value": 3]])
@@ -855,7 +855,7 @@ struct QueryWindowTests {
         let ref = db.reference(withPath: "list")
         let log = QueryEventLog()
         if registerFirst { log.observe(ref.queryLimited(toLast: 5), [.childAdded]) }
-        try ref.setValue(Self.scores)
+        try ref.queueSetValue(Self.scores)
         db.drain()
         if !registerFirst {
             log.observe(ref.queryLimited(toLast: 5), [.childAdded])
@@ -875,10 +875,10 @@ struct QueryWindowTests {
         let log = QueryEventLog()
         log.observe(ref.queryOrdered(byChild: "value"), [.childAdded])
         db.drain()
-        try ref.setValue(["a": ["value": 5], "c": ["value": 3]])
+        try ref.queueSetValue(["a": ["value": 5], "c": ["value": 3]])
         db.drain()
         #expect(log.take() == [.added("c", nil, ["value": 3]), .added("a", "c", ["value": 5])])
-        try ref.updateChildValues(["b": ["value": 4], "d": ["value": 2]])
+        try ref.queueUpdateChildValues(["b": ["value": 4], "d": ["value": 2]])
         db.drain()
         #expect(log.take() == [.added("d", nil, ["value": 2]), .added("b", "c", ["value": 4])])
     }
@@ -888,7 +888,7 @@ struct QueryWindowTests {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
-        try ref.setValue(
+        try ref.queueSetValue(
             [
                 "4": ["age": 41, "name": "old"], "5": ["age": 18, "name": "young"],
                 "6": ["age": 20, "name": "mid"], "7": ["age": 30, "name": "older"],
@@ -906,7 +906,7 @@ struct QueryWindowTests {
                 .added("5", nil, p5), .added("6", "5", p6), .added("7", "6", p7), .added("4", "7", p4),
                 .value(["5": p5, "6": p6, "7": p7, "4": p4]),
             ])
-        try ref.child("4/age").setValue(25)
+        try ref.child("4/age").queueSetValue(25)
         db.drain()
         let p4b: JSONValue = ["age": 25, "name": "old"]
         #expect(log.take() == [.moved("4", "6", p4b), .changed("4", "6", p4b), .value(["5": p5, "6": p6, "4": p4b, "7": p7])])
@@ -923,7 +923,7 @@ struct QueryWindowTests {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
-        try ref.setValue(Self.nuggets)
+        try ref.queueSetValue(Self.nuggets)
         db.drain()
         let log = QueryEventLog()
         log.observe(ref.queryOrdered(byChild: "nuggets"))
@@ -935,14 +935,14 @@ struct QueryWindowTests {
                 .added("rob", "vassili", n(56)),
                 .added("alex", "rob", n(60)), .value(["greg": n(52), "tony": n(52), "vassili": n(55.5), "rob": n(56), "alex": n(60)]),
             ])
-        try ref.child("greg/nuggets").setValue(57)
+        try ref.child("greg/nuggets").queueSetValue(57)
         db.drain()
         #expect(
             log.take() == [
                 .moved("greg", "rob", n(57)), .changed("greg", "rob", n(57)),
                 .value(["tony": n(52), "vassili": n(55.5), "rob": n(56), "greg": n(57), "alex": n(60)]),
             ])
-        try ref.child("greg/name").setValue("G")
+        try ref.child("greg/name").queueSetValue("G")
         db.drain()
         let greg: JSONValue = ["nuggets": 57, "name": "G"]
         #expect(
@@ -958,7 +958,7 @@ struct QueryWindowTests {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
-        try ref.setValue(["a": "blah", ".priority": "priority"])
+        try ref.queueSetValue(["a": "blah", ".priority": "priority"])
         db.drain()
         let limited = try #require(queryRead(ref.queryLimited(toLast: 2), db))
         #expect(limited.exportJSON == ["a": "blah"])
@@ -982,7 +982,7 @@ struct QueryWindowTests {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
-        try ref.setValue([".priority": "top", "a": [".value": 1, ".priority": 5], "b": ["x": 2, ".priority": "p"]] as JSONValue)
+        try ref.queueSetValue([".priority": "top", "a": [".value": 1, ".priority": 5], "b": ["x": 2, ".priority": "p"]] as JSONValue)
         db.drain()
         let query = c.build(ref)
         let snapshot = try #require(queryRead(query, db))
@@ -1001,7 +1001,7 @@ struct QueryWindowTests {
         var count = 0
         query.observe(.value) { _ in count += 1 }
         db.drain()
-        try ref.setPriority("other")
+        try ref.queueSetPriority("other")
         db.drain()
         #expect(count == 1, "no value event for a top-level priority change")
     }
@@ -1011,7 +1011,7 @@ struct QueryWindowTests {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
-        try ref.setValue("leaf-node")
+        try ref.queueSetValue("leaf-node")
         db.drain()
         let query = ref.queryOrdered(byChild: "foo").queryLimited(toLast: 1)
         #expect(queryRead(query, db)?.exists() == false)
@@ -1020,13 +1020,13 @@ struct QueryWindowTests {
         log.observe(query)
         db.drain()
         #expect(log.take() == [.valueNull()])
-        try ref.setValue("another-leaf")
+        try ref.queueSetValue("another-leaf")
         db.drain()
         #expect(log.take() == [])
-        try ref.setValue(["a": ["foo": 1]])
+        try ref.queueSetValue(["a": ["foo": 1]])
         db.drain()
         #expect(log.take() == [.added("a", nil, ["foo": 1]), .value(["a": ["foo": 1]])])
-        try ref.setValue("leaf-again")
+        try ref.queueSetValue("leaf-again")
         db.drain()
         #expect(log.take() == [.removed("a", ["foo": 1]), .valueNull()])
     }
@@ -1043,7 +1043,7 @@ struct QueryWindowTests {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
-        try ref.setValue("leaf", andPriority: 3)
+        try ref.queueSetValue("leaf", andPriority: 3)
         db.drain()
         let query = c.build(ref)
         let leaf = try #require(queryRead(query, db))
@@ -1053,14 +1053,14 @@ struct QueryWindowTests {
         log.observe(query)
         db.drain()
         #expect(log.take() == [.leaf("leaf")])
-        try ref.setValue("leaf2", andPriority: 3)
+        try ref.queueSetValue("leaf2", andPriority: 3)
         db.drain()
         #expect(log.take() == [.leaf("leaf2")])
-        try ref.setValue(["x": 1, "y": 2, ".priority": "p"] as JSONValue)
+        try ref.queueSetValue(["x": 1, "y": 2, ".priority": "p"] as JSONValue)
         db.drain()
         #expect(queryRead(query, db)?.exportJSON == ["x": 1, "y": 2, ".priority": "p"])
         _ = log.take()
-        try ref.setPriority("q")
+        try ref.queueSetPriority("q")
         db.drain()
         let events = log.take()
         #expect(events.count == 1 && events.first?.type == .value, "a priority change of the location raises value: \(events)")
@@ -1073,14 +1073,14 @@ struct QueryWindowTests {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
-        try ref.setValue(
+        try ref.queueSetValue(
             ["a": [".value": 1, ".priority": 1], "b": [".value": 2, ".priority": 2], "c": [".value": 3, ".priority": 3]] as JSONValue)
         db.drain()
         let log = QueryEventLog()
         log.observe(ref.queryLimited(toLast: 2))
         db.drain()
         #expect(log.take() == [.added("b", nil, 2), .added("c", "b", 3), .value(["b": 2, "c": 3])])
-        try ref.updateChildValues(["b": NSNull(), "c": NSNull()])
+        try ref.queueUpdateChildValues(["b": NSNull(), "c": NSNull()])
         db.drain()
         #expect(log.take() == [.removed("b", 2), .removed("c", 3), .added("a", nil, 1), .value(["a": 1])])
     }
@@ -1095,10 +1095,10 @@ struct QueryWindowTests {
         log.observe(ref.child("a"), [.value], tag: "child")
         db.drain()
         #expect(log.take() == [.valueNull(tag: "parent"), .valueNull(tag: "child")])
-        try ref.setValue(["a": 1, "b": 2])
+        try ref.queueSetValue(["a": 1, "b": 2])
         db.drain()
         #expect(log.take() == [.leaf(1, tag: "child"), .value(["b": 2], tag: "parent")])
-        try ref.updateChildValues(["c": 3])
+        try ref.queueUpdateChildValues(["c": 3])
         db.drain()
         #expect(log.take() == [.value(["c": 3], tag: "parent")])
     }
@@ -1113,13 +1113,13 @@ struct QueryWindowTests {
         log.observe(ref.child("a"), [.value], tag: "child")
         db.drain()
         #expect(log.take() == [.valueNull(tag: "parent"), .valueNull(tag: "child")])
-        try ref.setValue(["a": 1])
+        try ref.queueSetValue(["a": 1])
         db.drain()
         #expect(log.take() == [.leaf(1, tag: "child"), .value(["a": 1], tag: "parent")])
-        try ref.child("b").setValue(2)
+        try ref.child("b").queueSetValue(2)
         db.drain()
         #expect(log.take() == [.value(["b": 2], tag: "parent")])
-        try ref.child("b").removeValue()
+        try ref.child("b").queueRemoveValue()
         db.drain()
         #expect(log.take() == [.value(["a": 1], tag: "parent")])
     }
@@ -1134,10 +1134,10 @@ struct QueryWindowTests {
         log.observe(ref.queryLimited(toLast: 1).queryEnding(atValue: nil, childKey: "d"), [.value], tag: "d")
         db.drain()
         _ = log.take()
-        try ref.setValue(["a": 1, "b": 2, "c": 3])
+        try ref.queueSetValue(["a": 1, "b": 2, "c": 3])
         db.drain()
         #expect(log.take() == [.value(["c": 3], tag: "c"), .value(["c": 3], tag: "d")])
-        try ref.child("d").setValue(4)
+        try ref.child("d").queueSetValue(4)
         db.drain()
         #expect(log.take() == [.value(["d": 4], tag: "d")])
     }
@@ -1153,16 +1153,16 @@ struct QueryWindowTests {
         db.drain()
         #expect(log.take() == [])
         let a = ref.child("a")
-        try a.setValue("a", andPriority: 5)
+        try a.queueSetValue("a", andPriority: 5)
         db.drain()
         #expect(log.take() == [.added("a", nil, "a", tag: "Q1")])
-        try a.setPriority(15)
+        try a.queueSetPriority(15)
         db.drain()
         #expect(log.take() == [.removed("a", "a", tag: "Q1"), .added("a", nil, "a", tag: "Q2")])
-        try a.setPriority(10)
+        try a.queueSetPriority(10)
         db.drain()
         #expect(log.take() == [.added("a", nil, "a", tag: "Q1")])
-        try a.setPriority(5)
+        try a.queueSetPriority(5)
         db.drain()
         #expect(log.take() == [.removed("a", "a", tag: "Q2")])
     }
@@ -1172,13 +1172,13 @@ struct QueryWindowTests {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
-        try ref.setValue(["a": ["age": 4], "b": ["age": 3], "c": ["age": 2], "d": ["age": 1]])
+        try ref.queueSetValue(["a": ["age": 4], "b": ["age": 3], "c": ["age": 2], "d": ["age": 1]])
         db.drain()
         let log = QueryEventLog()
         log.observe(ref.queryOrdered(byChild: "age").queryLimited(toLast: 1))
         db.drain()
         #expect(log.take() == [.added("a", nil, ["age": 4]), .value(["a": ["age": 4]])])
-        try ref.child("a").setValue(nil)
+        try ref.child("a").queueSetValue(nil)
         db.drain()
         #expect(log.take() == [.removed("a", ["age": 4]), .added("b", nil, ["age": 3]), .value(["b": ["age": 3]])])
     }
@@ -1188,18 +1188,18 @@ struct QueryWindowTests {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
-        try ref.setValue(["a": ["index": 1], "b": ["index": 2], "c": ["index": 3]])
+        try ref.queueSetValue(["a": ["index": 1], "b": ["index": 2], "c": ["index": 3]])
         db.drain()
         let log = QueryEventLog()
         log.observe(ref.queryOrdered(byChild: "index").queryStarting(atValue: 1).queryEnding(atValue: 10).queryLimited(toFirst: 2))
         db.drain()
         #expect(
             log.take() == [.added("a", nil, ["index": 1]), .added("b", "a", ["index": 2]), .value(["a": ["index": 1], "b": ["index": 2]])])
-        try ref.child("a/index").setValue(-1)
+        try ref.child("a/index").queueSetValue(-1)
         db.drain()
         #expect(
             log.take() == [.removed("a", ["index": 1]), .added("c", "b", ["index": 3]), .value(["b": ["index": 2], "c": ["index": 3]])])
-        try ref.child("b/index").setValue(-1)
+        try ref.child("b/index").queueSetValue(-1)
         db.drain()
         #expect(log.take() == [.removed("b", ["index": 2]), .value(["c": ["index": 3]])])
     }
@@ -1209,13 +1209,13 @@ struct QueryWindowTests {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
-        try ref.setValue(["a": ["aa": 2], "b": ["bb": 2], "c": ["cc": 2]])
+        try ref.queueSetValue(["a": ["aa": 2], "b": ["bb": 2], "c": ["cc": 2]])
         db.drain()
         let log = QueryEventLog()
         log.observe(ref.queryLimited(toLast: 2))
         db.drain()
         #expect(log.take() == [.added("b", nil, ["bb": 2]), .added("c", "b", ["cc": 2]), .value(["b": ["bb": 2], "c": ["cc": 2]])])
-        try ref.child("b/bb").setValue(nil)
+        try ref.child("b/bb").queueSetValue(nil)
         db.drain()
         #expect(log.take() == [.removed("b", ["bb": 2]), .added("a", nil, ["aa": 2]), .value(["a": ["aa": 2], "c": ["cc": 2]])])
     }
@@ -1225,7 +1225,7 @@ struct QueryWindowTests {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
-        try ref.setValue(["a": ["aa": 2, "aaa": 3], "b": ["bb": 2, "bbb": 3], "c": ["cc": 2, "ccc": 3]])
+        try ref.queueSetValue(["a": ["aa": 2, "aaa": 3], "b": ["bb": 2, "bbb": 3], "c": ["cc": 2, "ccc": 3]])
         db.drain()
         let log = QueryEventLog()
         log.observe(ref.queryLimited(toLast: 2))
@@ -1234,7 +1234,7 @@ struct QueryWindowTests {
         let b: JSONValue = ["bb": 2, "bbb": 3]
         let c: JSONValue = ["cc": 2, "ccc": 3]
         #expect(log.take() == [.added("b", nil, b), .added("c", "b", c), .value(["b": b, "c": c])])
-        try ref.child("b").updateChildValues(["bb": NSNull(), "bbb": NSNull()])
+        try ref.child("b").queueUpdateChildValues(["bb": NSNull(), "bbb": NSNull()])
         db.drain()
         #expect(log.take() == [.removed("b", b), .added("a", nil, a), .value(["a": a, "c": c])])
     }
@@ -1247,10 +1247,10 @@ struct QueryWindowTests {
         let log = QueryEventLog()
         log.observe(ref.queryLimited(toLast: 2), [.value])
         db.drain()
-        try ref.setValue(
+        try ref.queueSetValue(
             ["a": [".value": 1, ".priority": 1], "b": [".value": 2, ".priority": 2], "c": [".value": 3, ".priority": 3]] as JSONValue)
         db.drain()
-        try ref.child("b").setValue(nil)
+        try ref.child("b").queueSetValue(nil)
         db.drain()
         #expect(log.take() == [.valueNull(), .value(["b": 2, "c": 3]), .value(["a": 1, "c": 3])])
     }
@@ -1264,16 +1264,16 @@ struct QueryWindowTests {
         let b: JSONValue = ["order": 0]
         let c: JSONValue = ["order": 1, "x": true]
         let d: JSONValue = ["order": 3, "y": "d"]
-        try ref.setValue(["a": a, "b": b, "c": c, "d": d] as JSONValue)
+        try ref.queueSetValue(["a": a, "b": b, "c": c, "d": d] as JSONValue)
         db.drain()
         let log = QueryEventLog()
         log.observe(ref.queryOrdered(byChild: "order").queryLimited(toLast: 2), [.value])
         db.drain()
         #expect(log.take() == [.value(["a": a, "d": d])])
-        try ref.child("e").setValue(["order": 1.5])
+        try ref.child("e").queueSetValue(["order": 1.5])
         db.drain()
         #expect(log.take() == [])
-        try ref.child("f").setValue(["order": 4])
+        try ref.child("f").queueSetValue(["order": 4])
         db.drain()
         #expect(log.take() == [.value(["d": d, "f": ["order": 4]])])
     }
@@ -1283,8 +1283,8 @@ struct QueryWindowTests {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "l")
-        try ref.child("a").setValue("1", andPriority: "a")
-        try ref.child("b").setValue("2", andPriority: "b")
+        try ref.child("a").queueSetValue("1", andPriority: "a")
+        try ref.child("b").queueSetValue("2", andPriority: "b")
         db.drain()
         let ordered = ref.queryOrderedByPriority()
         let query = (start == "startAt(b)" ? ordered.queryStarting(atValue: "b") : ordered.queryStarting(afterValue: "a")).queryEnding(
@@ -1292,7 +1292,7 @@ struct QueryWindowTests {
         let log = QueryEventLog()
         log.observe(query, [.childRemoved])
         db.drain()
-        try ref.child("b").setValue("4", andPriority: "a")
+        try ref.child("b").queueSetValue("4", andPriority: "a")
         db.drain()
         #expect(log.take() == [.removed("b", "2")])
     }
@@ -1304,13 +1304,13 @@ struct QueryWindowTests {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
-        try ref.setValue(["a": 2, "b": ["x": false], "d": 4] as JSONValue)
+        try ref.queueSetValue(["a": 2, "b": ["x": false], "d": 4] as JSONValue)
         db.drain()
         let log = QueryEventLog()
         log.observe(ref.queryOrdered(byChild: "x").queryLimited(toLast: 1))
         db.drain()
         #expect(log.take() == [.added("b", nil, ["x": false]), .value(["b": ["x": false]])])
-        try ref.child("b").removeValue()
+        try ref.child("b").queueRemoveValue()
         db.drain()
         #expect(log.take() == [.removed("b", ["x": false]), .added("d", nil, 4), .value(["d": 4])])
     }
@@ -1320,13 +1320,13 @@ struct QueryWindowTests {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
-        try ref.setValue(["a": 2, "b": [".value": "b", ".priority": 1], "d": 4] as JSONValue)
+        try ref.queueSetValue(["a": 2, "b": [".value": "b", ".priority": 1], "d": 4] as JSONValue)
         db.drain()
         let log = QueryEventLog()
         log.observe(ref.queryLimited(toLast: 1))
         db.drain()
         #expect(log.take() == [.added("b", nil, "b"), .value(["b": "b"])])
-        try ref.child("b").removeValue()
+        try ref.child("b").queueRemoveValue()
         db.drain()
         #expect(log.take() == [.removed("b", "b"), .added("d", nil, 4), .value(["d": 4])])
     }
@@ -1351,10 +1351,10 @@ struct QueryWindowTests {
         #expect(queryRead(ref, db)?.exportJSON == .null)
 
         // The same for a missing child of a location that has data.
-        try ref.setValue(["a": 1])
+        try ref.queueSetValue(["a": 1])
         db.drain()
         _ = log.take()
-        try ref.child("zz").setPriority(7)
+        try ref.child("zz").queueSetPriority(7)
         db.drain()
         #expect(log.take() == [])
         #expect(log.cancellations.isEmpty)
@@ -1368,19 +1368,19 @@ struct QueryWindowTests {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
-        try ref.setValue(["a": ["x": 1], "b": ["x": 2]])
+        try ref.queueSetValue(["a": ["x": 1], "b": ["x": 2]])
         db.drain()
         let log = QueryEventLog()
         log.observe(ref.queryOrderedByValue())
         db.drain()
         _ = log.take()
-        try ref.child("a/x").setValue(5)
+        try ref.child("a/x").queueSetValue(5)
         db.drain()
         #expect(log.take() == [.moved("a", nil, ["x": 5]), .changed("a", nil, ["x": 5]), .value(["a": ["x": 5], "b": ["x": 2]])])
-        try ref.child("b").setPriority(1)
+        try ref.child("b").queueSetPriority(1)
         db.drain()
         #expect(log.take() == [.moved("b", "a", ["x": 2]), .changed("b", "a", ["x": 2]), .value(["a": ["x": 5], "b": ["x": 2]])])
-        try ref.child("b/x").setValue(2.0)
+        try ref.child("b/x").queueSetValue(2.0)
         db.drain()
         #expect(log.take() == [], "2 → 2.0 is no change")
     }
@@ -1390,24 +1390,24 @@ struct QueryWindowTests {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
-        try ref.setValue(["a": ["v": ["x": 1]], "b": ["v": 1], "c": ["v": 3]] as JSONValue)
+        try ref.queueSetValue(["a": ["v": ["x": 1]], "b": ["v": 1], "c": ["v": 3]] as JSONValue)
         db.drain()
         let log = QueryEventLog()
         log.observe(ref.queryOrdered(byChild: "v"))
         db.drain()
         #expect(log.take().map(\.key) == ["b", "c", "a", "list"])
-        try ref.child("b/v").setValue(1.0)
+        try ref.child("b/v").queueSetValue(1.0)
         db.drain()
         #expect(log.take() == [])
-        try ref.child("a/v/x").setValue(2)
+        try ref.child("a/v/x").queueSetValue(2)
         db.drain()
         #expect(log.take() == [.changed("a", "c", ["v": ["x": 2]]), .value(["b": ["v": 1], "c": ["v": 3], "a": ["v": ["x": 2]]])])
-        try ref.child("b").setPriority("p")
+        try ref.child("b").queueSetPriority("p")
         db.drain()
         #expect(
             log.take() == [.changed("b", nil, ["v": 1]), .value(["b": ["v": 1], "c": ["v": 3], "a": ["v": ["x": 2]]])],
             "a priority change is no move on a child index")
-        try ref.child("b/v").setValue(2)
+        try ref.child("b/v").queueSetValue(2)
         db.drain()
         #expect(
             log.take() == [
@@ -1420,7 +1420,7 @@ struct QueryWindowTests {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
-        try ref.setValue(
+        try ref.queueSetValue(
             [
                 "a": [".value": "a", ".priority": 0], "b": [".value": "b", ".priority": 1], "c": [".value": "c", ".priority": 2],
                 "d": [".value": "d", ".priority": 3],
@@ -1431,15 +1431,15 @@ struct QueryWindowTests {
         let byPriority = QueryEventLog()
         byPriority.observe(ref, [.childMoved, .childChanged])
         db.drain()
-        try ref.child("b").setValue("b", andPriority: 1.5)
+        try ref.child("b").queueSetValue("b", andPriority: 1.5)
         db.drain()
         #expect(byKey.take() == [.changed("b", "a", "b")])
         #expect(byPriority.take() == [.moved("b", "a", "b"), .changed("b", "a", "b")])
-        try ref.child("b").setValue("b2", andPriority: 1.5)
+        try ref.child("b").queueSetValue("b2", andPriority: 1.5)
         db.drain()
         #expect(byKey.take() == [.changed("b", "a", "b2")])
         #expect(byPriority.take() == [.changed("b", "a", "b2")], "a value change with the same priority is no move")
-        try ref.child("b").setPriority(1.5)
+        try ref.child("b").queueSetPriority(1.5)
         db.drain()
         #expect(byKey.take() == [])
         #expect(byPriority.take() == [])
@@ -1450,20 +1450,20 @@ struct QueryWindowTests {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
-        try ref.setValue(["a": 1, "b": 2, "c": 3])
+        try ref.queueSetValue(["a": 1, "b": 2, "c": 3])
         db.drain()
         let log = QueryEventLog()
         log.observe(ref.queryOrderedByValue().queryLimited(toFirst: 2))
         db.drain()
         #expect(log.take() == [.added("a", nil, 1), .added("b", "a", 2), .value(["a": 1, "b": 2])])
-        try ref.child("a").setValue(2.5)
+        try ref.child("a").queueSetValue(2.5)
         db.drain()
         #expect(log.take() == [.moved("a", "b", 2.5), .changed("a", "b", 2.5), .value(["b": 2, "a": 2.5])])
-        try ref.child("a").setValue(4)
+        try ref.child("a").queueSetValue(4)
         db.drain()
         #expect(log.take() == [.removed("a", 2.5), .added("c", "b", 3), .value(["b": 2, "c": 3])])
         // One write replacing everything: removals first (old order), then additions (new order).
-        try ref.setValue(["x": 0.5, "y": 1.5, "c": 3, "z": 2.5])
+        try ref.queueSetValue(["x": 0.5, "y": 1.5, "c": 3, "z": 2.5])
         db.drain()
         #expect(
             log.take() == [.removed("b", 2), .removed("c", 3), .added("x", nil, 0.5), .added("y", "x", 1.5), .value(["x": 0.5, "y": 1.5])])
@@ -1474,16 +1474,16 @@ struct QueryWindowTests {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
-        try ref.setValue(["a": 3, "b": 1, "c": 2, "d": 0])
+        try ref.queueSetValue(["a": 3, "b": 1, "c": 2, "d": 0])
         db.drain()
         let log = QueryEventLog()
         log.observe(ref.queryOrderedByValue().queryLimited(toLast: 2))
         db.drain()
         #expect(log.take() == [.added("c", nil, 2), .added("a", "c", 3), .value(["c": 2, "a": 3])])
-        try ref.removeValue()
+        try ref.queueRemoveValue()
         db.drain()
         #expect(log.take() == [.removed("c", 2), .removed("a", 3), .valueNull()])
-        try ref.parent!.setValue(["list": ["q": 7]])
+        try ref.parent!.queueSetValue(["list": ["q": 7]])
         db.drain()
         #expect(log.take() == [.added("q", nil, 7), .value(["q": 7])])
     }
@@ -1555,7 +1555,7 @@ struct QueryWindowTests {
         log.observe(ref.queryLimited(toLast: 1), [.value], tag: "limited#2")
         db.drain()
         _ = log.take()
-        try ref.child("a").setValue(1)
+        try ref.child("a").queueSetValue(1)
         db.drain()
         #expect(log.take() == [.value(["a": 1], tag: "limited#1"), .value(["a": 1], tag: "limited#2"), .value(["a": 1], tag: "plain")])
         // Removing every observer of the limited view ends it; a new one comes after the plain view.
@@ -1564,7 +1564,7 @@ struct QueryWindowTests {
         log.observe(ref.queryLimited(toLast: 1), [.value], tag: "limited#3")
         db.drain()
         _ = log.take()
-        try ref.child("b").setValue(2)
+        try ref.child("b").queueSetValue(2)
         db.drain()
         #expect(log.take() == [.value(["a": 1, "b": 2], tag: "plain"), .value(["b": 2], tag: "limited#3")])
     }
@@ -1574,16 +1574,16 @@ struct QueryWindowTests {
         let db = try queryTestDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
-        try ref.setValue(["a": 1, "b": 2, "c": 3])
+        try ref.queueSetValue(["a": 1, "b": 2, "c": 3])
         db.drain()
         let log = QueryEventLog()
         log.observe(ref.queryOrderedByValue().queryLimited(toLast: 2))
         db.drain()
         _ = log.take()
-        try ref.setValue(["a": 1, "b": 2.0, "c": 3])
-        try ref.child("a").setValue(0)
-        try ref.child("zz").setValue(-5)
-        try ref.parent!.child("sibling").setValue(1)
+        try ref.queueSetValue(["a": 1, "b": 2.0, "c": 3])
+        try ref.child("a").queueSetValue(0)
+        try ref.child("zz").queueSetValue(-5)
+        try ref.parent!.child("sibling").queueSetValue(1)
         db.drain()
         #expect(log.take() == [])
     }
@@ -1613,13 +1613,13 @@ struct QueryWindowTests {
         log.observe(ref.queryOrdered(byChild: "n").queryLimited(toFirst: 2))
         db.drain()
         #expect(log.take() == [.valueNull()])
-        try root.setValue(["a": ["b": ["list": ["x": ["n": 3], "y": ["n": 1], "z": ["n": 2]]]]])
+        try root.queueSetValue(["a": ["b": ["list": ["x": ["n": 3], "y": ["n": 1], "z": ["n": 2]]]]])
         db.drain()
         #expect(log.take() == [.added("y", nil, ["n": 1]), .added("z", "y", ["n": 2]), .value(["y": ["n": 1], "z": ["n": 2]])])
-        try root.updateChildValues(["a/b/list/y/n": 4, "a/b/other": true])
+        try root.queueUpdateChildValues(["a/b/list/y/n": 4, "a/b/other": true])
         db.drain()
         #expect(log.take() == [.removed("y", ["n": 1]), .added("x", "z", ["n": 3]), .value(["z": ["n": 2], "x": ["n": 3]])])
-        try root.child("a").setValue("leaf")
+        try root.child("a").queueSetValue("leaf")
         db.drain()
         #expect(log.take() == [.removed("z", ["n": 2]), .removed("x", ["n": 3]), .valueNull()])
     }
@@ -1642,7 +1642,7 @@ struct QueryWindowTests {
         func write() throws -> Int {
             n += 1
             calls.removeAll()
-            try ref.setValue(["a": ["foo": n, "bar": -n, "baz": n % 2]])
+            try ref.queueSetValue(["a": ["foo": n, "bar": -n, "baz": n % 2]])
             db.drain()
             return calls.count
         }
@@ -1677,7 +1677,7 @@ struct QueryWindowTests {
         }
         // A different query at the same location does not find it.
         ref.queryLimited(toLast: 4).removeAllObservers()
-        try ref.child("x").setValue(1)
+        try ref.child("x").queueSetValue(1)
         db.drain()
         #expect(calls == 1)
     }
@@ -1693,7 +1693,7 @@ struct QueryWindowTests {
         ref.queryLimited(toLast: 4).removeObserver(withHandle: handle)
         ref.queryOrderedByKey().removeAllObservers()
         ref.child("x").removeAllObservers()
-        try ref.child("x").setValue(1)
+        try ref.child("x").queueSetValue(1)
         db.drain()
         #expect(calls == 2)
     }

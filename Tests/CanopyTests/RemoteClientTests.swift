@@ -42,7 +42,7 @@ struct RemoteClientTests {
                 if rules != nil {
                     let admin = try Database.remoteForTest(url) { $0.authToken = Self.adminToken }
                     defer { admin.close() }
-                    try admin.reference(withPath: "open/created").setValue(true)
+                    try admin.reference(withPath: "open/created").queueSetValue(true)
                     try admin.settle()
                 }
                 try body(url)
@@ -198,7 +198,7 @@ struct RemoteClientTests {
             let ref = db.reference(withPath: "stamped")
             ref.observe(.value) { if let n = ($0.value as? NSNumber)?.int64Value { seen.append(n) } }
             try db.settle()
-            try ref.setValue(ServerValue.timestamp())
+            try ref.queueSetValue(ServerValue.timestamp())
             db.drain()
             let estimate = try #require(seen.items.first, "the local event comes first, with the estimate")
             try db.settle()
@@ -237,7 +237,7 @@ struct RemoteClientTests {
     @Test("multi-location transactions from two clients at once: every read checked at commit, no update lost; offline they fail")
     func multiLocationTransactions() async throws {
         try await Self.withClients(2) { url, clients in
-            try clients[0].reference(withPath: "accounts").setValue(["a": 100, "b": 0])
+            try clients[0].reference(withPath: "accounts").queueSetValue(["a": 100, "b": 0])
             for db in clients { try db.settle() }  // connected: a transaction fails while offline
             let outcomes = Collected<String?>()
             for db in clients {
@@ -306,7 +306,7 @@ struct RemoteClientTests {
     func transactionSemantics() async throws {
         try await Self.withClients(2) { url, clients in
             let (writer, db) = (clients[0], clients[1])
-            try writer.reference(withPath: "tx/counter").setValue(41)
+            try writer.reference(withPath: "tx/counter").queueSetValue(41)
             try writer.settle()
             let seen = Collected<Int?>()
             let outcomes = Collected<(Bool, String?)>()
@@ -347,8 +347,8 @@ struct RemoteClientTests {
             let presence = client.reference(withPath: "presence/ada")
             presence.onDisconnectSetValue("offline") { error, _ in acknowledged.append(error.map { "\($0)" }) }
             client.reference(withPath: "presence/bob").onDisconnectRemoveValue { error, _ in acknowledged.append(error.map { "\($0)" }) }
-            try presence.setValue("online")
-            try client.reference(withPath: "presence/bob").setValue("online")
+            try presence.queueSetValue("online")
+            try client.reference(withPath: "presence/bob").queueSetValue("online")
             client.reference(withPath: "presence/bob").cancelDisconnectOperations { error, _ in acknowledged.append(error.map { "\($0)" }) }
             try client.settle()
             #expect(acknowledged.items.count == 3 && acknowledged.items.allSatisfy { $0 == nil })
@@ -376,10 +376,10 @@ struct RemoteClientTests {
     func getData() async throws {
         try await Self.withClients(2) { url, clients in
             let (writer, db) = (clients[0], clients[1])
-            try writer.reference(withPath: "docs/one").setValue("v1")
+            try writer.reference(withPath: "docs/one").queueSetValue("v1")
             try writer.settle()
             #expect(try read(db, "docs/one") == "v1")
-            try writer.reference(withPath: "docs/one").setValue("v2")
+            try writer.reference(withPath: "docs/one").queueSetValue("v2")
             try writer.settle()
             #expect(try read(db, "docs/one") == "v2", "server first: not the cached v1")
             db.goOffline()
@@ -401,11 +401,11 @@ struct RemoteClientTests {
                 let db = try Database.remoteForTest(url) { $0.persistencePath = cachePath }
                 let notes = db.reference(withPath: "notes")
                 notes.observe(.value) { _ in }
-                try notes.child("first").setValue("from the server")
+                try notes.child("first").queueSetValue("from the server")
                 try db.settle()
                 db.goOffline()
                 db.drain()
-                try notes.child("queued").setValue("written offline")
+                try notes.child("queued").queueSetValue("written offline")
                 db.drain()
                 db.close()
             }
@@ -443,7 +443,7 @@ struct RemoteMetadataTests {
             #expect(seen.items.last?.1 == SnapshotMetadata(hasPendingWrites: false, isFromCache: false))
             db.goOffline()
             db.drain()
-            try ref.setValue("draft")
+            try ref.queueSetValue("draft")
             db.drain()
             #expect(seen.items.last?.0 == "draft")
             #expect(seen.items.last?.1.hasPendingWrites == true, "applied locally, not acknowledged")

@@ -41,7 +41,7 @@ struct RemoteFaultTests {
             let readerLog = ChildLog(reader.reference(withPath: "chat"), [.childAdded, .childChanged, .childRemoved])
             try writer.settle()
             try reader.settle()
-            try writer.reference(withPath: "chat/m1").setValue("before")
+            try writer.reference(withPath: "chat/m1").queueSetValue("before")
             try writer.settle()
             try reader.drain(until: "the first message") { readerLog.events.count == 1 }
 
@@ -100,7 +100,7 @@ struct RemoteFaultTests {
     @Test("a write queued while cut off wins over another client's earlier one, with no flicker")
     func lastWriteWinsAfterReconnect() async throws {
         try await withProxiedClients(namespace: "lww") { server, proxy, a, b in
-            try b.reference(withPath: "doc/title").setValue("v0")
+            try b.reference(withPath: "doc/title").queueSetValue("v0")
             try b.settle()
             let aLog = ChildLog(a.reference(withPath: "doc"), [.childChanged, .value])
             let bLog = ChildLog(b.reference(withPath: "doc"), [.childChanged])
@@ -115,7 +115,7 @@ struct RemoteFaultTests {
             a.reference(withPath: "doc/title").setValue("from A") { error, _ in completion.record(0, error) }
             a.drain()
             #expect(aLog.take() == ["child_changed title \"from A\"", "value / {\"title\":\"from A\"}"])
-            try b.reference(withPath: "doc/title").setValue("from B")
+            try b.reference(withPath: "doc/title").queueSetValue("from B")
             try b.settle()
 
             proxy.refuse(false)
@@ -163,7 +163,7 @@ struct RemoteFaultTests {
     func listenersResumed() async throws {
         try await withProxiedClients(namespace: "resume") { server, proxy, observer, writer in
             let before: JSONValue = ["a": 1, "b": 2, "c": ["x": 1], "e": 5]
-            try writer.reference(withPath: "room").setValue(before.anyValue)
+            try writer.reference(withPath: "room").queueSetValue(before.anyValue)
             try writer.settle()
 
             let after: JSONValue = ["a": 1, "b": 20, "d": 4, "e": ["y": 2]]
@@ -175,7 +175,7 @@ struct RemoteFaultTests {
             proxy.refuse(true)
             proxy.dropAll()
             try observer.drain(until: "the observer to see the drop") { !observer.isRemoteSettled && proxy.openConnections == 0 }
-            try writer.reference(withPath: "room").updateChildValues(["b": 20, "c": NSNull(), "d": 4, "e": ["y": 2]])
+            try writer.reference(withPath: "room").queueUpdateChildValues(["b": 20, "c": NSNull(), "d": 4, "e": ["y": 2]])
             try writer.settle()
             #expect(log.take().isEmpty)
 
@@ -185,7 +185,7 @@ struct RemoteFaultTests {
             #expect(try localJSON(observer, at: "room") == after)
 
             // Resumed for good: the next change arrives once, and nothing else.
-            try writer.reference(withPath: "room/f").setValue(6)
+            try writer.reference(withPath: "room/f").queueSetValue(6)
             try writer.settle()
             try observer.drain(until: "the next change") { log.events.count >= 2 }
             try observer.settle()
@@ -259,7 +259,7 @@ struct RemoteFaultTests {
                 let url = proxy.url(namespace: "persist")
                 let persistent: (inout Database.Configuration) -> Void = { $0.persistencePath = directory.path }
                 try Database.remoteForTest(server.url(namespace: "persist")).closing { seeder in
-                    try seeder.reference(withPath: "items/seed").setValue(0)
+                    try seeder.reference(withPath: "items/seed").queueSetValue(0)
                     try seeder.settle()
                 }
 
@@ -376,11 +376,11 @@ func embeddedEvents(before: JSONValue?, after: JSONValue) throws -> (initial: [S
     configuration.loopMode = .manual
     let db = try Database.inMemory(configuration)
     defer { db.close() }
-    if let before { try db.reference(withPath: "room").setValue(before.anyValue) }
+    if let before { try db.reference(withPath: "room").queueSetValue(before.anyValue) }
     let log = ChildLog(db.reference(withPath: "room"), ChildLog.allTypes)
     db.drain()
     let initial = log.take()
-    try db.reference(withPath: "room").setValue(after.anyValue)
+    try db.reference(withPath: "room").queueSetValue(after.anyValue)
     db.drain()
     return (initial, log.take())
 }

@@ -100,14 +100,14 @@ struct SnapshotMetadataTests {
             db.reference(withPath: "a").observe(.value, includeMetadataChanges: true, with: log.record("a"))
             db.reference(withPath: "b").observe(.value, includeMetadataChanges: true, with: log.record("b"))
             db.drain()
-            try db.reference(withPath: "a/x").setValue(1)
-            try db.reference(withPath: "a/y").setValue(2)
+            try db.reference(withPath: "a/x").queueSetValue(1)
+            try db.reference(withPath: "a/y").queueSetValue(2)
             db.drain()
             #expect(
                 log["a"] == [Seen(.null), Seen(["x": 1], pending: true), Seen(["x": 1, "y": 2], pending: true), Seen(["x": 1, "y": 2])])
             #expect(log["b"] == [Seen(.null)])
             // A later write, durable in another turn, gets its own pair.
-            try db.reference(withPath: "a/x").setValue(3)
+            try db.reference(withPath: "a/x").queueSetValue(3)
             db.drain()
             #expect(log["a"].suffix(2) == [Seen(["x": 3, "y": 2], pending: true), Seen(["x": 3, "y": 2])])
             #expect(log["a"].count == 6)
@@ -131,7 +131,7 @@ struct SnapshotMetadataTests {
                 }
             }
             db.drain()
-            try db.reference(withPath: "a/b").setValue(["c": 1])
+            try db.reference(withPath: "a/b").queueSetValue(["c": 1])
             db.drain()
             #expect(during == ["a/s": false, "a/b/c/d": true, "a": true, "": true, "a/bb": false, "b": false])
             #expect(log["below"] == [Seen(.null), Seen(1, pending: true), Seen(1)])
@@ -166,8 +166,8 @@ struct SnapshotMetadataTests {
         ref.observe(.value, includeMetadataChanges: true, with: log.record("watching"))
         ref.observe(.childAdded, includeMetadataChanges: true, with: log.record("child"))
         db.drain()
-        try ref.child("x").setValue(1)
-        try ref.updateChildValues(["y": 2, "x": 3])
+        try ref.child("x").queueSetValue(1)
+        try ref.queueUpdateChildValues(["y": 2, "x": 3])
         db.drain()
         #expect(log["watching"] == [Seen(.null), Seen(["x": 1]), Seen(["x": 3, "y": 2])])
         #expect(log["child"] == [Seen(1), Seen(2)])
@@ -185,14 +185,14 @@ struct SnapshotMetadataTests {
             db.reference(withPath: "p").observe(.value, includeMetadataChanges: true, with: log.record("p"))
             db.reference(withPath: "q").observe(.value, includeMetadataChanges: true, with: log.record("q"))
             db.drain()
-            try db.reference(withPath: "orders/1").setValue("x")
+            try db.reference(withPath: "orders/1").queueSetValue("x")
             db.drain()
             #expect(log["count"] == [Seen(.null), Seen(1, pending: true), Seen(1)])
 
             let batch = db.batch()
             try batch.setValue(1, for: db.reference(withPath: "p/k1"))
             try batch.setValue(1, for: db.reference(withPath: "q/k1"))
-            batch.commit()
+            batch.commit(completion: nil)
             db.drain()
             #expect(log["p"] == [Seen(.null), Seen(["k1": 1], pending: true), Seen(["k1": 1])])
             #expect(log["q"] == [Seen(.null), Seen(["k1": 1], pending: true), Seen(["k1": 1])])
@@ -225,7 +225,7 @@ struct SnapshotMetadataTests {
             }
             let kept = ref.observe(.value, includeMetadataChanges: true, with: log.record("kept"))
             db.drain()
-            try ref.setValue(1)
+            try ref.queueSetValue(1)
             db.drain()
             #expect(log["removed"] == [Seen(.null), Seen(1, pending: true)])
             #expect(log["kept"] == [Seen(.null), Seen(1, pending: true), Seen(1)])
@@ -242,7 +242,7 @@ struct SnapshotMetadataTests {
         let log = Log()
         var cached: Set<String> = ["/a", "/c"]
         db.core.isFromCache = { path in cached.contains { Self.path($0).contains(path) } }
-        try db.reference(withPath: "a/b").setValue(1)
+        try db.reference(withPath: "a/b").queueSetValue(1)
         db.reference(withPath: "a").observe(.value, includeMetadataChanges: true, with: log.record("a"))
         db.reference(withPath: "a").observe(.value, with: log.record("plain"))
         db.reference(withPath: "c").observe(.value, includeMetadataChanges: true, with: log.record("c"))

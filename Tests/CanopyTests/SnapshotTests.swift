@@ -16,7 +16,7 @@ private final class SnapshotBox {
 
 /// Writes `value` at `ref` and returns the snapshot read back.
 private func stored(_ value: Any?, at ref: DatabaseReference, _ db: Database) throws -> DataSnapshot {
-    try ref.setValue(value)
+    try ref.queueSetValue(value)
     return try read(ref, db)
 }
 
@@ -134,7 +134,7 @@ struct SnapshotTests {
         let db = try drainedDatabase()
         defer { db.close() }
         let ref = db.reference().child("p")
-        try ref.setValue(
+        try ref.queueSetValue(
             [
                 "a": ["name": "A", ".priority": 3], "b": ["name": "B"], "c": ["name": "C", ".priority": "x"],
                 "d": ["name": "D", ".priority": 1],
@@ -184,19 +184,19 @@ struct SnapshotTests {
         let db = try drainedDatabase()
         defer { db.close() }
         let ref = db.reference().child("n")
-        try ref.setValue("c", andPriority: "6")
+        try ref.queueSetValue("c", andPriority: "6")
         let six = try read(ref, db)
         #expect(six.priority as? String == "6")
         #expect(!(six.priority is NSNumber))
-        try ref.setValue("d", andPriority: 7)
+        try ref.queueSetValue("d", andPriority: 7)
         let seven = try read(ref, db)
         #expect((seven.priority as? NSNumber)?.intValue == 7)
         #expect(!(seven.priority is String))
-        try ref.setValue("d", andPriority: 7.5)
+        try ref.queueSetValue("d", andPriority: 7.5)
         #expect((try read(ref, db).priority as? NSNumber)?.doubleValue == 7.5)
-        try ref.setValue("e")
+        try ref.queueSetValue("e")
         #expect(try read(ref, db).priority is NSNull)
-        try ref.setValue(["x": 1], andPriority: "obj")
+        try ref.queueSetValue(["x": 1], andPriority: "obj")
         #expect(try read(ref, db).priority as? String == "obj")
         #expect(try read(ref.child("x"), db).priority is NSNull)
         #expect(try read(ref.child("missing"), db).priority is NSNull)
@@ -209,17 +209,17 @@ struct SnapshotTests {
         let root = db.reference()
         let box = SnapshotBox()
         root.observe(.value) { box.snapshots.append($0) }
-        try root.setValue(["a": ["b": ["c": 1]], "s": "x"] as [String: Any])
+        try root.queueSetValue(["a": ["b": ["c": 1]], "s": "x"] as [String: Any])
         db.drain()
         let first = try #require(box.snapshots.last)
         let firstChild = first.childSnapshot(forPath: "a/b")
         let firstChildren = first.childSnapshots
-        try root.child("a/b/c").setValue(2)
-        try root.child("a/b/d").setValue(3)
-        try root.child("s").setValue("y")
-        try root.child("t").setValue(["u": 1])
+        try root.child("a/b/c").queueSetValue(2)
+        try root.child("a/b/d").queueSetValue(3)
+        try root.child("s").queueSetValue("y")
+        try root.child("t").queueSetValue(["u": 1])
         db.drain()
-        try root.child("a").removeValue()
+        try root.child("a").queueRemoveValue()
         db.drain()
         #expect(first.json == ["a": ["b": ["c": 1]], "s": "x"])
         #expect(firstChild.json == ["c": 1])
@@ -262,12 +262,12 @@ struct SnapshotTests {
         if generateFirst {
             refs = (0..<count).map { _ in list.childByAutoId() }
             // Writing in a scrambled order does not change the iteration order.
-            for i in [7, 0, 19, 3, 12, 1, 18, 2, 4, 5, 6, 8, 9, 10, 11, 13, 14, 15, 16, 17] { try refs[i].setValue(i) }
+            for i in [7, 0, 19, 3, 12, 1, 18, 2, 4, 5, 6, 8, 9, 10, 11, 13, 14, 15, 16, 17] { try refs[i].queueSetValue(i) }
         } else {
             for i in 0..<count {
                 let ref = list.childByAutoId()
                 refs.append(ref)
-                try ref.setValue(i)
+                try ref.queueSetValue(i)
             }
         }
         let snap = try read(list, db)

@@ -26,7 +26,7 @@ struct TransactionTests {
         let db = try self.manual()
         defer { db.close() }
         let n = db.reference(withPath: "n")
-        try n.setValue(5)
+        try n.queueSetValue(5)
         var values: [JSONValue] = []
         n.observe(.value) { values.append($0.json) }
         db.drain()
@@ -53,7 +53,7 @@ struct TransactionTests {
         db.drain()
         let empty = self.run(db, n) { _ in .abort() }
         #expect(empty.error == nil && !empty.committed && empty.snapshot?.exists() == false)
-        try n.setValue(6)
+        try n.queueSetValue(6)
         db.drain()
         let result = self.run(db, n) { data in
             data.value = 100
@@ -74,7 +74,7 @@ struct TransactionTests {
             return .abort()
         }
         #expect(sawNull)
-        try ref.setValue(["a": 1])
+        try ref.queueSetValue(["a": 1])
         var events = 0
         ref.observe(.value) { _ in events += 1 }
         db.drain()
@@ -89,15 +89,17 @@ struct TransactionTests {
         defer { db.close() }
         let ref = db.reference(withPath: "x")
         var secondSaw: JSONValue = .null
-        ref.runTransactionBlock { data in
-            data.value = 42
-            return .success(withValue: data)
-        }
-        ref.runTransactionBlock { data in
-            secondSaw = data.json
-            data.value = (data.value as? Int ?? 0) * 2
-            return .success(withValue: data)
-        }
+        ref.runTransactionBlock(
+            { data in
+                data.value = 42
+                return .success(withValue: data)
+            }, andCompletionBlock: nil)
+        ref.runTransactionBlock(
+            { data in
+                secondSaw = data.json
+                data.value = (data.value as? Int ?? 0) * 2
+                return .success(withValue: data)
+            }, andCompletionBlock: nil)
         db.drain()
         var final: JSONValue = .null
         ref.getData { _, s in final = s?.json ?? .null }
@@ -111,7 +113,7 @@ struct TransactionTests {
         let db = try self.manual()
         defer { db.close() }
         let ref = db.reference(withPath: "p")
-        try ref.setValue("test", andPriority: 5)
+        try ref.queueSetValue("test", andPriority: 5)
         db.drain()
         _ = self.run(db, ref) { data in
             data.value = "new value"
@@ -160,18 +162,18 @@ struct TransactionTests {
         let db = try self.manual()
         defer { db.close() }
         let a = db.reference(withPath: "a")
-        try a.setValue(1)
+        try a.queueSetValue(1)
         let deleted = self.run(db, a) { data in
             data.value = nil
             return .success(withValue: data)
         }
         #expect(deleted.committed && deleted.snapshot?.exists() == false)
-        try a.setValue(1)
+        try a.queueSetValue(1)
         _ = self.run(db, a) { data in
             data.value = (data.value as? Int ?? 0) + 42
             return .success(withValue: data)
         }
-        try db.reference(withPath: "b").setValue(7)
+        try db.reference(withPath: "b").queueSetValue(7)
         let root = self.run(db, db.reference()) { data in
             let value = data.value as? [String: Any] ?? [:]
             data.value = (value["a"] as? Int ?? 0) + (value["b"] as? Int ?? 0)
@@ -218,7 +220,7 @@ struct TransactionTests {
         let db = try self.manual()
         defer { db.close() }
         let ref = db.reference(withPath: "v")
-        try ref.setValue(1)
+        try ref.queueSetValue(1)
         let result = self.run(db, ref) { data in
             data.value = ["a.b": 1]
             return .success(withValue: data)
@@ -264,17 +266,18 @@ struct TransactionTests {
                 data.value = "from transaction"
                 return .success(withValue: data)
             }, andCompletionBlock: { _, c, _ in committed = c })
-        try ref.setValue("later set")
+        try ref.queueSetValue("later set")
         db.drain()
         var final: JSONValue = .null
         ref.getData { _, s in final = s?.json ?? .null }
         db.drain()
         #expect(read == .null && committed && final == "later set")
-        try ref.setValue("earlier set")
-        ref.runTransactionBlock { data in
-            read = data.json
-            return .abort()
-        }
+        try ref.queueSetValue("earlier set")
+        ref.runTransactionBlock(
+            { data in
+                read = data.json
+                return .abort()
+            }, andCompletionBlock: nil)
         db.drain()
         #expect(read == "earlier set")
     }
@@ -290,10 +293,11 @@ struct TransactionTests {
             for _ in 0..<8 {
                 group.addTask {
                     for _ in 0..<perThread {
-                        byTransaction.runTransactionBlock { data in
-                            data.value = (data.value as? Int ?? 0) + 1
-                            return .success(withValue: data)
-                        }
+                        byTransaction.runTransactionBlock(
+                            { data in
+                                data.value = (data.value as? Int ?? 0) + 1
+                                return .success(withValue: data)
+                            }, andCompletionBlock: nil)
                     }
                 }
                 group.addTask {
@@ -381,47 +385,49 @@ struct TransactionTests {
     }
 }
 
-/// `ServerValue.increment(1)` fire-and-forget (synchronous `setValue`).
-func increment(_ ref: DatabaseReference) throws { try ref.setValue(ServerValue.increment(1)) }
+/// `ServerValue.increment(1)` fire-and-forget (`queueSetValue`).
+func increment(_ ref: DatabaseReference) throws { try ref.queueSetValue(ServerValue.increment(1)) }
 
 /// A fire-and-forget multi-path update.
-func update(_ ref: DatabaseReference, _ values: [String: Any]) throws { try ref.updateChildValues(values) }
+func update(_ ref: DatabaseReference, _ values: [String: Any]) throws { try ref.queueUpdateChildValues(values) }
 
 /// The aggregation pattern: push the rating and fold it into the restaurant's count and average
 /// in one transaction. The block touches only the fields it needs (`childData`), so its cost does
 /// not grow with the number of ratings, and concurrent raters never lose an update.
 func addRating(to restaurant: DatabaseReference, rating: Int) {
     let ratingKey = restaurant.child("ratings").childByAutoId().key!
-    restaurant.runTransactionBlock { data in
-        let numRatings = data.childData(byAppendingPath: "numRatings")
-        let avgRating = data.childData(byAppendingPath: "avgRating")
-        let count = numRatings.value as? Int ?? 0
-        let average = avgRating.value as? Double ?? 0
-        numRatings.value = count + 1
-        avgRating.value = (average * Double(count) + Double(rating)) / Double(count + 1)
-        data.childData(byAppendingPath: "ratings/\(ratingKey)").value = ["rating": rating]
-        return .success(withValue: data)
-    }
+    restaurant.runTransactionBlock(
+        { data in
+            let numRatings = data.childData(byAppendingPath: "numRatings")
+            let avgRating = data.childData(byAppendingPath: "avgRating")
+            let count = numRatings.value as? Int ?? 0
+            let average = avgRating.value as? Double ?? 0
+            numRatings.value = count + 1
+            avgRating.value = (average * Double(count) + Double(rating)) / Double(count + 1)
+            data.childData(byAppendingPath: "ratings/\(ratingKey)").value = ["rating": rating]
+            return .success(withValue: data)
+        }, andCompletionBlock: nil)
 }
 
 /// The Firebase quickstart's star toggle: one transaction keeps `stars/$uid` and `starCount` together.
 func toggleStar(_ postRef: DatabaseReference, uid: String) {
-    postRef.runTransactionBlock { currentData in
-        if var post = currentData.value as? [String: Any] {
-            var stars = post["stars"] as? [String: Bool] ?? [:]
-            var starCount = post["starCount"] as? Int ?? 0
-            if stars[uid] != nil {
-                starCount -= 1
-                stars.removeValue(forKey: uid)
-            } else {
-                starCount += 1
-                stars[uid] = true
+    postRef.runTransactionBlock(
+        { currentData in
+            if var post = currentData.value as? [String: Any] {
+                var stars = post["stars"] as? [String: Bool] ?? [:]
+                var starCount = post["starCount"] as? Int ?? 0
+                if stars[uid] != nil {
+                    starCount -= 1
+                    stars.removeValue(forKey: uid)
+                } else {
+                    starCount += 1
+                    stars[uid] = true
+                }
+                post["starCount"] = starCount as AnyObject?
+                post["stars"] = stars as AnyObject?
+                currentData.value = post
+                return TransactionResult.success(withValue: currentData)
             }
-            post["starCount"] = starCount as AnyObject?
-            post["stars"] = stars as AnyObject?
-            currentData.value = post
             return TransactionResult.success(withValue: currentData)
-        }
-        return TransactionResult.success(withValue: currentData)
-    }
+        }, andCompletionBlock: nil)
 }

@@ -39,11 +39,11 @@ struct TriggerTests {
         try db.onValueUpdated(pattern, record("updated"))
         try db.onValueDeleted(pattern, record("deleted"))
         let member = db.reference(withPath: "rooms/r1/members/ada")
-        try member.setValue(["role": "owner"])
-        try member.child("role").setValue("guest")
-        try member.child("role").setValue("guest")  // no change: nothing fires
-        try member.removeValue()
-        try db.reference(withPath: "rooms/r1/name").setValue("elsewhere")  // not a member
+        try member.queueSetValue(["role": "owner"])
+        try member.child("role").queueSetValue("guest")
+        try member.child("role").queueSetValue("guest")  // no change: nothing fires
+        try member.queueRemoveValue()
+        try db.reference(withPath: "rooms/r1/name").queueSetValue("elsewhere")  // not a member
         db.drain()
         let params = ["roomId": "r1", "uid": "ada"]
         let path = "/rooms/r1/members/ada"
@@ -76,11 +76,11 @@ struct TriggerTests {
                     kind: "\(event.kind)", path: event.ref.pathString, before: event.before.json, after: event.after.json,
                     params: event.params))
         }
-        try db.reference(withPath: "rooms/r1/members").setValue(["a": 1, "c": 3])
+        try db.reference(withPath: "rooms/r1/members").queueSetValue(["a": 1, "c": 3])
         db.drain()
         members = []
         rooms = []
-        try db.reference(withPath: "rooms").setValue(["r1": ["members": ["a": 1, "b": 2]]])
+        try db.reference(withPath: "rooms").queueSetValue(["r1": ["members": ["a": 1, "b": 2]]])
         db.drain()
         #expect(
             members == [
@@ -89,7 +89,7 @@ struct TriggerTests {
             ])
         #expect(rooms.count == 1 && rooms.first?.after == ["members": ["a": 1, "b": 2]])
         rooms = []
-        try db.reference(withPath: "rooms/r1").updateChildValues(["members/d": 4, "topic": "x", "members/a": 1])
+        try db.reference(withPath: "rooms/r1").queueUpdateChildValues(["members/d": 4, "topic": "x", "members/a": 1])
         db.drain()
         #expect(rooms.map(\.path) == ["/rooms/r1"])
         #expect(members.map(\.path).suffix(1) == ["/rooms/r1/members/d"])
@@ -107,12 +107,12 @@ struct TriggerTests {
             afters.append(event.after.json)
             order.append("trigger/\(event.params["id"]!)")
             let value = event.after.value as? Int ?? 0
-            try db.reference(withPath: "out/\(event.params["id"]!)").setValue(value * 10)
+            try db.reference(withPath: "out/\(event.params["id"]!)").queueSetValue(value * 10)
         }
         db.drain()
         // All three writes are queued before any runs: each trigger still sees its own write's data.
-        for i in 1...3 { try db.reference(withPath: "in/k\(i)").setValue(i) }
-        try db.reference(withPath: "in/k1").setValue(100)
+        for i in 1...3 { try db.reference(withPath: "in/k\(i)").queueSetValue(i) }
+        try db.reference(withPath: "in/k1").queueSetValue(100)
         db.drain()
         #expect(afters == [1, 2, 3])
         #expect(order == ["in/k1", "trigger/k1", "out/k1", "in/k2", "trigger/k2", "out/k2", "in/k3", "trigger/k3", "out/k3"])
@@ -129,9 +129,9 @@ struct TriggerTests {
         try db.onValueCreated("/chain/{n}") { event in
             depths.append(event.depth)
             let next = Int(event.params["n"]!.dropFirst())! + 1
-            try db.reference(withPath: "chain/n\(next)").setValue(next)
+            try db.reference(withPath: "chain/n\(next)").queueSetValue(next)
         }
-        try db.reference(withPath: "chain/n0").setValue(0)
+        try db.reference(withPath: "chain/n0").queueSetValue(0)
         db.drain()
         #expect(depths == Array(0...maxDepth))
         let chain = db.reference(withPath: "chain").blockingValue(db)
@@ -153,7 +153,7 @@ struct TriggerTests {
                 completions.append((error as? DatabaseError)?.code)
             }
         }
-        try db.reference(withPath: "counter").setValue(0)
+        try db.reference(withPath: "counter").queueSetValue(0)
         db.drain()
         #expect(db.reference(withPath: "counter").blockingValue(db) == 4)
         #expect(completions == [nil, nil, nil, nil, .triggerDepthExceeded])
@@ -170,7 +170,7 @@ struct TriggerTests {
         try db.onValueWritten("/a/{x}") { _ in throw Broken() }
         var ran = 0
         try db.onValueWritten("/a/{x}") { _ in ran += 1 }
-        try db.reference(withPath: "a/b").setValue(1)
+        try db.reference(withPath: "a/b").queueSetValue(1)
         db.drain()
         #expect(ran == 1)
         #expect(errors.map(\.code) == [.userCodeFailed])
@@ -190,8 +190,8 @@ struct TriggerTests {
             registration?.remove()
         }
         #expect(registration?.pattern == "/a/{x}")
-        try db.reference(withPath: "a").setValue(["p": 1, "q": 2])
-        try db.reference(withPath: "a/r").setValue(3)
+        try db.reference(withPath: "a").queueSetValue(["p": 1, "q": 2])
+        try db.reference(withPath: "a/r").queueSetValue(3)
         db.drain()
         #expect(fired == ["p"])
     }
@@ -232,11 +232,11 @@ struct TriggerTests {
                 : Bool.random(using: &random)
                     ? .int(Int64.random(in: 0..<3, using: &random)) : ["x": ["y": .int(Int64.random(in: 0..<3, using: &random))]]
             if Bool.random(using: &random) {
-                try db.reference(withPath: path.joined(separator: "/")).setValue(value)
+                try db.reference(withPath: path.joined(separator: "/")).queueSetValue(value)
             } else {
                 var values: [String: JSONValue] = ["z": value]
                 values[path.last!] = value
-                try db.reference(withPath: path.dropLast().joined(separator: "/")).updateChildValues(values)
+                try db.reference(withPath: path.dropLast().joined(separator: "/")).queueUpdateChildValues(values)
             }
             db.drain()
             let after = db.reference(withPath: "t").blockingValue(db)

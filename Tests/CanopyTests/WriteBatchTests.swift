@@ -26,7 +26,7 @@ struct WriteBatchTests {
     func commits() throws {
         let db = try Self.manual()
         defer { db.close() }
-        try db.reference(withPath: "drafts/p1").setValue("draft")
+        try db.reference(withPath: "drafts/p1").queueSetValue("draft")
         var events: [JSONValue] = []
         db.reference().observe(.value) { events.append($0.json) }
         db.drain()
@@ -120,11 +120,11 @@ struct WriteBatchTests {
 
         func apply(to db: Database) throws {
             switch self {
-            case .set(let path, let value): try db.reference(withPath: path.joined(separator: "/")).setValue(value)
+            case .set(let path, let value): try db.reference(withPath: path.joined(separator: "/")).queueSetValue(value)
             case .increment(let path, let by):
-                try db.reference(withPath: path.joined(separator: "/")).setValue(ServerValue.increment(NSNumber(value: by)))
-            case .update(let path, let values): try db.reference(withPath: path.joined(separator: "/")).updateChildValues(values)
-            case .remove(let path): try db.reference(withPath: path.joined(separator: "/")).removeValue()
+                try db.reference(withPath: path.joined(separator: "/")).queueSetValue(ServerValue.increment(NSNumber(value: by)))
+            case .update(let path, let values): try db.reference(withPath: path.joined(separator: "/")).queueUpdateChildValues(values)
+            case .remove(let path): try db.reference(withPath: path.joined(separator: "/")).queueRemoveValue()
             }
         }
 

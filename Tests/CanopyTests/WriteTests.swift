@@ -67,9 +67,9 @@ struct WriteTests {
         let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference()
-        try ref.setValue(["keep": 1])
+        try ref.queueSetValue(["keep": 1])
         db.drain()
-        let error = thrown { try ref.updateChildValues(update) }
+        let error = thrown { try ref.queueUpdateChildValues(update) }
         #expect(error != nil)
         #expect(error?.code == .invalidPath || error?.code == .invalidKey)
         // The completion-block form reports the same error, on the loop.
@@ -87,34 +87,34 @@ struct WriteTests {
         defer { db.close() }
         let ref = db.reference()
         #expect(
-            thrown { try ref.updateChildValues(["a": "t", "a/b": "t"]) }
+            thrown { try ref.queueUpdateChildValues(["a": "t", "a/b": "t"]) }
                 == DatabaseError(.invalidPath, "update failed: values argument contains a path /a that is ancestor of another path /a/b"))
         #expect(
-            thrown { try ref.updateChildValues(["/a/b": "t", "a": "t"]) }?.message
+            thrown { try ref.queueUpdateChildValues(["/a/b": "t", "a": "t"]) }?.message
                 == "update failed: values argument contains a path /a that is ancestor of another path /a/b")
         #expect(
-            thrown { try ref.updateChildValues(["/a": 1, "a/": 2]) }?.message
+            thrown { try ref.queueUpdateChildValues(["/a": 1, "a/": 2]) }?.message
                 == "update failed: values argument contains a path /a that is ancestor of another path /a")
         #expect(
-            thrown { try ref.child("x").updateChildValues(["a": "t", "a/b": "t"]) }?.message
+            thrown { try ref.child("x").queueUpdateChildValues(["a": "t", "a/b": "t"]) }?.message
                 == "update failed: values argument contains a path /a that is ancestor of another path /a/b")
         #expect(
-            thrown { try ref.updateChildValues(["a/.sv": "timestamp"]) }
+            thrown { try ref.queueUpdateChildValues(["a/.sv": "timestamp"]) }
                 == DatabaseError(
                     .invalidKey,
                     "update failed: values argument contains an invalid key (.sv) in path /a/.sv. Keys must be non-empty strings and can't contain \".\", \"#\", \"$\", \"/\", \"[\", or \"]\""
                 ))
         #expect(
-            thrown { try ref.updateChildValues(["a/.priority": true]) }
+            thrown { try ref.queueUpdateChildValues(["a/.priority": true]) }
                 == DatabaseError(
                     .invalidPriority, "update failed: values argument contains an invalid value for '/a/.priority', which \(priorityRules)")
         )
         #expect(
-            thrown { try ref.updateChildValues(["/a/b/.priority": ["x": "y"]]) }
+            thrown { try ref.queueUpdateChildValues(["/a/b/.priority": ["x": "y"]]) }
                 == DatabaseError(
                     .invalidPriority,
                     "update failed: values argument contains an invalid value for '/a/b/.priority', which \(priorityRules)"))
-        #expect(thrown { try ref.updateChildValues([4: "hi"]) }?.code == .invalidKey)
+        #expect(thrown { try ref.queueUpdateChildValues([4: "hi"]) }?.code == .invalidKey)
     }
 
     // MARK: - Invalid keys, paths, values and priorities
@@ -126,12 +126,12 @@ struct WriteTests {
         let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference().child("data")
-        try ref.setValue("before")
+        try ref.queueSetValue("before")
         db.drain()
         for value in [[key: "test"], ["deeper": [key: "test"]]] as [[String: Any]] {
-            #expect(thrown { try ref.setValue(value) }?.code == .invalidKey)
-            #expect(thrown { try ref.setValue(value, andPriority: 1) }?.code == .invalidKey)
-            #expect(thrown { try ref.updateChildValues(["x": value]) }?.code == .invalidKey)
+            #expect(thrown { try ref.queueSetValue(value) }?.code == .invalidKey)
+            #expect(thrown { try ref.queueSetValue(value, andPriority: 1) }?.code == .invalidKey)
+            #expect(thrown { try ref.queueUpdateChildValues(["x": value]) }?.code == .invalidKey)
             let box = Collector<(any Error)?>()
             ref.setValue(value) { error, _ in box.items.append(error) }
             db.drain()
@@ -148,8 +148,9 @@ struct WriteTests {
         defer { db.close() }
         let ref = db.reference().child(path)
         for error in [
-            thrown { try ref.setValue("x") }, thrown { try ref.setValue("x", andPriority: 1) }, thrown { try ref.setPriority(1) },
-            thrown { try ref.removeValue() }, thrown { try ref.updateChildValues(["a": 1]) },
+            thrown { try ref.queueSetValue("x") }, thrown { try ref.queueSetValue("x", andPriority: 1) },
+            thrown { try ref.queueSetPriority(1) },
+            thrown { try ref.queueRemoveValue() }, thrown { try ref.queueUpdateChildValues(["a": 1]) },
         ] {
             #expect(error?.code == .invalidPath)
             #expect(
@@ -167,23 +168,23 @@ struct WriteTests {
         let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference().child("v")
-        try ref.setValue(["intact": true])
+        try ref.queueSetValue(["intact": true])
         db.drain()
-        let date = thrown { try ref.setValue(Date()) }
+        let date = thrown { try ref.queueSetValue(Date()) }
         #expect(date?.code == .invalidValue)
         #expect(date?.message.contains("Date") == true)
-        #expect(thrown { try ref.setValue(["nested": ["when": Date()]]) }?.message.contains("nested.when") == true)
-        #expect(thrown { try ref.setValue(["invalid": "data", ".sv": "timestamp"]) }?.code == .invalidValue)
-        #expect(thrown { try ref.setValue([".value": [String: Any]()]) }?.code == .invalidValue)
-        #expect(thrown { try ref.setValue([".value": 1, "child": 2]) }?.code == .invalidValue)
-        #expect(thrown { try ref.setValue(Double.nan) }?.code == .invalidValue)
-        #expect(thrown { try ref.setValue(Double.nan) }?.message.hasPrefix("set failed: value argument contains NaN") == true)
-        #expect(thrown { try ref.setValue(["x": Double.infinity]) }?.code == .invalidValue)
-        #expect(thrown { try ref.setValue(Float.nan) }?.code == .invalidValue)
-        #expect(thrown { try ref.setValue(NSNumber(value: Double.nan)) }?.code == .invalidValue)
-        #expect(thrown { try ref.setValue([4: "hi"] as [AnyHashable: Any]) }?.code == .invalidKey)
-        #expect(thrown { try ref.setValue(["ok": [4: "hi"] as [AnyHashable: Any]]) }?.code == .invalidKey)
-        #expect(thrown { try ref.setValue(NSObject()) }?.code == .invalidValue)
+        #expect(thrown { try ref.queueSetValue(["nested": ["when": Date()]]) }?.message.contains("nested.when") == true)
+        #expect(thrown { try ref.queueSetValue(["invalid": "data", ".sv": "timestamp"]) }?.code == .invalidValue)
+        #expect(thrown { try ref.queueSetValue([".value": [String: Any]()]) }?.code == .invalidValue)
+        #expect(thrown { try ref.queueSetValue([".value": 1, "child": 2]) }?.code == .invalidValue)
+        #expect(thrown { try ref.queueSetValue(Double.nan) }?.code == .invalidValue)
+        #expect(thrown { try ref.queueSetValue(Double.nan) }?.message.hasPrefix("set failed: value argument contains NaN") == true)
+        #expect(thrown { try ref.queueSetValue(["x": Double.infinity]) }?.code == .invalidValue)
+        #expect(thrown { try ref.queueSetValue(Float.nan) }?.code == .invalidValue)
+        #expect(thrown { try ref.queueSetValue(NSNumber(value: Double.nan)) }?.code == .invalidValue)
+        #expect(thrown { try ref.queueSetValue([4: "hi"] as [AnyHashable: Any]) }?.code == .invalidKey)
+        #expect(thrown { try ref.queueSetValue(["ok": [4: "hi"] as [AnyHashable: Any]]) }?.code == .invalidKey)
+        #expect(thrown { try ref.queueSetValue(NSObject()) }?.code == .invalidValue)
         db.drain()
         #expect(current(ref, db) == ["intact": true])
     }
@@ -217,12 +218,12 @@ struct WriteTests {
         let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference().child("p")
-        try ref.setValue("v", andPriority: 1)
+        try ref.queueSetValue("v", andPriority: 1)
         db.drain()
         let priority = name == "NaN" ? Double.nan : Double.infinity
-        #expect(thrown { try ref.setValue("x", andPriority: priority) } != nil)
-        #expect(thrown { try ref.setPriority(priority) } != nil)
-        #expect(thrown { try ref.updateChildValues([".priority": priority]) } != nil)
+        #expect(thrown { try ref.queueSetValue("x", andPriority: priority) } != nil)
+        #expect(thrown { try ref.queueSetPriority(priority) } != nil)
+        #expect(thrown { try ref.queueUpdateChildValues([".priority": priority]) } != nil)
         db.drain()
         #expect(current(ref, db) == [".value": "v", ".priority": 1])
     }
@@ -235,16 +236,16 @@ struct WriteTests {
         defer { db.close() }
         let ref = db.reference().child("v")
         #expect(
-            thrown { try ref.setValue(Double.nan) }
+            thrown { try ref.queueSetValue(Double.nan) }
                 == DatabaseError(.invalidValue, "set failed: value argument contains NaN in property 'v'"))
         #expect(
-            thrown { try ref.setValue(["x": Double.infinity]) }
+            thrown { try ref.queueSetValue(["x": Double.infinity]) }
                 == DatabaseError(.invalidValue, "set failed: value argument contains Infinity in property 'v.x'"))
         #expect(
-            thrown { try ref.child("w").setValue(["p": ["q": Double.nan]]) }
+            thrown { try ref.child("w").queueSetValue(["p": ["q": Double.nan]]) }
                 == DatabaseError(.invalidValue, "set failed: value argument contains NaN in property 'v.w.p.q'"))
         #expect(
-            thrown { try ref.updateChildValues(["a": Double.nan]) }
+            thrown { try ref.queueUpdateChildValues(["a": Double.nan]) }
                 == DatabaseError(.invalidValue, "update failed: values argument contains NaN in property 'v.a'"))
     }
 
@@ -261,12 +262,12 @@ struct WriteTests {
         let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference().child("p")
-        try ref.setValue("v", andPriority: 1)
+        try ref.queueSetValue("v", andPriority: 1)
         db.drain()
-        let error = thrown { try ref.setValue("x", andPriority: priority) }
+        let error = thrown { try ref.queueSetValue("x", andPriority: priority) }
         #expect(error == DatabaseError(.invalidPriority, message))
-        #expect(thrown { try ref.setPriority(priority) }?.code == .invalidPriority)
-        #expect(thrown { try ref.setValue(["a": 1, ".priority": priority]) } != nil)
+        #expect(thrown { try ref.queueSetPriority(priority) }?.code == .invalidPriority)
+        #expect(thrown { try ref.queueSetValue(["a": 1, ".priority": priority]) } != nil)
         db.drain()
         #expect(current(ref, db) == [".value": "v", ".priority": 1])
     }
@@ -276,11 +277,11 @@ struct WriteTests {
         let db = try manualDatabase()
         defer { db.close() }
         let root = db.reference()
-        try root.child("a").setValue(1)
-        try root.child("b").setValue(2)
+        try root.child("a").queueSetValue(1)
+        try root.child("b").queueSetValue(2)
         db.drain()
-        #expect(thrown { try root.child("a").setValue(nil) } == nil)
-        #expect(thrown { try root.child("b").setValue(NSNull()) } == nil)
+        #expect(thrown { try root.child("a").queueSetValue(nil) } == nil)
+        #expect(thrown { try root.child("b").queueSetValue(NSNull()) } == nil)
         db.drain()
         #expect(current(root, db) == .null)
 
@@ -289,14 +290,14 @@ struct WriteTests {
         #expect(thrown { _ = try root.validatedChild(".info") } == nil)
         #expect(thrown { _ = try root.validatedChild(".info/connected") } == nil)
         for ref in [info, info.child("connected"), root.child(".info/serverTimeOffset")] {
-            #expect(thrown { try ref.setValue(true) } == DatabaseError(.invalidPath, "set failed = Can't modify data under /.info/"))
-            #expect(thrown { try ref.removeValue() }?.code == .invalidPath)
-            #expect(thrown { try ref.updateChildValues(["x": 1]) }?.code == .invalidPath)
-            #expect(thrown { try ref.setPriority(1) }?.code == .invalidPath)
-            #expect(thrown { try ref.setValue(1, andPriority: 1) }?.code == .invalidPath)
+            #expect(thrown { try ref.queueSetValue(true) } == DatabaseError(.invalidPath, "set failed = Can't modify data under /.info/"))
+            #expect(thrown { try ref.queueRemoveValue() }?.code == .invalidPath)
+            #expect(thrown { try ref.queueUpdateChildValues(["x": 1]) }?.code == .invalidPath)
+            #expect(thrown { try ref.queueSetPriority(1) }?.code == .invalidPath)
+            #expect(thrown { try ref.queueSetValue(1, andPriority: 1) }?.code == .invalidPath)
         }
-        #expect(thrown { try root.child("x").child(".info").setValue(1) }?.code == .invalidPath)
-        #expect(thrown { try root.child("foo/.info").setValue(1) }?.code == .invalidPath)
+        #expect(thrown { try root.child("x").child(".info").queueSetValue(1) }?.code == .invalidPath)
+        #expect(thrown { try root.child("foo/.info").queueSetValue(1) }?.code == .invalidPath)
     }
 
     // MARK: - Depth, path length and string size limits
@@ -311,29 +312,29 @@ struct WriteTests {
             for i in stride(from: depth - 1, through: 0, by: -1) { value = ["k\(i)": value] }
             return value
         }
-        #expect(thrown { try root.setValue(nested(32)) } == nil)
-        let deep = thrown { try root.setValue(nested(33)) }
+        #expect(thrown { try root.queueSetValue(nested(32)) } == nil)
+        let deep = thrown { try root.queueSetValue(nested(33)) }
         #expect(deep?.code == .invalidValue)
         #expect(
             deep?.message.hasPrefix(
                 "set failed: value argument path specified exceeds the maximum depth that can be written (32) or object contains a cycle in property 'k0.k1."
             ) == true)
-        #expect(thrown { try root.child("a/b").setValue(nested(30)) } == nil)
-        #expect(thrown { try root.child("a/b").setValue(nested(31)) }?.code == .invalidValue)
+        #expect(thrown { try root.child("a/b").queueSetValue(nested(30)) } == nil)
+        #expect(thrown { try root.child("a/b").queueSetValue(nested(31)) }?.code == .invalidValue)
         // A reference deeper than 32 is fine; writing there is not.
         let deepRef = root.child((0..<40).map { "d\($0)" }.joined(separator: "/"))
         #expect(deepRef.key == "d39")
-        #expect(thrown { try deepRef.setValue(1) }?.code == .invalidValue)
+        #expect(thrown { try deepRef.queueSetValue(1) }?.code == .invalidValue)
 
-        #expect(thrown { try root.setValue([String(repeating: "k", count: 767): 1]) } == nil)
+        #expect(thrown { try root.queueSetValue([String(repeating: "k", count: 767): 1]) } == nil)
         #expect(
-            thrown { try root.setValue([String(repeating: "k", count: 768): 1]) }
+            thrown { try root.queueSetValue([String(repeating: "k", count: 768): 1]) }
                 == DatabaseError(.invalidValue, "set failed: value argument has a key path longer than 768 bytes (769)."))
-        #expect(thrown { try root.child(String(repeating: "k", count: 768)).setValue(1) }?.code == .invalidValue)
+        #expect(thrown { try root.child(String(repeating: "k", count: 768)).queueSetValue(1) }?.code == .invalidValue)
 
         let limit = 10_485_760
-        #expect(thrown { try root.child("s").setValue(String(repeating: "x", count: limit)) } == nil)
-        let big = thrown { try root.child("s").setValue(String(repeating: "x", count: limit + 1)) }
+        #expect(thrown { try root.child("s").queueSetValue(String(repeating: "x", count: limit)) } == nil)
+        let big = thrown { try root.child("s").queueSetValue(String(repeating: "x", count: limit + 1)) }
         #expect(big?.code == .invalidValue)
         #expect(
             big?.message.hasPrefix("set failed: value argument contains a string greater than 10485760 utf8 bytes in property 's'") == true)
@@ -351,16 +352,16 @@ struct WriteTests {
         let ref = db.reference().child("counter")
         let values = recordValues(ref)
         db.drain()
-        try ref.setValue(ServerValue.increment(1))
-        try ref.setValue(5)
-        try ref.setValue(ServerValue.increment(1))
-        try ref.setValue("hello")
-        try ref.setValue(ServerValue.increment(1))
-        try ref.setValue(["hello": "world"])
-        try ref.setValue(ServerValue.increment(1))
-        try ref.setValue(true)
-        try ref.setValue(ServerValue.increment(NSNumber(value: 2.5)))
-        try ref.setValue(ServerValue.increment(NSNumber(value: 1)))
+        try ref.queueSetValue(ServerValue.increment(1))
+        try ref.queueSetValue(5)
+        try ref.queueSetValue(ServerValue.increment(1))
+        try ref.queueSetValue("hello")
+        try ref.queueSetValue(ServerValue.increment(1))
+        try ref.queueSetValue(["hello": "world"])
+        try ref.queueSetValue(ServerValue.increment(1))
+        try ref.queueSetValue(true)
+        try ref.queueSetValue(ServerValue.increment(NSNumber(value: 2.5)))
+        try ref.queueSetValue(ServerValue.increment(NSNumber(value: 1)))
         db.drain()
         #expect(values.items == [.null, 1, 5, 6, "hello", 1, ["hello": "world"], 1, true, 2.5, 3.5])
     }
@@ -373,10 +374,10 @@ struct WriteTests {
         let values = recordValues(ref)
         db.drain()
         #expect(values.items == [.null])
-        try ref.updateChildValues(["child/increment": ServerValue.increment(1), "literal": 5])
+        try ref.queueUpdateChildValues(["child/increment": ServerValue.increment(1), "literal": 5])
         db.drain()
         #expect(values.items == [.null, ["literal": 5, "child": ["increment": 1]]])
-        try ref.updateChildValues(["child/increment": ServerValue.increment(41)])
+        try ref.queueUpdateChildValues(["child/increment": ServerValue.increment(41)])
         db.drain()
         #expect(values.items == [.null, ["literal": 5, "child": ["increment": 1]], ["literal": 5, "child": ["increment": 42]]])
     }
@@ -402,14 +403,14 @@ struct WriteTests {
         let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference().child("p")
-        try ref.setValue(0, andPriority: ServerValue.increment(1))
+        try ref.queueSetValue(0, andPriority: ServerValue.increment(1))
         db.drain()
         #expect(current(ref, db) == [".value": 0, ".priority": 1])
-        try ref.setValue(0, andPriority: ServerValue.increment(NSNumber(value: 1.5)))
+        try ref.queueSetValue(0, andPriority: ServerValue.increment(NSNumber(value: 1.5)))
         db.drain()
         #expect(current(ref, db) == [".value": 0, ".priority": 2.5])
         // A server value as the value keeps the priority given with it.
-        try ref.setValue(ServerValue.increment(10), andPriority: "keep")
+        try ref.queueSetValue(ServerValue.increment(10), andPriority: "keep")
         db.drain()
         #expect(current(ref, db) == [".value": 10, ".priority": "keep"])
     }
@@ -421,12 +422,12 @@ struct WriteTests {
         let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference().child("p")
-        try ref.setValue(5, andPriority: 10)
+        try ref.queueSetValue(5, andPriority: 10)
         db.drain()
-        try ref.setPriority(ServerValue.increment(1))
+        try ref.queueSetPriority(ServerValue.increment(1))
         db.drain()
         #expect(current(ref, db) == [".value": 5, ".priority": 11])
-        try db.reference().updateChildValues(["p/.priority": ServerValue.increment(2)])
+        try db.reference().queueUpdateChildValues(["p/.priority": ServerValue.increment(2)])
         db.drain()
         #expect(current(ref, db) == [".value": 5, ".priority": 13])
     }
@@ -436,12 +437,12 @@ struct WriteTests {
         let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference().child("ts")
-        try ref.setValue(ServerValue.timestamp())
+        try ref.queueSetValue(ServerValue.timestamp())
         let before = Int64(Date().timeIntervalSince1970 * 1000)
         db.drain()
         let value = try #require(snapshot(ref, db)?.value as? NSNumber)
         #expect(abs(value.int64Value - before) < 1000)
-        try ref.updateChildValues(["a": ServerValue.timestamp(), "b": ServerValue.timestamp(), "c/d": ServerValue.timestamp()])
+        try ref.queueUpdateChildValues(["a": ServerValue.timestamp(), "b": ServerValue.timestamp(), "c/d": ServerValue.timestamp()])
         db.drain()
         let both = try #require(snapshot(ref, db)?.json)
         #expect(both["a"] != nil)
@@ -450,7 +451,7 @@ struct WriteTests {
 
         let fixed = try manualDatabase(clock: 1_700_000_000_123)
         defer { fixed.close() }
-        try fixed.reference().setValue(
+        try fixed.reference().queueSetValue(
             ["t": ServerValue.timestamp(), "n": ["deep": ServerValue.timestamp()]] as [String: Any], andPriority: ServerValue.timestamp())
         fixed.drain()
         #expect(
@@ -464,13 +465,13 @@ struct WriteTests {
         let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference().child("e")
-        try ref.setValue(["x": 1])
+        try ref.queueSetValue(["x": 1])
         let values = recordValues(ref)
         db.drain()
         #expect(values.items.count == 1)
         let completions = Collector<(any Error)?>()
         ref.updateChildValues([:]) { error, _ in completions.items.append(error) }
-        try ref.updateChildValues([:])
+        try ref.queueUpdateChildValues([:])
         db.drain()
         #expect(completions.items.count == 1)
         #expect(completions.items.allSatisfy { $0 == nil })
@@ -501,13 +502,13 @@ struct WriteTests {
         let priorities = Collector<Any?>()
         ref.observe(.value) { priorities.items.append($0.priority) }
         db.drain()
-        try ref.setValue("a")
-        try ref.setValue("b", andPriority: 5)
-        try ref.setValue("c", andPriority: "6")
-        try ref.setValue("d", andPriority: 7)
-        try ref.setValue([".value": "e", ".priority": 8] as [String: Any])
-        try ref.setValue([".value": "f", ".priority": "8"])
-        try ref.setValue([".value": "e", ".priority": NSNull()] as [String: Any])
+        try ref.queueSetValue("a")
+        try ref.queueSetValue("b", andPriority: 5)
+        try ref.queueSetValue("c", andPriority: "6")
+        try ref.queueSetValue("d", andPriority: 7)
+        try ref.queueSetValue([".value": "e", ".priority": 8] as [String: Any])
+        try ref.queueSetValue([".value": "f", ".priority": "8"])
+        try ref.queueSetValue([".value": "e", ".priority": NSNull()] as [String: Any])
         db.drain()
         let seen = priorities.items
         #expect(seen.count == 8)
@@ -529,28 +530,28 @@ struct WriteTests {
         let db = try manualDatabase()
         defer { db.close() }
         let root = db.reference()
-        try root.setValue(["child-1": 1])
-        try root.updateChildValues(["child-3/.priority": "p"])
+        try root.queueSetValue(["child-1": 1])
+        try root.queueUpdateChildValues(["child-3/.priority": "p"])
         db.drain()
         #expect(current(root, db) == ["child-1": 1])
 
-        try root.setValue(nil)
-        try root.updateChildValues(["foo/.priority": "p", "foo/child": "leaf"])
+        try root.queueSetValue(nil)
+        try root.queueUpdateChildValues(["foo/.priority": "p", "foo/child": "leaf"])
         db.drain()
         #expect(current(root, db) == ["foo": ["child": "leaf", ".priority": "p"]])
 
-        try root.updateChildValues([".priority": 3])
+        try root.queueUpdateChildValues([".priority": 3])
         db.drain()
         #expect(current(root, db) == ["foo": ["child": "leaf", ".priority": "p"], ".priority": 3])
-        try root.setValue("foo")
+        try root.queueSetValue("foo")
         db.drain()
         #expect(current(root, db) == "foo")
 
-        try root.setValue(["foo": "x"])
-        try root.updateChildValues(["foo/.priority": "p"])
+        try root.queueSetValue(["foo": "x"])
+        try root.queueUpdateChildValues(["foo/.priority": "p"])
         db.drain()
         #expect(current(root, db) == ["foo": [".value": "x", ".priority": "p"]])
-        try root.child("foo").setValue("bar")
+        try root.child("foo").queueSetValue("bar")
         db.drain()
         #expect(current(root, db) == ["foo": "bar"])
     }
@@ -562,12 +563,12 @@ struct WriteTests {
         let db = try manualDatabase()
         defer { db.close() }
         let root = db.reference()
-        try root.child("other").setValue(1)
+        try root.child("other").queueSetValue(1)
         let values = recordValues(root)
         db.drain()
         let completions = Collector<(any Error)?>()
         root.child("missing").setPriority(5) { error, _ in completions.items.append(error) }
-        try root.child("missing").setPriority(6)
+        try root.child("missing").queueSetPriority(6)
         db.drain()
         #expect(completions.items.count == 1)
         #expect(((completions.items.first ?? nil) as? DatabaseError)?.code == .writeFailed)
@@ -578,7 +579,7 @@ struct WriteTests {
         db.drain()
         #expect(completions.items.count == 2 && completions.items[1] == nil)
         #expect(current(root, db) == ["other": [".value": 1, ".priority": 5]])
-        try root.child("other").setPriority(nil)
+        try root.child("other").queueSetPriority(nil)
         db.drain()
         #expect(current(root, db) == ["other": 1])
     }
@@ -601,7 +602,7 @@ struct WriteTests {
         let db = try manualDatabase()
         defer { db.close() }
         let root = db.reference()
-        try root.setValue(["a": 1, "b": 2])
+        try root.queueSetValue(["a": 1, "b": 2])
         let values = recordValues(root)
         db.drain()
         let bad: [[AnyHashable: Any]] = [
@@ -609,7 +610,7 @@ struct WriteTests {
             ["a": 10, "b/c": 1, "b": 3], ["a": 10, "c$": 1],
         ]
         for update in bad {
-            #expect(thrown { try root.updateChildValues(update) } != nil, "\(update)")
+            #expect(thrown { try root.queueUpdateChildValues(update) } != nil, "\(update)")
         }
         db.drain()
         #expect(current(root, db) == ["a": 1, "b": 2])
@@ -621,15 +622,15 @@ struct WriteTests {
         let db = try manualDatabase()
         defer { db.close() }
         let root = db.reference()
-        try root.setValue(["a": ["x": 1, "y": 2], "b": ["c": 1, "d": 2], "e": 5, "z": 9] as [String: Any])
+        try root.queueSetValue(["a": ["x": 1, "y": 2], "b": ["c": 1, "d": 2], "e": 5, "z": 9] as [String: Any])
         let values = recordValues(root)
         db.drain()
-        try root.updateChildValues(["a": ["x": 3], "b/c": NSNull(), "e": NSNull(), "/n//m/": 7])
+        try root.queueUpdateChildValues(["a": ["x": 3], "b/c": NSNull(), "e": NSNull(), "/n//m/": 7])
         db.drain()
         #expect(current(root, db) == ["a": ["x": 3], "b": ["d": 2], "n": ["m": 7], "z": 9])
         #expect(values.items.count == 2)
         // Deleting the last child through an update removes the emptied parent.
-        try root.updateChildValues(["b/d": NSNull(), "n/m": NSNull()])
+        try root.queueUpdateChildValues(["b/d": NSNull(), "n/m": NSNull()])
         db.drain()
         #expect(current(root, db) == ["a": ["x": 3], "z": 9])
         #expect(values.items.count == 3)
@@ -643,8 +644,8 @@ struct WriteTests {
         defer { db.close() }
         let ref = db.reference().child("o")
         let value: [String: Any?] = ["a": 1, "b": nil]
-        #expect(thrown { try ref.setValue(value) } == nil)
-        #expect(thrown { try ref.child("list").setValue(["a", nil, "c"] as [Any?]) } == nil)
+        #expect(thrown { try ref.queueSetValue(value) } == nil)
+        #expect(thrown { try ref.child("list").queueSetValue(["a", nil, "c"] as [Any?]) } == nil)
         db.drain()
         #expect(current(ref, db) == ["a": 1, "list": ["0": "a", "2": "c"]])
     }
@@ -657,7 +658,7 @@ struct WriteTests {
         defer { db.close() }
         let ref = db.reference().child("list")
         let words = ["bob", "and", "becky", "seem", "really", "nice", "yeah?"]
-        try ref.setValue(words)
+        try ref.queueSetValue(words)
         db.drain()
         let snap = try #require(snapshot(ref, db))
         #expect(snap.value as? [String] == words)
@@ -674,10 +675,10 @@ struct WriteTests {
         defer { db.close() }
         let root = db.reference()
         for (i, name) in ["alpha", "bravo", "charlie", "delta", "echo"].enumerated() {
-            try root.child("dense").child(String(i)).setValue(name)
+            try root.child("dense").child(String(i)).queueSetValue(name)
         }
-        try root.child("big").child("100003354884401").setValue("alpha")
-        try root.child("sparse").child("3024").setValue(5)
+        try root.child("big").child("100003354884401").queueSetValue("alpha")
+        try root.child("sparse").child("3024").queueSetValue(5)
         db.drain()
         #expect(snapshot(root.child("dense"), db)?.value as? [String] == ["alpha", "bravo", "charlie", "delta", "echo"])
         #expect((snapshot(root.child("big"), db)?.value as? [String: Any])?["100003354884401"] as? String == "alpha")
@@ -691,10 +692,10 @@ struct WriteTests {
         let db = try manualDatabase()
         defer { db.close() }
         let root = db.reference()
-        try root.child("holes").setValue(["a", NSNull(), "c"] as [Any])
-        try root.child("one").setValue(["1": "a"])
-        try root.child("two").setValue(["2": "a"])
-        try root.child("pair").setValue(["a", "b"])
+        try root.child("holes").queueSetValue(["a", NSNull(), "c"] as [Any])
+        try root.child("one").queueSetValue(["1": "a"])
+        try root.child("two").queueSetValue(["2": "a"])
+        try root.child("pair").queueSetValue(["a", "b"])
         db.drain()
         for name in ["holes"] {
             let snap = try #require(snapshot(root.child(name), db))
@@ -717,12 +718,12 @@ struct WriteTests {
         defer { db.close() }
         let root = db.reference()
         let twoPow53Plus1: Int64 = 9_007_199_254_740_993
-        try root.child("max").setValue(Int64.max)
-        try root.child("min").setValue(Int64.min)
-        try root.child("big").setValue(twoPow53Plus1)
-        try root.child("nsnumber").setValue(NSNumber(value: twoPow53Plus1))
-        try root.child("dbl").setValue(Double.greatestFiniteMagnitude)
-        try root.child("uint").setValue(UInt64.max)
+        try root.child("max").queueSetValue(Int64.max)
+        try root.child("min").queueSetValue(Int64.min)
+        try root.child("big").queueSetValue(twoPow53Plus1)
+        try root.child("nsnumber").queueSetValue(NSNumber(value: twoPow53Plus1))
+        try root.child("dbl").queueSetValue(Double.greatestFiniteMagnitude)
+        try root.child("uint").queueSetValue(UInt64.max)
         db.drain()
         for (name, expected) in [("max", Int64.max), ("min", Int64.min), ("big", twoPow53Plus1), ("nsnumber", twoPow53Plus1)] {
             let snap = try #require(snapshot(root.child(name), db))
@@ -741,10 +742,10 @@ struct WriteTests {
         let ref = root.child("n")
         let values = recordValues(ref)
         db.drain()
-        try ref.setValue(1)
-        try ref.setValue(1.0)
-        try ref.setValue(NSNumber(value: 1))
-        try ref.setValue(1.1)
+        try ref.queueSetValue(1)
+        try ref.queueSetValue(1.0)
+        try ref.queueSetValue(NSNumber(value: 1))
+        try ref.queueSetValue(1.1)
         db.drain()
         #expect(values.items == [.null, 1, 1.1])
     }
@@ -763,7 +764,7 @@ struct WriteTests {
             ("json", JSONValue.object(["k": .array([.int(1), .null, .bool(true)])]), ["k": ["0": 1, "2": true]]),
             ("decimal", Decimal(string: "1.5")!, .double(1.5)),
         ]
-        for (key, value, _) in inputs { try ref.child(key).setValue(value) }
+        for (key, value, _) in inputs { try ref.child(key).queueSetValue(value) }
         db.drain()
         let stored = current(ref, db)
         for (key, _, expected) in inputs {
@@ -788,11 +789,11 @@ struct WriteTests {
         let db = try manualDatabase(clock: 5_000)
         defer { db.close() }
         let ref = db.reference().child("sv")
-        try ref.setValue(
+        try ref.queueSetValue(
             ["t": ServerValue.timestampValue, "i": ServerValue.incrementValue(Int64(2)), "d": ServerValue.incrementValue(0.5)] as JSONValue)
         db.drain()
         #expect(current(ref, db) == ["t": 5_000, "i": 2, "d": 0.5])
-        try ref.updateChildValues(["i": ServerValue.incrementValue(Int64(3)), "d": ServerValue.increment(NSNumber(value: 1))])
+        try ref.queueUpdateChildValues(["i": ServerValue.incrementValue(Int64(3)), "d": ServerValue.increment(NSNumber(value: 1))])
         db.drain()
         #expect(current(ref, db) == ["t": 5_000, "i": 5, "d": 1.5])
     }
@@ -802,7 +803,7 @@ struct WriteTests {
         let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference().child("posts/p1")
-        try ref.setValue(["title": "Hello", "starCount": 42, "ratio": 0.5, "published": true, "stars": ["u1": true]] as [String: Any])
+        try ref.queueSetValue(["title": "Hello", "starCount": 42, "ratio": 0.5, "published": true, "stars": ["u1": true]] as [String: Any])
         db.drain()
         let post = try #require(snapshot(ref, db)?.value as? [String: Any])
         #expect(post["starCount"] as? Int == 42)
@@ -818,20 +819,20 @@ struct WriteTests {
         defer { db.close() }
         let root = db.reference()
         let initial: JSONValue = ["users": ["ada": ["name": "Ada", ".priority": 1]], "n": 5]
-        try root.setValue(initial.anyValue)
+        try root.queueSetValue(initial.anyValue)
         db.drain()
         let attempts: [() throws -> Void] = [
-            { try root.setValue(["users": ["a.b": 1]]) },
-            { try root.child("users").setValue(Double.nan) },
-            { try root.child("users/ada").setValue("x", andPriority: true) },
-            { try root.child("users/ada").setPriority([1, 2]) },
-            { try root.updateChildValues(["users/ada": 1, "users/ada/name": 2]) },
-            { try root.updateChildValues(["n": 6, "bad#": 1]) },
-            { try root.child("a.b").setValue(1) },
-            { try root.child(".info").setValue(1) },
-            { try root.setValue(["x": Date()]) },
-            { try root.setValue([".value": 1, "x": 2]) },
-            { try root.setValue(["x": [".sv": "bogus"]]) },
+            { try root.queueSetValue(["users": ["a.b": 1]]) },
+            { try root.child("users").queueSetValue(Double.nan) },
+            { try root.child("users/ada").queueSetValue("x", andPriority: true) },
+            { try root.child("users/ada").queueSetPriority([1, 2]) },
+            { try root.queueUpdateChildValues(["users/ada": 1, "users/ada/name": 2]) },
+            { try root.queueUpdateChildValues(["n": 6, "bad#": 1]) },
+            { try root.child("a.b").queueSetValue(1) },
+            { try root.child(".info").queueSetValue(1) },
+            { try root.queueSetValue(["x": Date()]) },
+            { try root.queueSetValue([".value": 1, "x": 2]) },
+            { try root.queueSetValue(["x": [".sv": "bogus"]]) },
         ]
         for (i, attempt) in attempts.enumerated() {
             #expect(thrown(attempt) != nil, "attempt \(i) should throw")

@@ -16,12 +16,14 @@ struct CrashRecoveryTests {
     /// Applies `operation` to an in-memory oracle database.
     static func apply(_ operation: CrashWorkload.Operation, to db: Database) throws {
         switch operation {
-        case .set(let path, let value): try db.reference(withPath: path).setValue(value)
+        case .set(let path, let value): try db.reference(withPath: path).queueSetValue(value)
         case .update(let path, let values):
-            try db.reference(withPath: path).updateChildValues(values.mapValues { value -> Any in value.map { $0 as Any } ?? NSNull() })
-        case .remove(let path): try db.reference(withPath: path).removeValue()
-        case .increment(let path): try db.reference(withPath: path).setValue(ServerValue.increment(1))
-        case .setWithPriority(let path, let value, let priority): try db.reference(withPath: path).setValue(value, andPriority: priority)
+            try db.reference(withPath: path).queueUpdateChildValues(
+                values.mapValues { value -> Any in value.map { $0 as Any } ?? NSNull() })
+        case .remove(let path): try db.reference(withPath: path).queueRemoveValue()
+        case .increment(let path): try db.reference(withPath: path).queueSetValue(ServerValue.increment(1))
+        case .setWithPriority(let path, let value, let priority):
+            try db.reference(withPath: path).queueSetValue(value, andPriority: priority)
         }
     }
 
@@ -96,7 +98,7 @@ struct CrashRecoveryTests {
             // The oracle: the state before the round, then each prefix of the round's writes.
             let oracle = try Database.inMemory(.manual())
             defer { oracle.close() }
-            if let stateText { try oracle.reference().importJSON(stateText) }
+            if let stateText { try oracle.reference().queueImportJSON(stateText) }
             oracle.drain()
             let operations = CrashWorkload.operations(seed: seed, count: count)
             var prefixes: [JSONValue] = [try exportedTree(oracle)]

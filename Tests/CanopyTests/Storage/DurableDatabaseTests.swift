@@ -37,7 +37,7 @@ struct DurableDatabaseTests {
         let dir = TemporaryDirectory()
         defer { dir.remove() }
         let db = try Database(path: dir.path, .manual())
-        try db.reference(withPath: "a").setValue(1)
+        try db.reference(withPath: "a").queueSetValue(1)
         db.drain()
         do {
             _ = try Database(path: dir.path, .manual())
@@ -46,7 +46,7 @@ struct DurableDatabaseTests {
             #expect(error.code == .inUse)
             #expect(error.message.contains("in use by pid \(getpid())"))
         }
-        try db.reference(withPath: "b").setValue(2)
+        try db.reference(withPath: "b").queueSetValue(2)
         db.drain()
         db.close()
         let reopened = try Database(path: dir.path, .manual())

@@ -15,7 +15,7 @@ struct StorageDamageTests {
     static func makeDatabase(_ dir: TemporaryDirectory, count: Int) throws {
         let db = try Database(path: dir.path, .manual())
         for index in 0..<count {
-            try db.reference(withPath: "items/i\(index)").setValue("value \(index)")
+            try db.reference(withPath: "items/i\(index)").queueSetValue("value \(index)")
         }
         db.drain()
         db.close()
@@ -128,7 +128,7 @@ struct StorageDamageTests {
         let dir = TemporaryDirectory()
         defer { dir.remove() }
         let db = try Database(path: dir.path, .manual())
-        for index in 0..<200 { try db.reference(withPath: "items/i\(index)").setValue("value \(index)") }
+        for index in 0..<200 { try db.reference(withPath: "items/i\(index)").queueSetValue("value \(index)") }
         db.drain()
         db.checkpoint { _ in }
         db.drain()
@@ -148,13 +148,13 @@ struct StorageDamageTests {
         let dir = TemporaryDirectory()
         defer { dir.remove() }
         let db = try Database(path: dir.path, .manual())
-        for index in 0..<50 { try db.reference(withPath: "items/i\(index)").setValue("value \(index)") }
+        for index in 0..<50 { try db.reference(withPath: "items/i\(index)").queueSetValue("value \(index)") }
         db.drain()
         let oldSegment = try #require(dir.segments.first)
         let oldBytes = try Self.bytes(dir.file(oldSegment))
         db.checkpoint { _ in }
         db.drain()
-        for index in 50..<60 { try db.reference(withPath: "items/i\(index)").setValue("value \(index)") }
+        for index in 50..<60 { try db.reference(withPath: "items/i\(index)").queueSetValue("value \(index)") }
         db.drain()
         db.close()
         #expect(!dir.segments.contains(oldSegment))
