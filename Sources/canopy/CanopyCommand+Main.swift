@@ -27,6 +27,10 @@ extension CanopyCommand {
         do {
             command = try Self.parseAsRoot(Self.negativeNumbersAsValues(Array(CommandLine.arguments.dropFirst())))
         } catch {
+            if Self.exitCode(for: error) != .success, let message = OptionSuggestions.message(for: Array(CommandLine.arguments.dropFirst()))
+            {
+                Self.finish(with: CLIError.usage(message))
+            }
             Self.finish(with: error)
         }
         do {

@@ -76,6 +76,18 @@ struct QueryOptions: ParsableArguments {
         var query: DatabaseQuery = reference
         let orders = [self.orderByKey, self.orderByValue, self.orderByChild != nil, self.orderByPriority].filter { $0 }.count
         if orders > 1 { throw .usage("Use one of --order-by-key, --order-by-value, --order-by-child and --order-by-priority.") }
+        if self.limitToFirst != nil && self.limitToLast != nil {
+            throw .usage("Use --limit-to-first or --limit-to-last, not both: a query has one limit.")
+        }
+        if !self.startAt.isEmpty && !self.startAfter.isEmpty {
+            throw .usage("Use --start-at or --start-after, not both: a query has one start.")
+        }
+        if !self.endAt.isEmpty && !self.endBefore.isEmpty {
+            throw .usage("Use --end-at or --end-before, not both: a query has one end.")
+        }
+        if !self.equalTo.isEmpty, let bound = self.rangeFlag {
+            throw .usage("Use --equal-to or \(bound), not both: --equal-to is both the start and the end.")
+        }
         if self.orderByKey { query = query.queryOrderedByKey() }
         if self.orderByValue { query = query.queryOrderedByValue() }
         if let child = self.orderByChild { query = query.queryOrdered(byChild: child) }
@@ -103,6 +115,15 @@ struct QueryOptions: ParsableArguments {
             query = query.queryEqual(toValue: value, childKey: key)
         }
         return query
+    }
+
+    /// The first range flag set (`--start-at`, `--start-after`, `--end-at`, `--end-before`), if any.
+    private var rangeFlag: String? {
+        if !self.startAt.isEmpty { return "--start-at" }
+        if !self.startAfter.isEmpty { return "--start-after" }
+        if !self.endAt.isEmpty { return "--end-at" }
+        if !self.endBefore.isEmpty { return "--end-before" }
+        return nil
     }
 
     /// A bound's JSON value (as the builders take it) and optional key.

@@ -40,7 +40,7 @@ struct BadInputMatrix {
 
     /// The message for an invalid key inside written data.
     static func dataKey(_ key: String, _ property: String, function: String = "set") -> String {
-        "\(function) failed: value argument  contains an invalid key (\(key)) in property '\(property)'.  \(keyRules)"
+        "\(function) failed: value argument contains an invalid key (\(key)) at /\(property.replacingOccurrences(of: ".", with: "/")). \(keyRules)"
     }
 
     /// How the CLI shows a message: one line, control characters as `\u00XX`.
@@ -51,7 +51,7 @@ struct BadInputMatrix {
     static let hugeString = String(repeating: "x", count: 10_485_761)
     static let hugeBody = Array(#"{"s": ""#.utf8) + Array(repeating: UInt8(ascii: "x"), count: 10_485_761) + Array(#""}"#.utf8)
     static let deepPath = (0..<33).map { "d\($0)" }.joined(separator: "/")
-    static let deepProperty = (0..<33).map { "d\($0)" }.joined(separator: ".")
+    static let deepProperty = (0..<33).map { "d\($0)" }.joined(separator: "/")
     static let longKey = String(repeating: "k", count: 800)
 
     // MARK: - The rows
@@ -137,14 +137,14 @@ struct BadInputMatrix {
                     expect: .error(
                         .invalidValue,
                         .exact(
-                            "set failed: value argument path specified exceeds the maximum depth that can be written (32) or object contains a cycle in property '\(deepProperty)'"
+                            "set failed: value argument path specified exceeds the maximum depth that can be written (32) or object contains a cycle at /\(deepProperty)"
                         ))),
                 cli: CLIStep(
                     arguments: ["set", deepPath, "1"],
                     expect: .error(
                         64,
                         .exact(
-                            "set failed: value argument path specified exceeds the maximum depth that can be written (32) or object contains a cycle in property '\(deepProperty)'"
+                            "set failed: value argument path specified exceeds the maximum depth that can be written (32) or object contains a cycle at /\(deepProperty)"
                         ))),
                 rest: RESTStep(
                     method: "PUT", target: "/\(deepPath).json", body: Array("1".utf8),
@@ -312,7 +312,7 @@ struct BadInputMatrix {
                 name: "NaN as a Swift value",
                 library: LibraryStep(
                     run: { db in try await db.reference(withPath: "users/ada").setValue(["score": Double.nan]) },
-                    expect: .error(.invalidValue, .exact("set failed: value argument contains NaN in property 'users.ada.score'"))),
+                    expect: .error(.invalidValue, .exact("set failed: value argument contains NaN at /users/ada/score"))),
                 note: "CLI and REST take JSON, which has no NaN (rows above)."
             )
         )
@@ -321,7 +321,7 @@ struct BadInputMatrix {
                 name: "Infinity as a Swift value",
                 library: LibraryStep(
                     run: { db in try await db.reference(withPath: "users/ada").setValue(["score": -Double.infinity]) },
-                    expect: .error(.invalidValue, .exact("set failed: value argument contains Infinity in property 'users.ada.score'")))
+                    expect: .error(.invalidValue, .exact("set failed: value argument contains Infinity at /users/ada/score")))
             )
         )
         rows.append(
@@ -332,7 +332,7 @@ struct BadInputMatrix {
                     expect: .error(
                         .invalidValue,
                         .exact(
-                            "set failed: value argument contains a value of unsupported type Date in property 'users.ada.born'. Values must be strings, numbers, booleans, null, arrays or dictionaries."
+                            "set failed: value argument contains a value of unsupported type Date at /users/ada/born. Values must be strings, numbers, booleans, null, arrays or dictionaries."
                         ))),
                 note: "CLI and REST: JSON has no other types."
             )
@@ -344,7 +344,7 @@ struct BadInputMatrix {
                     run: { db in try await db.reference(withPath: "users/ada").setValue([AnyHashable(1): "x"]) },
                     expect: .error(
                         .invalidKey,
-                        .exact("set failed: value argument contains a non-string key (1) in property 'users.ada'. Keys must be strings.")))
+                        .exact("set failed: value argument contains a non-string key (1) at /users/ada. Keys must be strings.")))
             )
         )
         rows.append(
@@ -355,21 +355,21 @@ struct BadInputMatrix {
                     expect: .error(
                         .invalidValue,
                         .prefix(
-                            "set failed: value argument contains a string greater than 10485760 utf8 bytes in property 'users.ada.s' ('xxxx"
+                            "set failed: value argument contains a string greater than 10485760 utf8 bytes at /users/ada/s ('xxxx"
                         ))),
                 cli: CLIStep(
                     arguments: ["set", "users/ada", "--file", "@body"], files: ["body": hugeBody],
                     expect: .error(
                         64,
                         .prefix(
-                            "set failed: value argument contains a string greater than 10485760 utf8 bytes in property 'users.ada.s' ('xxxx"
+                            "set failed: value argument contains a string greater than 10485760 utf8 bytes at /users/ada/s ('xxxx"
                         ))),
                 rest: RESTStep(
                     method: "PUT", target: "/users/ada.json", body: hugeBody,
                     expect: .error(
                         400,
                         .prefix(
-                            "set failed: value argument contains a string greater than 10485760 utf8 bytes in property 'users.ada.s' ('xxxx"
+                            "set failed: value argument contains a string greater than 10485760 utf8 bytes at /users/ada/s ('xxxx"
                         )))
             )
         )
@@ -413,7 +413,8 @@ struct BadInputMatrix {
             queryRow(
                 "limitToFirst with limitToLast", library: { $0.queryOrderedByKey().queryLimited(toFirst: 2).queryLimited(toLast: 2) },
                 limitTwice,
-                cli: ["--order-by-key", "--limit-to-first", "2", "--limit-to-last", "2"], limitTwice,
+                cli: ["--order-by-key", "--limit-to-first", "2", "--limit-to-last", "2"],
+                "Use --limit-to-first or --limit-to-last, not both: a query has one limit.",
                 rest: #"orderBy="$key"&limitToFirst=2&limitToLast=2"#, limitTwice),
             queryRow(
                 "two orderBys", library: { $0.queryOrderedByKey().queryOrderedByValue() }, "Cannot use multiple queryOrderedBy calls!",
@@ -448,7 +449,8 @@ struct BadInputMatrix {
             queryRow(
                 "equalTo with startAt", library: { $0.queryOrdered(byChild: "score").queryStarting(atValue: 1).queryEqual(toValue: 2) },
                 equalAfterRange,
-                cli: ["--order-by-child", "score", "--start-at", "1", "--equal-to", "2"], equalAfterRange,
+                cli: ["--order-by-child", "score", "--start-at", "1", "--equal-to", "2"],
+                "Use --equal-to or --start-at, not both: --equal-to is both the start and the end.",
                 rest: #"orderBy="score"&startAt=1&equalTo=2"#, equalAfterRange),
             queryRow(
                 "invalid orderBy child path", library: { $0.queryOrdered(byChild: "a.b") }, childPath,
@@ -629,13 +631,13 @@ struct BadInputMatrix {
                 library: .error(
                     .invalidValue,
                     .exact(
-                        #"import failed: value argument  contains ".value" child in property 'users.ada' in addition to actual children."#)),
+                        #"import failed: value argument contains ".value" child at /users/ada in addition to actual children."#)),
                 cli: .error(
                     64,
-                    .exact(#"set failed: value argument  contains ".value" child in property 'users.ada' in addition to actual children."#)),
+                    .exact(#"set failed: value argument contains ".value" child at /users/ada in addition to actual children."#)),
                 rest: .error(
                     400,
-                    .exact(#"set failed: value argument  contains ".value" child in property 'users.ada' in addition to actual children."#))
+                    .exact(#"set failed: value argument contains ".value" child at /users/ada in addition to actual children."#))
             ),
             jsonRow(
                 "other key starting with a dot", Array(#"{".foo": 1}"#.utf8),
@@ -647,9 +649,9 @@ struct BadInputMatrix {
 
     static var serverValueRows: [MatrixRow] {
         let unknown =
-            #"set failed: value argument contains an invalid server value in property 'users.ada.t'. Use {".sv": "timestamp"} or {".sv": {"increment": number}}."#
+            #"set failed: value argument contains an invalid server value at /users/ada/t. Use {".sv": "timestamp"} or {".sv": {"increment": number}}."#
         let mixed =
-            #"set failed: value argument contains ".sv" together with other keys in property 'users.ada.t'. Server values cannot be stored with other keys."#
+            #"set failed: value argument contains ".sv" together with other keys at /users/ada/t. Server values cannot be stored with other keys."#
         return [
             MatrixRow(
                 name: "unknown server value",
@@ -838,7 +840,7 @@ struct BadInputMatrix {
                 name: "push with an invalid key in the data",
                 library: LibraryStep(
                     run: { db in try await db.reference(withPath: "list").childByAutoId().setValue(["a$": 1]) },
-                    expect: .error(.invalidKey, .prefix("set failed: value argument  contains an invalid key (a$) in property 'list."))),
+                    expect: .error(.invalidKey, .prefix("set failed: value argument contains an invalid key (a$) at /list/"))),
                 cli: CLIStep(
                     arguments: ["push", "list", #"{"a$": 1}"#],
                     expect: .error(64, .exact(dataKey("a$", "list.--------------------", function: "push")))),

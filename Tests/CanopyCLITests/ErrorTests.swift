@@ -33,7 +33,24 @@ struct ErrorTests {
         Case(arguments: ["get", "a", "--order-by-key", "--start-at", "1"], status: 64, message: "queryOrderedByKey"),
         Case(arguments: ["get", "a", "--limit-to-first", "0"], status: 64, message: "Limit can't be zero"),
         Case(
-            arguments: ["get", "a", "--limit-to-first", "2", "--limit-to-last", "2"], status: 64, message: "if a limit was previously set"),
+            arguments: ["get", "a", "--limit-to-first", "2", "--limit-to-last", "2"], status: 64,
+            message: "Use --limit-to-first or --limit-to-last, not both: a query has one limit."),
+        Case(
+            arguments: ["get", "a", "--start-at", "1", "--start-after", "2"], status: 64,
+            message: "Use --start-at or --start-after, not both"),
+        Case(arguments: ["get", "a", "--end-at", "1", "--end-before", "2"], status: 64, message: "Use --end-at or --end-before, not both"),
+        Case(
+            arguments: ["observe", "a", "--equal-to", "1", "--end-at", "2"], status: 64,
+            message: "Use --equal-to or --end-at, not both: --equal-to is both the start and the end."),
+        Case(
+            arguments: ["get", "a", "--limit", "3"], status: 64,
+            message: "Unknown option '--limit': use --limit-to-first N or --limit-to-last N."),
+        Case(
+            arguments: ["get", "a", "--order-by", "score"], status: 64,
+            message: "Unknown option '--order-by': use --order-by-child PATH, --order-by-key, --order-by-value or --order-by-priority."),
+        Case(
+            arguments: ["observe", "a", "--limitToLast=2"], status: 64, message: "Unknown option '--limitToLast': use --limit-to-last N."),
+        Case(arguments: ["get", "a", "--orderBy", "score"], status: 64, message: "Unknown option '--orderBy': use --order-by-child PATH"),
         Case(arguments: ["get", "a", "--order-by-child", "$key"], status: 64, message: "Use queryOrderedByKey"),
         Case(arguments: ["get", "a", "--start-at", "ada"], status: 64, message: #"--start-at: ada is not a JSON value"#),
         Case(arguments: ["get", "a", "--equal-to", "{}"], status: 64, message: "a query bound is a string"),

@@ -38,11 +38,11 @@ struct ValidationTests {
     func invalidKeyMessage() {
         let error = conversionError(["a.b": 1], at: ["u"])
         #expect(error?.code == .invalidKey)
-        #expect(error?.message == "set failed: value argument  contains an invalid key (a.b) in property 'u'.  \(keyRules)")
+        #expect(error?.message == "set failed: value argument contains an invalid key (a.b) at /u. \(keyRules)")
         let nestedError = conversionError(["x": ["ha#sh": 1]], at: ["u", "v"], function: "update")
-        #expect(nestedError?.message == "update failed: value argument  contains an invalid key (ha#sh) in property 'u.v.x'.  \(keyRules)")
+        #expect(nestedError?.message == "update failed: value argument contains an invalid key (ha#sh) at /u/v/x. \(keyRules)")
         let atRoot = conversionError(["[what": 1])
-        #expect(atRoot?.message == "set failed: value argument  contains an invalid key ([what).  \(keyRules)")
+        #expect(atRoot?.message == "set failed: value argument contains an invalid key ([what). \(keyRules)")
     }
 
     @Test(
@@ -58,7 +58,7 @@ struct ValidationTests {
         #expect(top?.message.contains("contains an invalid key (\(key))") == true)
         let deeper = conversionError(["deeper": .object([key: "test"])], at: ["loc"])
         #expect(deeper?.code == .invalidKey)
-        #expect(deeper?.message.contains("in property 'loc.deeper'") == true)
+        #expect(deeper?.message.contains("at /loc/deeper") == true)
         #expect(!KeyValidation.isValidKey(key))
     }
 
@@ -75,7 +75,7 @@ struct ValidationTests {
     func dotValueWithChildren() {
         let error = conversionError([".value": 1, "a": 2], at: ["u"])
         #expect(error?.code == .invalidValue)
-        #expect(error?.message == "set failed: value argument  contains \".value\" child in property 'u' in addition to actual children.")
+        #expect(error?.message == "set failed: value argument contains \".value\" child at /u in addition to actual children.")
     }
 
     @Test(".value holding an object or array is rejected", arguments: [[:], ["a": 1], [1, 2]] as [JSONValue])
@@ -84,7 +84,7 @@ struct ValidationTests {
         #expect(error?.code == .invalidValue)
         #expect(
             error?.message
-                == "set failed: value argument contains an invalid \".value\" in property 'u'. Only a string, number, boolean or null can be used with .value."
+                == "set failed: value argument contains an invalid \".value\" at /u. Only a string, number, boolean or null can be used with .value."
         )
     }
 
@@ -100,13 +100,13 @@ struct ValidationTests {
     func nonFinite() {
         let nan = conversionError(["p": ["q": .double(.nan)]], at: [])
         #expect(nan?.code == .invalidValue)
-        #expect(nan?.message == "set failed: value argument contains NaN in property 'p.q'")
+        #expect(nan?.message == "set failed: value argument contains NaN at /p/q")
         let inf = conversionError(["p": .double(.infinity)], at: ["loc"])
-        #expect(inf?.message == "set failed: value argument contains Infinity in property 'loc.p'")
+        #expect(inf?.message == "set failed: value argument contains Infinity at /loc/p")
         let negInf = conversionError(.double(-.infinity), at: ["loc"])
-        #expect(negInf?.message == "set failed: value argument contains Infinity in property 'loc'")
+        #expect(negInf?.message == "set failed: value argument contains Infinity at /loc")
         let inArray = conversionError([1, .double(.nan)], at: ["a"])
-        #expect(inArray?.message == "set failed: value argument contains NaN in property 'a.1'")
+        #expect(inArray?.message == "set failed: value argument contains NaN at /a/1")
         let atRoot = conversionError(.double(.nan))
         #expect(atRoot?.message == "set failed: value argument contains NaN")
     }
@@ -116,10 +116,10 @@ struct ValidationTests {
         #expect(conversionError(nested(depth: 32)) == nil)
         let error = conversionError(nested(depth: 33))
         #expect(error?.code == .invalidValue)
-        let property = (0...32).map { "k\($0)" }.joined(separator: ".")
+        let property = (0...32).map { "k\($0)" }.joined(separator: "/")
         #expect(
             error?.message
-                == "set failed: value argument path specified exceeds the maximum depth that can be written (32) or object contains a cycle in property '\(property)'"
+                == "set failed: value argument path specified exceeds the maximum depth that can be written (32) or object contains a cycle at /\(property)"
         )
         let location = (0..<30).map { "l\($0)" }
         #expect(conversionError(nested(depth: 2), at: location) == nil)
@@ -152,7 +152,7 @@ struct ValidationTests {
         let error = conversionError(["s": .string(String(repeating: "x", count: limit + 1))])
         #expect(error?.code == .invalidValue)
         #expect(
-            error?.message.hasPrefix("set failed: value argument contains a string greater than 10485760 utf8 bytes in property 's' ('xxxx")
+            error?.message.hasPrefix("set failed: value argument contains a string greater than 10485760 utf8 bytes at /s ('xxxx")
                 == true)
         #expect(conversionError(["s": .string(String(repeating: "é", count: limit / 2))]) == nil)
         #expect(conversionError(["s": .string(String(repeating: "é", count: limit / 2) + "x")])?.code == .invalidValue)
@@ -164,14 +164,14 @@ struct ValidationTests {
         #expect(mixed?.code == .invalidValue)
         #expect(
             mixed?.message
-                == "set failed: value argument contains \".sv\" together with other keys in property 'u'. Server values cannot be stored with other keys."
+                == "set failed: value argument contains \".sv\" together with other keys at /u. Server values cannot be stored with other keys."
         )
         for unknown in ["nope", ["increment": "1"], ["increment": 1, "x": 2], ["decrement": 1], true, 5] as [JSONValue] {
             let error = conversionError(["a": [".sv": unknown]], at: ["u"])
             #expect(error?.code == .invalidValue)
             #expect(
                 error?.message
-                    == "set failed: value argument contains an invalid server value in property 'u.a'. Use {\".sv\": \"timestamp\"} or {\".sv\": {\"increment\": number}}."
+                    == "set failed: value argument contains an invalid server value at /u/a. Use {\".sv\": \"timestamp\"} or {\".sv\": {\"increment\": number}}."
             )
         }
         #expect(conversionError([".sv": "timestamp"]) == nil)

@@ -138,6 +138,6 @@ struct FastWritePathTests {
         var nan = values
         nan["k9"] = Double.nan
         let nanError = #expect(throws: DatabaseError.self) { try ref.queueUpdateChildValues(nan) }
-        #expect(nanError?.message == "update failed: values argument contains NaN in property 'big.k9'")
+        #expect(nanError?.message == "update failed: values argument contains NaN at /big/k9")
     }
 }

@@ -73,7 +73,7 @@ struct ImportExportTests {
             ("{\"a\":1,}", "invalid_json", "line 1, column 8"),
             ("{\"a\": [1, 2", "invalid_json", "end of input"),
             (#"{"a.b":1}"#, "invalid_key", "(a.b)"),
-            (#"{"a":{"$x":1}}"#, "invalid_key", "in property 'i.a'"),
+            (#"{"a":{"$x":1}}"#, "invalid_key", "at /i/a"),
             (#"{"x":{".value":{"y":1}}}"#, "invalid_value", ".value"),
             (#"{"p":{".sv":"nonsense"}}"#, "invalid_value", "server value"),
         ])

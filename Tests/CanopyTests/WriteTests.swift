@@ -173,7 +173,7 @@ struct WriteTests {
         let date = thrown { try ref.queueSetValue(Date()) }
         #expect(date?.code == .invalidValue)
         #expect(date?.message.contains("Date") == true)
-        #expect(thrown { try ref.queueSetValue(["nested": ["when": Date()]]) }?.message.contains("nested.when") == true)
+        #expect(thrown { try ref.queueSetValue(["nested": ["when": Date()]]) }?.message.contains("at /v/nested/when") == true)
         #expect(thrown { try ref.queueSetValue(["invalid": "data", ".sv": "timestamp"]) }?.code == .invalidValue)
         #expect(thrown { try ref.queueSetValue([".value": [String: Any]()]) }?.code == .invalidValue)
         #expect(thrown { try ref.queueSetValue([".value": 1, "child": 2]) }?.code == .invalidValue)
@@ -237,16 +237,16 @@ struct WriteTests {
         let ref = db.reference().child("v")
         #expect(
             thrown { try ref.queueSetValue(Double.nan) }
-                == DatabaseError(.invalidValue, "set failed: value argument contains NaN in property 'v'"))
+                == DatabaseError(.invalidValue, "set failed: value argument contains NaN at /v"))
         #expect(
             thrown { try ref.queueSetValue(["x": Double.infinity]) }
-                == DatabaseError(.invalidValue, "set failed: value argument contains Infinity in property 'v.x'"))
+                == DatabaseError(.invalidValue, "set failed: value argument contains Infinity at /v/x"))
         #expect(
             thrown { try ref.child("w").queueSetValue(["p": ["q": Double.nan]]) }
-                == DatabaseError(.invalidValue, "set failed: value argument contains NaN in property 'v.w.p.q'"))
+                == DatabaseError(.invalidValue, "set failed: value argument contains NaN at /v/w/p/q"))
         #expect(
             thrown { try ref.queueUpdateChildValues(["a": Double.nan]) }
-                == DatabaseError(.invalidValue, "update failed: values argument contains NaN in property 'v.a'"))
+                == DatabaseError(.invalidValue, "update failed: values argument contains NaN at /v/a"))
     }
 
     private func checkInvalidPriority(name: String, message: String) throws {
@@ -317,7 +317,7 @@ struct WriteTests {
         #expect(deep?.code == .invalidValue)
         #expect(
             deep?.message.hasPrefix(
-                "set failed: value argument path specified exceeds the maximum depth that can be written (32) or object contains a cycle in property 'k0.k1."
+                "set failed: value argument path specified exceeds the maximum depth that can be written (32) or object contains a cycle at /k0/k1/"
             ) == true)
         #expect(thrown { try root.child("a/b").queueSetValue(nested(30)) } == nil)
         #expect(thrown { try root.child("a/b").queueSetValue(nested(31)) }?.code == .invalidValue)
@@ -337,7 +337,7 @@ struct WriteTests {
         let big = thrown { try root.child("s").queueSetValue(String(repeating: "x", count: limit + 1)) }
         #expect(big?.code == .invalidValue)
         #expect(
-            big?.message.hasPrefix("set failed: value argument contains a string greater than 10485760 utf8 bytes in property 's'") == true)
+            big?.message.hasPrefix("set failed: value argument contains a string greater than 10485760 utf8 bytes at /s") == true)
         db.drain()
         let stored = snapshot(root.child("s"), db)
         #expect((stored?.value as? String)?.utf8.count == limit)

@@ -9,7 +9,7 @@ struct AnyConverter {
 
     private func property(_ path: [String]) -> String {
         let all = self.location + path
-        return all.isEmpty ? "" : " in property '\(all.joined(separator: "."))'"
+        return all.isEmpty ? "" : " at /\(all.joined(separator: "/"))"
     }
 
     mutating func convert(_ value: Any?, path: [String]) throws(DatabaseError) -> JSONValue {

@@ -59,7 +59,7 @@ package struct ValueConverter {
     // MARK: - Conversion
 
     private var property: String {
-        self.parts.isEmpty ? "" : " in property '\(self.parts.joined(separator: "."))'"
+        self.parts.isEmpty ? "" : " at /\(self.parts.joined(separator: "/"))"
     }
 
     private func checkPath() throws(DatabaseError) {
@@ -165,7 +165,7 @@ package struct ValueConverter {
                 guard KeyValidation.isValidKey(key) else {
                     throw DatabaseError(
                         .invalidKey,
-                        "\(self.prefix) contains an invalid key (\(key))\(self.property).  Keys must be non-empty strings and can't contain \".\", \"#\", \"$\", \"/\", \"[\", or \"]\""
+                        "\(self.prefix)contains an invalid key (\(key))\(self.property). Keys must be non-empty strings and can't contain \".\", \"#\", \"$\", \"/\", \"[\", or \"]\""
                     )
                 }
                 try self.push(key)
@@ -178,7 +178,7 @@ package struct ValueConverter {
         if let dotValue {
             if hasActualChild {
                 throw DatabaseError(
-                    .invalidValue, "\(self.prefix) contains \".value\" child\(self.property) in addition to actual children.")
+                    .invalidValue, "\(self.prefix)contains \".value\" child\(self.property) in addition to actual children.")
             }
             switch dotValue {
             case .null: node = .empty
