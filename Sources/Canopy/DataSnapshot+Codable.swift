@@ -20,7 +20,7 @@ extension DatabaseReference {
     /// ``setValue(from:encoder:)`` that queues the write and returns at once, as
     /// ``queueSetValue(_:)``.
     ///
-    /// - Throws: the encoder's error, or a ``DatabaseError`` when the encoded value is not valid
+    /// - Throws: the encoder's error, or a `DatabaseError` when the encoded value is not valid
     ///   data (for example a dictionary key with a `.`); nothing is written then.
     ///
     /// - Complexity: O(*b*) to encode and parse *b* bytes of JSON on the calling thread; then on the loop as
@@ -33,7 +33,7 @@ extension DatabaseReference {
     /// once the write is applied (on a database opened at a path, once it is durable under its
     /// ``SyncPolicy``).
     ///
-    /// - Throws: the encoder's error, or a ``DatabaseError`` when the encoded value is not valid
+    /// - Throws: the encoder's error, or a `DatabaseError` when the encoded value is not valid
     ///   data (for example a dictionary key with a `.`); nothing is written then.
     ///
     /// - Complexity: O(*b*) to encode and parse *b* bytes of JSON on the calling thread; then on the loop as

@@ -51,7 +51,7 @@ public struct DataSnapshot: Sendable {
     /// - Complexity: O(*s*) for *s* nodes: the whole tree is converted.
     public var value: Any? { self.node.plainJSON.anyValue }
 
-    /// The data as a ``JSONValue`` (arrays as in ``value``; no priorities).
+    /// The data as a `JSONValue` (arrays as in ``value``; no priorities).
     ///
     /// - Complexity: O(*s*) for *s* nodes.
     public var json: JSONValue { self.node.plainJSON }
@@ -62,7 +62,7 @@ public struct DataSnapshot: Sendable {
     /// - Complexity: O(*s*) for *s* nodes.
     public func valueInExportFormat() -> Any? { self.node.exportJSON.anyValue }
 
-    /// ``valueInExportFormat()`` as a ``JSONValue``.
+    /// ``valueInExportFormat()`` as a `JSONValue`.
     ///
     /// - Complexity: O(*s*) for *s* nodes.
     public var exportJSON: JSONValue { self.node.exportJSON }
@@ -105,7 +105,7 @@ public struct DataSnapshot: Sendable {
             ?? DataSnapshot(node: .empty, path: self.path, database: self.database, metadata: self.metadata)
     }
 
-    /// Like ``childSnapshot(forPath:)`` but throws a ``DatabaseError`` for an invalid path.
+    /// Like ``childSnapshot(forPath:)`` but throws a `DatabaseError` for an invalid path.
     ///
     /// - Complexity: O(*d* + *m* log *n*) for a relative path of *m* keys below a location at depth *d*.
     public func validatedChildSnapshot(forPath childPathString: String) throws(DatabaseError) -> DataSnapshot {

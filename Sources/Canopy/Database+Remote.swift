@@ -20,7 +20,7 @@ extension Database {
     /// db.reference(withPath: "posts").observe(.childAdded) { print($0.key ?? "") }
     /// ```
     ///
-    /// - Throws: ``DatabaseError`` for a URL that names no server or namespace, or when the loop
+    /// - Throws: `DatabaseError` for a URL that names no server or namespace, or when the loop
     ///   (or the persistent cache) cannot start.
     public convenience init(url: String, configuration: Configuration = Configuration()) throws(DatabaseError) {
         let parsed = try DatabaseURL(url)

@@ -15,7 +15,7 @@ extension Database {
     /// // returns once the write is on disk
     /// ```
     ///
-    /// - Throws: ``DatabaseError`` `.inUse` when another process (or another `Database` in this
+    /// - Throws: `DatabaseError` `.inUse` when another process (or another `Database` in this
     ///   one) has the directory open, `.corrupted` when a file is damaged before its end (naming
     ///   the file and the offset), `.ioError` when the directory cannot be created or read.
     ///

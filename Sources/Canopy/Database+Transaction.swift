@@ -3,7 +3,7 @@ import CanopyCore
 extension Database {
     /// Runs a transaction over any number of locations: `block` reads what it needs with
     /// ``Transaction/getData(_:)``, then writes any locations with ``Transaction/setValue(_:for:)``,
-    /// ``Transaction/updateChildValues(_:for:)`` and ``Transaction/removeValue(for:)``; its return value
+    /// ``Transaction/updateChildValues(_:for:)-([AnyHashable:Any],_)`` and ``Transaction/removeValue(for:)``; its return value
     /// is returned here once the writes are committed.
     ///
     /// All or nothing: the writes are committed together as one write (one journal record; observers see
@@ -29,7 +29,7 @@ extension Database {
     /// }
     /// ```
     ///
-    /// - Throws: The block's error; ``DatabaseError`` for an invalid write inside it (as the write
+    /// - Throws: The block's error; `DatabaseError` for an invalid write inside it (as the write
     ///   methods throw it), `.closed` when the database is closed, or the error that failed the commit
     ///   (for example a journal failure).
     /// - Complexity: O(*r* · *d* log *n*) on the loop for *r* reads at depth *d*, plus the block's own work,

@@ -31,7 +31,7 @@ extension Database {
     /// ```
     ///
     /// - Returns: The registration; ``TriggerRegistration/remove()`` ends it.
-    /// - Throws: ``DatabaseError`` `.invalidPath` for an invalid pattern, `.closed` when the database
+    /// - Throws: `DatabaseError` `.invalidPath` for an invalid pattern, `.closed` when the database
     ///   is closed.
     /// - Complexity: Registering: O(*d*) for a pattern of *d* segments. Per write, finding the triggers it
     ///   fires walks a trie of the patterns along the written paths: O(*e* · *d*) for *e* entries at depth

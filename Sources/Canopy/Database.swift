@@ -51,7 +51,7 @@ public final class Database: Sendable {
         public var logger = Logger(label: "canopy.storage")
         /// How many triggers deep a write may be: a write made by a trigger reacting to a write that
         /// no trigger made is 1 deep, a write made in reaction to that one 2 deep, and so on. A write
-        /// deeper than this is refused with ``DatabaseError/Code/triggerDepthExceeded`` (see
+        /// deeper than this is refused with `DatabaseError.Code.triggerDepthExceeded` (see
         /// <doc:TransactionsBatchesTriggers>).
         public var maxTriggerDepth = 16
         /// For ``Database/init(url:configuration:)``: the credential the client signs in with (the
@@ -76,7 +76,7 @@ public final class Database: Sendable {
         /// answering from the cache (or failing when the cache has nothing there).
         public var requestTimeout: Duration = .seconds(10)
         /// For ``Database/init(url:configuration:)``: how long a write's completion (or `async` form)
-        /// waits for the server's acknowledgement before it gets a ``DatabaseError/Code/disconnected``
+        /// waits for the server's acknowledgement before it gets a `DatabaseError.Code.disconnected`
         /// error; the write itself stays queued and is still sent (its outcome is then no longer
         /// reported). `nil` (the default, as in the Firebase SDKs): wait until the server answers.
         public var acknowledgementTimeout: Duration?
@@ -140,7 +140,7 @@ public final class Database: Sendable {
     /// database created on first use.
     ///
     /// Starting its loop thread fails only when the process is out of threads or descriptors; the
-    /// database returned then is closed (every operation fails with ``DatabaseError/Code/closed``)
+    /// database returned then is closed (every operation fails with `DatabaseError.Code.closed`)
     /// and the next call tries again.
     public static func database() -> Database {
         sharedDefault.withLock { current in

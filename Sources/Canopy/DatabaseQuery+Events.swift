@@ -1,4 +1,4 @@
-/// One event from ``DatabaseQuery/events(_:)``.
+/// One event from ``DatabaseQuery/events(_:)-(DataEventType...)``.
 public struct DatabaseEvent: Sendable {
     /// What happened.
     public let type: DataEventType
@@ -28,7 +28,7 @@ extension DatabaseQuery {
         self.events(types)
     }
 
-    /// ``events(_:)`` taking an array of types (all types when empty).
+    /// ``events(_:)-(DataEventType...)`` taking an array of types (all types when empty).
     ///
     /// - Complexity: As ``observe(_:with:)``, once for each event type: O(*d* log *n*) to register, plus
     ///   building the query's view once (O(*n* log *n*) for an index), then O(*k* log *n*) per write that

@@ -4,7 +4,7 @@ import CanopyCore
 ///
 /// ``DatabaseReference`` is the query with no constraints. Building a query never throws: an
 /// invalid path or query is reported to the cancel block of observers, to `getData`, and to
-/// writes, as a ``DatabaseError``.
+/// writes, as a `DatabaseError`.
 // @unchecked Sendable: every stored property is an immutable `let` of a Sendable type; the class is
 // not final only so that `DatabaseReference` can be a query, as in Firebase.
 public class DatabaseQuery: @unchecked Sendable {

@@ -19,7 +19,7 @@ extension DatabaseReference {
     /// ```swift
     /// try await db.reference().importJSON(Array(try Data(contentsOf: url)))
     /// ```
-    /// - Throws: ``DatabaseError`` `.invalidJSON` with the line and column of a syntax error, or
+    /// - Throws: `DatabaseError` `.invalidJSON` with the line and column of a syntax error, or
     ///   the validation error `setValue` would give; nothing is written then.
     ///
     /// - Complexity: O(*b*) on the calling thread to parse *b* bytes; then on the loop, as ``setValue(_:)``,
@@ -75,7 +75,9 @@ extension DatabaseReference {
 
 extension DataSnapshot {
     /// The snapshot's data as JSON text, keys in key order (`null` when there is none).
-    /// - Parameter exportFormat: Include priorities, as ``valueInExportFormat()`` does.
+    /// - Parameters:
+    ///   - pretty: Indent the text, one member per line.
+    ///   - exportFormat: Include priorities, as ``valueInExportFormat()`` does.
     ///
     /// - Complexity: O(*s*) for *s* nodes (keys are already in key order).
     public func jsonString(pretty: Bool = false, exportFormat: Bool = false) -> String {

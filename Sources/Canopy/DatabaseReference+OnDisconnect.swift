@@ -4,7 +4,7 @@ extension DatabaseReference {
     /// Has the server set this location to `value` when this client disconnects (closes, loses its
     /// network, or its process dies). The server keeps the operation until then, across this
     /// client's reconnects. Only on a database connected to a server (``Database/init(url:configuration:)``);
-    /// an embedded database never disconnects, so it refuses with ``DatabaseError/Code/invalidOperation``.
+    /// an embedded database never disconnects, so it refuses with `DatabaseError.Code.invalidOperation`.
     ///
     /// ```swift
     /// let presence = db.reference(withPath: "status/\(uid)")

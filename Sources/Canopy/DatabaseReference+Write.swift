@@ -20,7 +20,7 @@ extension DatabaseReference {
     /// ```swift
     /// try ref.child("users").child(uid).queueSetValue(["username": name])
     /// ```
-    /// - Throws: ``DatabaseError`` naming the invalid key, value or path; nothing is written then.
+    /// - Throws: `DatabaseError` naming the invalid key, value or path; nothing is written then.
     ///
     /// - Complexity: O(*s* + *d* log *n*) on the loop for a value of *s* nodes at depth *d*: O(*d* log *n*)
     ///   to apply it and, on a database opened at a path, O(*s*) to journal it; plus O(*k* log *n*) for each
@@ -47,13 +47,13 @@ extension DatabaseReference {
     /// dictionary removes the data.
     ///
     /// Accepts `String`, numbers, `Bool`, `NSNumber`, `NSNull`, `[String: Any]`, arrays and
-    /// ``JSONValue``, with `ServerValue` placeholders anywhere. The value is validated here and
+    /// `JSONValue`, with `ServerValue` placeholders anywhere. The value is validated here and
     /// applied on the loop thread in the order this thread issued its writes; observers fire there.
     ///
     /// ```swift
     /// try await ref.child("users").child(uid).setValue(["username": name])
     /// ```
-    /// - Throws: ``DatabaseError`` naming the invalid key, value or path (nothing is written then), or
+    /// - Throws: `DatabaseError` naming the invalid key, value or path (nothing is written then), or
     ///   the error that refused the write.
     ///
     /// - Complexity: O(*s* + *d* log *n*) on the loop for a value of *s* nodes at depth *d*: O(*d* log *n*)

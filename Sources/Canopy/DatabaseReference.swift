@@ -48,7 +48,7 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable {
         }
     }
 
-    /// Like ``child(_:)`` but throws a ``DatabaseError`` for an invalid path.
+    /// Like ``child(_:)`` but throws a `DatabaseError` for an invalid path.
     ///
     /// - Complexity: As ``child(_:)``: O(*d* + *m*).
     public func validatedChild(_ pathString: String) throws(DatabaseError) -> DatabaseReference {

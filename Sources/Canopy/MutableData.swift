@@ -54,7 +54,7 @@ public final class MutableData {
         }
     }
 
-    /// The data here as a ``JSONValue``.
+    /// The data here as a `JSONValue`.
     ///
     /// - Complexity: As ``value``: O(*s*) to read; O(*s* + *m* log *n*) to set a value of *s* nodes *m*
     ///   levels below the transaction's location.

@@ -5,7 +5,7 @@
 /// ``DatabaseQuery/observeSingleEvent(of:with:)`` and of ``DatabaseQuery/values(includeMetadataChanges:)``.
 /// Observe with `includeMetadataChanges: true` (``DatabaseQuery/observe(_:includeMetadataChanges:with:)``)
 /// to get an extra `.value` event, with the same data, when only the metadata changes. See
-/// <doc:SnapshotMetadata>.
+/// <doc:MetadataAndPendingWrites>.
 public struct SnapshotMetadata: Sendable, Equatable, CustomStringConvertible {
     /// Whether the snapshot includes writes not yet confirmed: for a database opened at a path, a
     /// write applied (its events raised) but not yet durable under the ``SyncPolicy``; for a

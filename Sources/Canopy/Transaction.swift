@@ -2,7 +2,7 @@ import CanopyCore
 
 /// The reads and writes of one ``Database/runTransaction(_:)`` block: read any number of locations
 /// with ``getData(_:)``, then write any others with ``setValue(_:for:)``,
-/// ``updateChildValues(_:for:)`` and ``removeValue(for:)``. The writes are committed together, as one
+/// ``updateChildValues(_:for:)-([AnyHashable:Any],_)`` and ``removeValue(for:)``. The writes are committed together, as one
 /// write, when the block returns, or not at all when it throws.
 ///
 /// Reads come first: ``getData(_:)`` after a write throws. The transaction is valid only inside its
@@ -26,7 +26,7 @@ public final class Transaction {
 
     /// The data at `ref` now. Loop thread (inside the block).
     ///
-    /// - Throws: ``DatabaseError`` `.invalidOperation` after a write, after the block returned, or
+    /// - Throws: `DatabaseError` `.invalidOperation` after a write, after the block returned, or
     ///   for a reference to another database; the reference's own error for an invalid one.
     /// - Complexity: O(*d* log *n*) at depth *d*; the snapshot shares storage with the tree.
     public func getData(_ ref: DatabaseReference) throws(DatabaseError) -> DataSnapshot {
@@ -46,7 +46,7 @@ public final class Transaction {
     /// Replaces the data at `ref` with `value` (as ``DatabaseReference/setValue(_:)``) when the
     /// transaction commits.
     ///
-    /// - Throws: ``DatabaseError`` naming the invalid key, value or path (nothing is added then), or
+    /// - Throws: `DatabaseError` naming the invalid key, value or path (nothing is added then), or
     ///   `.invalidOperation` as ``getData(_:)``.
     /// - Complexity: O(*s*) to validate a value of *s* nodes.
     @discardableResult

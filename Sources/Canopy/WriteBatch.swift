@@ -28,7 +28,7 @@ public final class WriteBatch: Sendable {
 
     /// Adds a write replacing the data at `ref` with `value` (as ``DatabaseReference/setValue(_:)``).
     ///
-    /// - Throws: ``DatabaseError`` naming the invalid key, value or path (nothing is added then);
+    /// - Throws: `DatabaseError` naming the invalid key, value or path (nothing is added then);
     ///   `.invalidOperation` once the batch is committed, or for a reference to another database.
     /// - Complexity: O(*s*) to validate a value of *s* nodes.
     @discardableResult

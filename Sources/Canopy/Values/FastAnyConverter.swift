@@ -3,7 +3,7 @@ import Foundation
 
 /// Converts a Foundation-style value straight to a ``Node`` in one pass, for the common types
 /// (`String`, `Int`, `Bool`, finite `Double`, `Int64`, `[String: Any]`, `[Any]`, `NSNull`,
-/// ``JSONValue``) and plain keys. Anything else (other types, server values, `.value`,
+/// `JSONValue`) and plain keys. Anything else (other types, server values, `.value`,
 /// `.priority`, invalid keys or values, limits exceeded) throws ``ConversionFallback`` so that the
 /// exact path (`JSONValue(any:)` then `ValueConverter`) converts it or names the problem; where
 /// both apply they build the same node.

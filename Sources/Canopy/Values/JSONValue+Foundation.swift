@@ -7,7 +7,7 @@ extension JSONValue {
     /// - Parameters:
     ///   - value: The value; `nil` and `NSNull` are `null`.
     ///   - function: The API name used in error messages.
-    /// - Throws: ``DatabaseError`` `.invalidValue` for unsupported types and non-string keys.
+    /// - Throws: `DatabaseError` `.invalidValue` for unsupported types and non-string keys.
     ///
     /// - Complexity: O(*s*) for a value of *s* nodes.
     public init(any value: Any?, function: String = "set") throws(DatabaseError) {
