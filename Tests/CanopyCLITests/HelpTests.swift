@@ -6,7 +6,8 @@ import Testing
 @Suite(.serialized)
 struct HelpTests {
     static let commands = [
-        "", "get", "set", "update", "push", "remove", "observe", "import", "export", "info", "compact", "repair", "rules",
+        "", "get", "set", "update", "push", "remove", "observe", "import", "export", "info", "compact", "repair", "rules", "backup",
+        "restore",
     ]
 
     static let snapshots = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Snapshots")
