@@ -36,6 +36,12 @@ struct Serve: AsyncParsableCommand {
     var authToken: String?
 
     @Option(
+        name: .customLong("auth-token-file"),
+        help: ArgumentHelp(
+            "Read the admin token from FILE (one trailing newline ignored), so that it is not on the command line.", valueName: "FILE"))
+    var authTokenFile: String?
+
+    @Option(
         name: .customLong("rules"),
         help: ArgumentHelp(
             "A rules file (Firebase's database.rules.json) that every namespace starts with, replacing the rules it kept.",
@@ -120,6 +126,9 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("--idle-timeout and --body-timeout must not be negative.")
         }
         guard self.maxNamespaces >= 1 else { throw ValidationError("--max-namespaces must be at least 1.") }
+        guard self.authToken == nil || self.authTokenFile == nil else {
+            throw ValidationError("Use either --auth-token or --auth-token-file.")
+        }
         guard self.syncPolicy != nil else { throw ValidationError("Unknown --sync \(self.sync): use always, periodic or never.") }
     }
 
@@ -137,6 +146,15 @@ struct Serve: AsyncParsableCommand {
         configuration.host = self.host
         configuration.port = self.port
         configuration.authToken = self.authToken
+        if let path = self.authTokenFile {
+            var token = try Self.readFile(path, option: "--auth-token-file")
+            if token.last == UInt8(ascii: "\n") { token.removeLast() }
+            if token.last == UInt8(ascii: "\r") { token.removeLast() }
+            guard !token.isEmpty, let text = String(validating: token, as: UTF8.self) else {
+                throw ValidationError("The admin token (--auth-token-file) is empty or not UTF-8 text.")
+            }
+            configuration.authToken = text
+        }
         configuration.allowInsecure = self.insecure
         configuration.keepAliveInterval = .milliseconds(Int64(self.keepAlive * 1000))
         configuration.idleTimeout = self.idleTimeout > 0 ? .milliseconds(Int64(self.idleTimeout * 1000)) : nil
