@@ -49,9 +49,7 @@ struct Backup: AsyncParsableCommand {
         }
         var total = 0
         for name in names {
-            var one = server
-            one.parameters.removeAll { $0.0 == "ns" }
-            one.parameters.append(("ns", name))
+            let one = server.namespaced(name)
             let data = try await HTTPClient.send(
                 one, .GET, one.target(resource: "/.json", [("format", "export")]), headers: self.server.headers)
             let rules = try await HTTPClient.send(one, .GET, one.target(resource: "/.settings/rules.json"), headers: self.server.headers)

@@ -38,12 +38,8 @@ struct ConnectionOptions: ParsableArguments {
     var target: Target {
         get throws(CLIError) {
             if let url = self.url {
-                var server = try ServerURL(parsing: url)
-                if let namespace = self.namespace {
-                    server.parameters.removeAll { $0.0 == "ns" }
-                    server.parameters.append(("ns", namespace))
-                }
-                return .remote(server)
+                let server = try ServerURL(parsing: url)
+                return .remote(self.namespace.map { server.namespaced($0) } ?? server)
             }
             return .local(Self.databaseDirectory(self.database.resolvedPath, namespace: self.namespace))
         }

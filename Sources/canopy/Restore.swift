@@ -50,9 +50,7 @@ struct Restore: AsyncParsableCommand {
         let server = try self.server.server
         var total = 0
         for file in files {
-            var one = server
-            one.parameters.removeAll { $0.0 == "ns" }
-            one.parameters.append(("ns", file.name))
+            let one = server.namespaced(file.name)
             _ = try await HTTPClient.send(
                 one, .PUT, one.target(resource: "/.json", [("print", "silent")]), body: file.data, headers: self.server.headers)
             _ = try await HTTPClient.send(

@@ -29,12 +29,8 @@ struct ServerOptions: ParsableArguments {
     /// The server, with the namespace as its `ns` parameter.
     var server: ServerURL {
         get throws(CLIError) {
-            var server = try ServerURL(parsing: self.url)
-            if let namespace = self.namespace {
-                server.parameters.removeAll { $0.0 == "ns" }
-                server.parameters.append(("ns", namespace))
-            }
-            return server
+            let server = try ServerURL(parsing: self.url)
+            return self.namespace.map { server.namespaced($0) } ?? server
         }
     }
 

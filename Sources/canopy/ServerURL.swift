@@ -45,6 +45,14 @@ struct ServerURL: Sendable {
         }
     }
 
+    /// This server with `name` as the namespace every request names (`ns=name`).
+    func namespaced(_ name: String) -> ServerURL {
+        var copy = self
+        copy.parameters.removeAll { $0.0 == "ns" }
+        copy.parameters.append(("ns", name))
+        return copy
+    }
+
     /// `/a/b.json?name=value&…` for `path`, the values percent-encoded.
     func target(_ path: DatabasePath, _ parameters: [(String, String)] = []) -> String {
         self.target(resource: "/" + path.keys.map { Self.encode($0.string) }.joined(separator: "/") + ".json", parameters)
