@@ -503,7 +503,7 @@ struct BadInputMatrix {
                     expect: .error(
                         64,
                         .exact(
-                            "Unknown command 'sett': use one of get, set, update, push, remove, observe, import, export, serve, info, compact, repair, rules (canopy --help)."
+                            "Unknown command 'sett': use one of get, set, update, push, remove, observe, import, export, serve, info, compact, repair, rules, backup, restore (canopy --help)."
                         )))))
         rows.append(
             MatrixRow(
