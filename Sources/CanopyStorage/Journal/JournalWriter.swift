@@ -42,25 +42,14 @@ package final class JournalWriter: @unchecked Sendable {
         case rotate(firstSequence: UInt64, done: @Sendable (DatabaseError?) -> Void)
     }
 
-    struct State {
-        var chunks: [Chunk] = []
-        var busy = false
-        var closing = false
-        var finished = false
-        /// Set after a failure until `resume()`: appends are dropped.
-        var failed = false
-        var broken: DatabaseError?
-        var unsynced = false
-        var lastSync: UInt64 = 0
-    }
-
     package let directory: String
     let files: StorageFiles
     let policy: Policy
     let callbacks: Callbacks
     /// What the periodic sync measures its interval with.
     let clock: any JournalClock
-    private let state = WaitableState(State())
+    /// The lifecycle (``StateMachine``), under the lock both threads take.
+    private let state: WaitableState<StateMachine>
     /// The bytes of the records this writer has encoded from writes handed over with
     /// ``append(writes:)`` (written on the writer thread, read from any).
     package let encodedBytes = Atomic<Int>(0)
@@ -93,7 +82,7 @@ package final class JournalWriter: @unchecked Sendable {
         self.goodSequence = lastSequence
         self.writtenOffset = offset
         self.writtenSequence = lastSequence
-        self.state.withLock { $0.lastSync = clock.now() }
+        self.state = WaitableState(StateMachine(now: clock.now()))
         clock.onAdvance { [weak self] in self?.state.broadcast() }
         let thread = Thread { [self] in self.run() }
         thread.name = "canopy-journal"
@@ -106,19 +95,7 @@ package final class JournalWriter: @unchecked Sendable {
     /// (after a failure, before ``resume()``, or when broken or closing).
     @discardableResult
     package func append(_ bytes: [UInt8], last: UInt64) -> Bool {
-        let accepted = self.state.withLock { state -> Bool in
-            guard !state.failed, state.broken == nil, !state.closing else { return false }
-            if case .records(var existing, _)? = state.chunks.last {
-                state.chunks.removeLast()
-                existing.append(contentsOf: bytes)
-                state.chunks.append(.records(existing, last: last))
-            } else {
-                state.chunks.append(.records(bytes, last: last))
-            }
-            return true
-        }
-        if accepted { self.state.broadcast() }
-        return accepted
+        self.handOver(.records(bytes, last: last)) == .queued
     }
 
     /// Hands over writes, in sequence order after everything handed over before, to encode as
@@ -127,79 +104,59 @@ package final class JournalWriter: @unchecked Sendable {
     @discardableResult
     package func append(writes: [JournalRecord]) -> Bool {
         guard !writes.isEmpty else { return true }
-        let accepted = self.state.withLock { state -> Bool in
-            guard !state.failed, state.broken == nil, !state.closing else { return false }
-            if case .writes(var existing)? = state.chunks.last {
-                state.chunks.removeLast()
-                existing.append(contentsOf: writes)
-                state.chunks.append(.writes(existing))
-            } else {
-                state.chunks.append(.writes(writes))
-            }
-            return true
-        }
-        if accepted { self.state.broadcast() }
-        return accepted
+        return self.handOver(.writes(writes)) == .queued
     }
 
     /// After the records appended so far: sync and close the current segment and start a new one
     /// whose first record is `firstSequence`; `done` runs on the writer thread.
     package func rotate(firstSequence: UInt64, done: @escaping @Sendable (DatabaseError?) -> Void) {
-        let accepted = self.state.withLock { state -> Bool in
-            guard !state.failed, state.broken == nil, !state.closing else { return false }
-            state.chunks.append(.rotate(firstSequence: firstSequence, done: done))
-            return true
-        }
-        if accepted { self.state.broadcast() } else { done(DatabaseError(.ioError, "The journal is not accepting writes.")) }
+        if case .dropped(let reason) = self.handOver(.rotate(firstSequence: firstSequence, done: done)) { done(reason) }
+    }
+
+    /// Queues `chunk` and wakes the writer thread, unless the state machine refuses it.
+    private func handOver(_ chunk: Chunk) -> StateMachine.HandOver {
+        let outcome = self.state.withLock { $0.handOver(chunk) }
+        if outcome == .queued { self.state.broadcast() }
+        return outcome
     }
 
     /// Accepts appends again after a failure the owner has undone.
     package func resume() {
-        self.state.withLock { $0.failed = false }
+        self.state.withLock { $0.resume() }
     }
 
     /// Why the journal refuses every write, if it does.
-    package var brokenError: DatabaseError? { self.state.withLock { $0.broken } }
+    package var brokenError: DatabaseError? {
+        self.state.withLock { state in
+            if case .broken(let error) = state.health { return error }
+            return nil
+        }
+    }
 
     /// Blocks until everything handed over has been written (and reported), and a periodic sync
     /// that is due has run.
     package func waitUntilIdle() {
-        self.state.withLock(waitingWhile: { !$0.chunks.isEmpty || $0.busy || self.periodicSyncDue($0) }) { _ in }
+        self.state.withLock(waitingWhile: { !$0.isIdle(syncInterval: self.syncInterval, now: self.clock.now()) }) { _ in }
     }
 
     /// Writes what is left, syncs (whatever the policy), closes the file and stops the thread.
     /// Blocks until done.
     package func close() {
-        self.state.withLock { $0.closing = true }
-        self.state.broadcast()
-        self.state.withLock(waitingWhile: { !$0.finished }) { _ in }
+        if self.state.withLock({ $0.close() }) { self.state.broadcast() }
+        self.state.withLock(waitingWhile: { $0.phase != .finished }) { _ in }
     }
 
     // MARK: - Writer thread
 
     private func run() {
         while true {
-            var batch: [Chunk] = []
-            var syncDue = false
-            let closing = self.state.withLock(
-                waitingWhile: { state in
-                    state.chunks.isEmpty && !state.closing && !self.periodicSyncDue(state)
-                }, deadline: self.nextDeadline()
-            ) { state -> Bool in
-                swap(&batch, &state.chunks)
-                syncDue = self.periodicSyncDue(state)
-                state.busy = true
-                return state.closing
-            }
-            self.write(batch, forceSync: closing || syncDue)
-            let finished = self.state.withLock { state -> Bool in
-                state.busy = false
-                if closing && state.chunks.isEmpty {
-                    state.finished = true
-                    return true
-                }
-                return false
-            }
+            let step = self.state.withLock(
+                waitingWhile: { !$0.hasWork(syncInterval: self.syncInterval, now: self.clock.now()) }, deadline: self.nextDeadline()
+            ) { $0.takeBatch(syncInterval: self.syncInterval, now: self.clock.now()) }
+            // A wait that ended at the periodic deadline with nothing due yet: wait again.
+            guard case .write(let batch, let forceSync) = step else { continue }
+            self.write(batch, forceSync: forceSync)
+            let finished = self.state.withLock { $0.batchDone() }
             self.state.broadcast()
             if finished {
                 self.files.io.close(self.fd)
@@ -208,22 +165,21 @@ package final class JournalWriter: @unchecked Sendable {
         }
     }
 
-    /// Whether unsynced records have waited an interval (not while a failure awaits ``resume()``
-    /// or once the journal is broken: nothing would be synced, and waiters would wait for it).
-    private func periodicSyncDue(_ state: State) -> Bool {
-        guard case .periodic(let interval) = self.policy, state.unsynced, !state.failed, state.broken == nil else { return false }
-        return self.clock.now() &- state.lastSync >= interval
+    /// The periodic sync's interval (`nil` under the other policies).
+    private var syncInterval: UInt64? {
+        if case .periodic(let interval) = self.policy { return interval }
+        return nil
     }
 
     /// When (on `CLOCK_MONOTONIC`) the writer thread wakes by itself for a periodic sync.
     private func nextDeadline() -> UInt64 {
-        guard case .periodic(let interval) = self.policy else { return UInt64.max / 2 }
+        guard let interval = self.syncInterval else { return UInt64.max / 2 }
         return self.clock.monotonicDeadline(reaching: self.state.withLock { $0.lastSync } &+ interval)
     }
 
     /// Writes one batch and reports it.
     private func write(_ batch: [Chunk], forceSync: Bool) {
-        if self.state.withLock({ $0.broken != nil }) {
+        if self.brokenError != nil {
             for case .rotate(_, let done) in batch { done(DatabaseError(.ioError, "The journal is broken.")) }
             return
         }
@@ -254,7 +210,7 @@ package final class JournalWriter: @unchecked Sendable {
             case .always:
                 if wrote || forceSync { try self.sync() }
             case .periodic, .never:
-                if forceSync { try self.sync() } else if wrote { self.state.withLock { $0.unsynced = true } }
+                if forceSync { try self.sync() } else if wrote { self.state.withLock { $0.wroteUnsynced() } }
             }
             self.goodOffset = self.writtenOffset
             if wrote {
@@ -280,10 +236,7 @@ package final class JournalWriter: @unchecked Sendable {
             self.syncFailed = true
             throw error
         }
-        self.state.withLock { state in
-            state.unsynced = false
-            state.lastSync = self.clock.now()
-        }
+        self.state.withLock { $0.synced(now: self.clock.now()) }
     }
 
     /// After a failed write or sync: cut the segment back to the last good record, make that
@@ -309,13 +262,7 @@ package final class JournalWriter: @unchecked Sendable {
         }
         self.writtenOffset = self.goodOffset
         self.writtenSequence = self.goodSequence
-        let dropped: [Chunk] = self.state.withLock { state in
-            state.failed = true
-            if let broken { state.broken = broken }
-            var dropped: [Chunk] = []
-            swap(&dropped, &state.chunks)
-            return dropped
-        }
+        let dropped = self.state.withLock { $0.failed(broken: broken) }
         for case .rotate(_, let done) in dropped { done(error) }
         self.callbacks.failed(firstFailed, broken ?? error, broken != nil)
     }
@@ -345,9 +292,6 @@ package final class JournalWriter: @unchecked Sendable {
         self.goodSequence = firstSequence &- 1
         self.writtenSequence = firstSequence &- 1
         self.callbacks.durable(self.goodSequence)
-        self.state.withLock { state in
-            state.unsynced = false
-            state.lastSync = self.clock.now()
-        }
+        self.state.withLock { $0.synced(now: self.clock.now()) }
     }
 }
