@@ -7,9 +7,9 @@ import Logging
 extension RemoteSync {
     /// Opens a connection unless one is open or opening, or the app asked to stay offline.
     func connect() {
-        guard self.connection == nil, !self.isOfflineByRequest, !self.isClosed else { return }
-        self.retryTimer?.cancel()
-        self.retryTimer = nil
+        let (open, timer) = self.lifecycle.connect()
+        timer?.cancel()
+        guard open else { return }
         let core = self.core
         let box = ConnectionBox()
         let connection = WireConnection.open(url: self.url, lastSession: self.lastSession, logger: self.logger) { event in
@@ -19,20 +19,16 @@ extension RemoteSync {
             }
         }
         box.connection = connection
-        self.connection = connection
+        self.lifecycle.opened(connection)
     }
 
     /// Closes the connection and stays offline until ``goOnline()``.
     func goOffline() {
-        self.isOfflineByRequest = true
-        self.retryTimer?.cancel()
-        self.retryTimer = nil
-        self.dropConnection()
+        self.left(self.lifecycle.goOffline())
     }
 
     func goOnline() {
-        guard self.isOfflineByRequest, !self.isClosed else { return }
-        self.isOfflineByRequest = false
+        guard self.lifecycle.goOnline() else { return }
         self.retryDelay = self.options.minimumRetryDelay
         self.connect()
     }
@@ -40,8 +36,7 @@ extension RemoteSync {
     /// Closing the database (loop thread): offline for good; observers waiting for data are
     /// cancelled; the cache is flushed and closed.
     func close() {
-        self.isClosed = true
-        self.goOffline()
+        self.left(self.lifecycle.close())
         let error = DatabaseError(.closed, "The database was closed.")
         for listen in self.listens.values {
             let waiting = listen.waiting
@@ -83,10 +78,11 @@ extension RemoteSync {
     }
 
     private func connected(_ hello: ServerHello) {
+        guard let connection = self.connection, self.lifecycle.helloReceived(on: connection) else { return }
         self.lastSession = hello.session
         self.serverTimeOffset = hello.timestamp - self.core.clock()
-        guard let provider = self.options.authTokenProvider, let connection = self.connection else {
-            self.signedIn(token: self.options.authToken)
+        guard let provider = self.options.authTokenProvider else {
+            self.signedIn(token: self.options.authToken, on: connection)
             return
         }
         // Nothing is sent before the credential: the server would judge it signed out.
@@ -97,7 +93,7 @@ extension RemoteSync {
                 token = try await provider()
             } catch {
                 core.perform { [weak core] in
-                    guard let remote = core?.remote, remote.connection === connection else { return }
+                    guard let remote = core?.remote, remote.lifecycle.isCurrent(connection) else { return }
                     remote.logger.error("canopy: the auth token provider failed: \(error); reconnecting")
                     remote.dropConnection()
                     remote.scheduleReconnect()
@@ -105,16 +101,15 @@ extension RemoteSync {
                 return
             }
             core.perform { [weak core] in
-                guard let remote = core?.remote, remote.connection === connection else { return }
-                remote.signedIn(token: token)
+                core?.remote?.signedIn(token: token, on: connection)
             }
         }
     }
 
     /// The connection is ready and `token` (if any) is the credential: sign in, then listen and
     /// send what waited, in order.
-    private func signedIn(token: String?) {
-        self.isConnected = true
+    private func signedIn(token: String?, on connection: WireConnection) {
+        guard self.lifecycle.signedIn(on: connection) else { return }
         self.retryDelay = self.options.minimumRetryDelay
         self.core.setInfo(connected: true, serverTimeOffset: self.serverTimeOffset)
         if let token {
@@ -134,11 +129,14 @@ extension RemoteSync {
     /// Forgets the connection: requests in flight are answered `.disconnected` (writes stay queued
     /// and are sent again), listens are marked to be asked again.
     func dropConnection() {
-        let wasConnected = self.isConnected
-        self.isConnected = false
-        let connection = self.connection
-        self.connection = nil
-        connection?.close()
+        self.left(self.lifecycle.drop())
+    }
+
+    /// Acts on leaving a connection: closes it, answers its requests in flight, cancels a retry.
+    private func left(_ drop: ConnectionStateMachine<WireConnection, LoopTimer>.Drop) {
+        drop.timer?.cancel()
+        let wasConnected = drop.wasConnected
+        drop.connection?.close()
         let inFlight = self.inFlight
         self.inFlight = [:]
         for listen in self.listens.values {
@@ -154,16 +152,16 @@ extension RemoteSync {
     }
 
     func scheduleReconnect() {
-        guard !self.isOfflineByRequest, !self.isClosed, self.retryTimer == nil else { return }
         let delay = self.retryDelay
-        // Back off (×1.3, as the SDKs do), with up to a half of jitter so clients spread out.
-        let next = delay * 1.3
-        self.retryDelay = min(next, self.options.maximumRetryDelay)
-        let jittered = delay * Double.random(in: 0.5...1.0)
-        self.retryTimer = self.core.loop.schedule(after: jittered) { [weak self] in
-            self?.retryTimer = nil
-            self?.connect()
+        let scheduled = self.lifecycle.scheduleRetry {
+            // Jitter of up to a half, so that clients cut off together spread out.
+            self.core.loop.schedule(after: delay * Double.random(in: 0.5...1.0)) { [weak self] in
+                guard let self, self.lifecycle.retryFired() else { return }
+                self.connect()
+            }
         }
+        // Back off (×1.3, as the SDKs do).
+        if scheduled { self.retryDelay = min(delay * 1.3, self.options.maximumRetryDelay) }
     }
 
     // MARK: - Requests
@@ -231,7 +229,7 @@ extension RemoteSync {
             }
         case .shutdown(let reason):
             self.logger.warning("canopy: the server closed the connection for good: \(reason)")
-            self.isOfflineByRequest = true
+            self.goOffline()
         default:
             break
         }

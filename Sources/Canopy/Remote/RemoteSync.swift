@@ -31,15 +31,10 @@ final class RemoteSync: @unchecked Sendable {
     /// The queries `keepSynced(true)` holds a listen for.
     var keptSynced: Set<String> = []
 
-    var connection: WireConnection?
-    /// Whether the connection said hello (requests are sent only then).
-    var isConnected = false
-    /// `goOffline()` was called (or the database closed): no reconnecting.
-    var isOfflineByRequest = false
-    var isClosed = false
+    /// The connection, the retry timer and where the connection stands (``ConnectionStateMachine``).
+    var lifecycle = ConnectionStateMachine<WireConnection, LoopTimer>()
     var lastSession: String?
     var retryDelay: Duration
-    var retryTimer: LoopTimer?
     var nextRequest: Int64 = 1
     /// Callbacks for requests in flight on the current connection, by request number.
     var inFlight: [Int64: (ResponseOutcome) -> Void] = [:]
@@ -58,6 +53,14 @@ final class RemoteSync: @unchecked Sendable {
         self.logger = options.logger
         self.retryDelay = options.minimumRetryDelay
     }
+
+    /// The connection opening, signing in or signed in.
+    var connection: WireConnection? { self.lifecycle.connection }
+    /// Signed in: requests are sent only then.
+    var isConnected: Bool { self.lifecycle.isConnected }
+    /// `goOffline()` was called, the server ended the session, or the database closed: no
+    /// reconnecting.
+    var isOfflineByRequest: Bool { self.lifecycle.staysOffline }
 
     /// Estimated server time, in milliseconds since 1970.
     var serverNow: Int64 { self.core.clock() + self.serverTimeOffset }
