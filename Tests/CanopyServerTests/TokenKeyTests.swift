@@ -87,10 +87,30 @@ extension TokenVerifierTests {
         }
         await self.expectAccepted(openWithSecret, try await self.hs256(self.claims(), secret: "not-the-configured-secret-at-all"))
         await self.expectAccepted(openWithSecret, try await self.rs256(self.claims()))
-        await self.expectRejected(
-            open, rawToken(header: #"{"alg":"none"}"#, payload: #"{"sub":"dev","exp":\#(self.now - 100)}"#), "has expired")
+        // Unsigned tokens are the emulator's: their times are not checked (a signed one's still are).
+        await self.expectAccepted(
+            open, rawToken(header: #"{"alg":"none"}"#, payload: #"{"sub":"dev","exp":\#(self.now - 100)}"#), uid: "dev")
+        await self.expectRejected(openWithSecret, try await self.hs256(self.claims(expiresIn: -100)), "has expired")
         await self.expectRejected(open, rawToken(header: #"{"alg":"none"}"#, payload: #"{"exp":\#(self.now + 100)}"#), "no subject")
         await self.expectRejected(open, "not.a.jwt", "is not a JWT")
+    }
+
+    @Test(
+        "the JS SDK's mockUserToken, as connectDatabaseEmulator builds it (iat 0, exp 3600, no signature), where unsigned tokens are allowed"
+    )
+    func mockUserTokenOfTheSDK() async throws {
+        let token = sdkMockUserToken(sub: "alice")
+        #expect(token.hasSuffix("."), "the SDK's empty signature")
+        let open = try self.verifier { $0.allowUnsignedTokens = true }
+        let auth = try await open.verify(token).get()
+        #expect(auth.uid == "alice")
+        #expect(auth.variable["token"]?["firebase"]?["sign_in_provider"] == "custom")
+        #expect(auth.variable["token"]?["user_id"] == "alice" && auth.variable["token"]?["exp"] == 3600)
+        // Cached like any other, though its exp lies in 1970.
+        _ = try await open.verify(token).get()
+        #expect(open.cachedCount == 1)
+        let strict = try self.verifier { $0.jwtSecret = Array(Self.secret.utf8) }
+        await self.expectRejected(strict, token, "not signed")
     }
 
     @Test("Key mistakes fail init and validate(), naming the part that is wrong and quoting no secret")

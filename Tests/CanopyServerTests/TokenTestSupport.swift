@@ -39,3 +39,13 @@ func base64URL(_ bytes: some Sequence<UInt8>) -> String {
 func rawToken(header: String, payload: String, signature: String = "") -> String {
     "\(base64URL(Array(header.utf8))).\(base64URL(Array(payload.utf8))).\(signature)"
 }
+
+/// The token the Firebase JS SDK's `createMockUserToken({sub}, undefined)` builds for
+/// `connectDatabaseEmulator(db, host, port, {mockUserToken: {sub}})`: the header and the payload
+/// as `JSON.stringify` writes them (key order included), base64url without padding, and an empty
+/// signature.
+func sdkMockUserToken(sub: String) -> String {
+    let payload =
+        #"{"iss":"https://securetoken.google.com/demo-project","aud":"demo-project","iat":0,"exp":3600,"auth_time":0,"sub":"\#(sub)","user_id":"\#(sub)","firebase":{"sign_in_provider":"custom","identities":{}}}"#
+    return rawToken(header: #"{"alg":"none","type":"JWT"}"#, payload: payload)
+}

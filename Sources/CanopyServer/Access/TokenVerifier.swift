@@ -18,7 +18,9 @@ import Synchronization
 ///
 /// With ``ServerConfiguration/allowUnsignedTokens`` the signature is not checked at all: tokens
 /// with `alg: none`, with a signature no key verifies, or with an algorithm no key is configured
-/// for all pass if their claims do, as in the Firebase emulator. Development only.
+/// for all pass if their claims do, as in the Firebase emulator. An unsigned token (`alg: none`,
+/// what the SDKs' `mockUserToken` builds, with `iat: 0` and `exp: 3600`) passes whatever its
+/// `exp`, `nbf` and `iat`, as the emulator accepts it; it still needs its `sub`. Development only.
 ///
 /// Verified tokens are cached (up to 10,000, each until its `exp`), so a client that sends the
 /// same token with every request costs one signature check.
@@ -50,9 +52,13 @@ final class TokenVerifier: Sendable {
         if let auth = self.cache.withLock({ $0.lookup(token, now: now) }) { return .success(auth) }
         let parsed: SignedToken
         let claims: (uid: String, expires: Double)
-        do {
+        do throws(TokenRejection) {
             parsed = try SignedToken(parsing: token)
-            claims = try TokenClaims.check(parsed.claims, now: now, audience: self.audience, issuer: self.issuer)
+            // An unsigned token where none are allowed: say so first, not that its (emulator) exp passed.
+            if !self.keys.allowsUnsigned && parsed.algorithm == "none" { throw TokenRejection.unsigned }
+            let emulatorToken = self.keys.allowsUnsigned && parsed.algorithm == "none"
+            claims = try TokenClaims.check(
+                parsed.claims, now: now, audience: self.audience, issuer: self.issuer, checkingTimes: !emulatorToken)
             if !self.keys.allowsUnsigned { try await self.checkSignature(token, parsed) }
         } catch {
             return .failure(error)
