@@ -39,6 +39,34 @@ struct AggregateAPITests {
         await #expect(throws: DatabaseError.self) { _ = try await iterator.next() }
     }
 
+    @Test("min and max are integers when integer-valued, and a change of form alone (3.0 for 3) calls no observer")
+    func canonicalMinMax() throws {
+        let db = try Self.drained()
+        defer { db.close() }
+        let list = db.reference(withPath: "list")
+        try list.queueSetValue(["b": 3.0, "c": 7.0, "d": 5])
+        let aggregate = list.aggregate(.min("$value"), .max("$value"))
+        let seen = Box()
+        aggregate.observe { seen.values.append($0) }
+        db.drain()
+        let first = try #require(seen.values.first)
+        guard case .int(3)? = first[.min("$value")], case .int(7)? = first[.max("$value")] else {
+            Issue.record("not integers: \(first.json)")
+            return
+        }
+        // One write that leaves the same numbers, the minimum now an integer's: no call.
+        try list.queueUpdateChildValues(["b": NSNull(), "a": 3])
+        db.drain()
+        #expect(seen.values.count == 1, "called again for \(seen.values.dropFirst().map(\.json))")
+        try list.child("g").queueSetValue(2.5)
+        db.drain()
+        #expect(seen.values.count == 2)
+        guard case .double(2.5)? = seen.values.last?[.min("$value")] else {
+            Issue.record("min \(String(describing: seen.values.last?.json))")
+            return
+        }
+    }
+
     @Test("a removed observer gets nothing more; another observer of the same aggregate goes on")
     func removal() throws {
         let db = try Self.drained()

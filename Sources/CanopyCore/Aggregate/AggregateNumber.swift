@@ -26,6 +26,13 @@ package enum AggregateNumber: Sendable, Hashable {
         }
     }
 
+    /// The integer form of an integer-valued double that fits in 64 bits (`3.0` → `3`, `-0.0` →
+    /// `0`); any other number as it is.
+    package var canonical: AggregateNumber {
+        guard case .double(let d) = self, d.rounded(.towardZero) == d, d >= -0x1p63, d < 0x1p63 else { return self }
+        return .int(Int64(d))
+    }
+
     package var doubleValue: Double {
         switch self {
         case .int(let i): return Double(i)

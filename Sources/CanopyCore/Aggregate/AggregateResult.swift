@@ -5,7 +5,11 @@
 /// - `sum(f)`: the sum of the numeric values of field `f` (0 when there are none): an integer
 ///   while every one is an integer and the sum fits in 64 bits, else a double.
 /// - `avg(f)`: their mean, a double; null when there are none.
-/// - `min(f)`, `max(f)`: the smallest and largest, as stored (integer or double); null when none.
+/// - `min(f)`, `max(f)`: the smallest and largest; an integer when integer-valued (so `3` and
+///   `3.0` give the same result), else a double; null when none.
+///
+/// Two results are the same value when their numbers are equal as numbers (``sameValue(as:)``):
+/// observers are called on a change of value, never on a change of form alone.
 package struct AggregateResult: Sendable, Equatable {
     package let request: AggregateRequest
     /// One per term, in the request's order; `nil` is null.
@@ -35,14 +39,22 @@ package struct AggregateResult: Sendable, Equatable {
         case .count: return .int(Int64(summary.count))
         case .sum: return summary.sum
         case .average: return summary.average.map(AggregateNumber.double)
-        case .min: return summary.min
-        case .max: return summary.max
+        case .min: return summary.min.map(\.canonical)
+        case .max: return summary.max.map(\.canonical)
         }
     }
 
-    /// Whether the two values are the same (the request is not compared).
+    /// Whether the two values are the same, number by number compared as numbers (`6` and `6.0`
+    /// are the same; the request is not compared).
     package func sameValue(as other: AggregateResult) -> Bool {
-        self.count == other.count && self.values == other.values
+        guard self.count == other.count, self.values.count == other.values.count else { return false }
+        return zip(self.values, other.values).allSatisfy { a, b in
+            switch (a, b) {
+            case (nil, nil): return true
+            case (let x?, let y?): return AggregateNumber.compare(x, y) == 0
+            default: return false
+            }
+        }
     }
 
     /// The value of `term`, `nil` when null or not asked.
