@@ -61,13 +61,20 @@ final class WireHub: @unchecked Sendable {
 
     /// Starts a listen of `session` and queues its initial data (loop thread). A query without a
     /// tag, or a tag on a query that filters nothing, is served as the location's whole data.
-    func listen(_ session: WireSession, at location: DatabasePath, query: QueryParams?, tag: Int64?, access: LoopAccess) {
+    /// Returns `false`, starting nothing, when the initial data is longer than `limit` bytes.
+    func listen(_ session: WireSession, at location: DatabasePath, query: QueryParams?, tag: Int64?, limit: Int, access: LoopAccess)
+        -> Bool
+    {
         self.assertOnLoop()
         let listen = Listen(location: location, query: query, tag: tag)
+        // Rendered once, queued as it is: the outbox writes a long one as the client reads it.
+        let data = self.initialData(listen, access: access)
+        guard data.count <= limit else { return false }
         self.sessions[session.id] = session
         guard self.listens[session.id, default: []].insert(listen).inserted else {
             // The same listen again: send its data again, as a fresh listen would.
-            return session.outbox.send(self.initialData(listen, access: access))
+            session.outbox.send(data)
+            return true
         }
         if let tag, let params = query, params.isFiltered {
             let key = QueryKey(location: location, params: params)
@@ -91,7 +98,8 @@ final class WireHub: @unchecked Sendable {
                 self.subscription = access.followChanges { [unowned self] write, root in self.changed(write, root: root) }
             }
         }
-        session.outbox.send(self.initialData(listen, access: access))
+        session.outbox.send(data)
+        return true
     }
 
     private func initialData(_ listen: Listen, access: LoopAccess) -> [UInt8] {
