@@ -111,7 +111,7 @@ extension CanopyResponder {
                 while let batch = await stream.next() {
                     // In slices, each written once the connection took the one before (the writer
                     // waits for its writability): progress is judged per slice.
-                    if let snapshot = batch.snapshot {
+                    if let snapshot = batch.snapshot?.bytes {
                         var start = 0
                         while start < snapshot.count {
                             let end = min(start + Self.sliceBytes, snapshot.count)

@@ -15,14 +15,14 @@ import Synchronization
 final class EventStream: Sendable {
     struct Batch {
         /// A long initial `put`: it comes alone, before any event.
-        var snapshot: [UInt8]?
+        var snapshot: Rendering?
         var bytes: ByteBuffer?
         var trailer: ByteBuffer?
     }
 
     private struct State {
         /// A long initial `put`, not yet taken by the response task.
-        var snapshot: [UInt8]?
+        var snapshot: Rendering?
         var buffer: ByteBuffer?
         var trailer: ByteBuffer?
         var waiter: CheckedContinuation<Void, Never>?
@@ -141,13 +141,14 @@ final class EventStream: Sendable {
     }
 
     /// The initial `put`, before anything else: a short one is queued as an event is; a long one
-    /// is kept as it is (not copied, not counted against the limit) and written by itself.
-    func sendInitial(_ bytes: [UInt8]) {
-        guard bytes.count > Self.initialCopyLimit else { return self.send(bytes) }
+    /// is kept as it is (not copied, not counted against the limit; perhaps shared with other
+    /// streams) and written by itself.
+    func sendInitial(_ rendering: Rendering) {
+        guard rendering.bytes.count > Self.initialCopyLimit else { return self.send(rendering.bytes) }
         let waiter: CheckedContinuation<Void, Never>? = self.state.withLock { state in
             guard !state.finished && !state.dropped else { return nil }
             precondition(state.buffer == nil && state.snapshot == nil, "the initial put comes first")
-            state.snapshot = bytes
+            state.snapshot = rendering
             defer { state.waiter = nil }
             return state.waiter
         }

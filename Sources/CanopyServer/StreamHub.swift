@@ -47,6 +47,8 @@ final class StreamHub: @unchecked Sendable {
     private var queries: [QueryKey: QueryStreams] = [:]
     private var aggregates: [AggregateKey: AggregateStreams] = [:]
     private var subscription: ChangeSubscription?
+    /// The initial `put` of location streams, shared by those on one location until the next write.
+    private var renderings = Renderings()
     private var closed = false
 
     init(database: Database) {
@@ -104,8 +106,8 @@ final class StreamHub: @unchecked Sendable {
                 group.window = window
                 self.queries[key] = group
             }
-            let initial = EventRender.put(EmptyCollection(), group.window)
-            guard initial.count <= limit else {
+            let initial = Rendering(EventRender.put(EmptyCollection(), group.window))
+            guard initial.bytes.count <= limit else {
                 if group.streams.isEmpty {
                     self.queries[key] = nil
                     if let listener = group.listener { access.stopListening(listener) }
@@ -116,9 +118,13 @@ final class StreamHub: @unchecked Sendable {
             stream.sendInitial(initial)
             return .added
         }
-        // Rendered once; the stream writes a long one as the client reads it.
-        let initial = EventRender.put(EmptyCollection(), access.node(at: stream.location))
-        guard initial.count <= limit else { return .tooLarge }
+        // Rendered once (for every stream on the location until the next write: the hub follows
+        // every write while it has location streams); a long one is written as the client reads it.
+        if self.subscription == nil { self.renderings.removeAll() }
+        let initial = self.renderings.rendering(at: stream.location) {
+            EventRender.put(EmptyCollection(), access.node(at: stream.location))
+        }
+        guard initial.bytes.count <= limit else { return .tooLarge }
         let group =
             self.locations[stream.location]
             ?? {
@@ -168,6 +174,7 @@ final class StreamHub: @unchecked Sendable {
     /// Loop thread: after every write, for the streams on locations.
     private func changed(_ write: WriteOperation, root: Node) {
         self.assertOnLoop()
+        self.renderings.removeAll()
         for (location, group) in self.locations {
             guard let event = EventRender.event(for: write, root: root, at: location) else { continue }
             let bytes = ByteBuffer(bytes: event)

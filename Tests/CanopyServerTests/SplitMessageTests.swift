@@ -10,7 +10,7 @@ import Testing
 struct SplitMessageTests {
     /// Every frame of `message`, written in chunks of `budget` bytes.
     static func frames(_ message: String, budget: Int = 100_000) throws -> (count: Int, frames: [String], chunks: Int) {
-        var split = SplitMessage(Array(message.utf8))
+        var split = SplitMessage(Rendering(Array(message.utf8)))
         var frames: [String] = []
         var chunks = 0
         while !split.isFinished {
@@ -44,7 +44,7 @@ struct SplitMessageTests {
     @Test("a message too long for the most pieces of the usual length gets longer pieces: the count stays in the clients' range")
     func count() throws {
         let text = Array(String(repeating: "yé😀", count: 1_000).utf8)
-        var split = SplitMessage(text, pieceLimit: 16, maxPieces: 50)
+        var split = SplitMessage(Rendering(text), pieceLimit: 16, maxPieces: 50)
         #expect(split.count <= 50 && split.count >= 25)
         var buffer = ByteBuffer()
         while !split.isFinished { split.writeFrames(into: &buffer, budget: 1_000) }

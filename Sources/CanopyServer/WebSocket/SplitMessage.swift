@@ -7,10 +7,12 @@ import NIOCore
 /// would pass ``WireFrameAssembler/maxFrames``: clients limit the count, not the pieces), each a
 /// whole text frame that never ends inside a character.
 ///
-/// It holds the message's one rendering and a position in it; the frames are written into the
-/// buffers it is given, so no second copy of the message exists at any time.
+/// It holds the message's one rendering (shared with the other connections it goes to) and a
+/// position in it; the frames are written into the buffers it is given, so no second copy of the
+/// message exists at any time.
 struct SplitMessage {
-    private let text: [UInt8]
+    private let rendering: Rendering
+    private var text: [UInt8] { self.rendering.bytes }
     /// The most UTF-16 code units in one piece.
     private let pieceLimit: Int
     /// The pieces that follow the count frame.
@@ -21,11 +23,12 @@ struct SplitMessage {
     private var position = 0
 
     /// - Parameters:
-    ///   - text: The message's UTF-8 text (longer than one frame).
+    ///   - rendering: The message's UTF-8 text (longer than one frame).
     ///   - pieceLimit: The most UTF-16 code units in a piece, unless that makes too many.
     ///   - maxPieces: The most pieces.
-    init(_ text: [UInt8], pieceLimit: Int = WireFrameSplitter.frameLimit, maxPieces: Int = WireFrameAssembler.maxFrames) {
-        self.text = text
+    init(_ rendering: Rendering, pieceLimit: Int = WireFrameSplitter.frameLimit, maxPieces: Int = WireFrameAssembler.maxFrames) {
+        self.rendering = rendering
+        let text = rendering.bytes
         var limit = pieceLimit
         var count = Self.pieces(of: text, limit: limit)
         while count > maxPieces {

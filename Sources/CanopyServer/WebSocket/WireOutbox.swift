@@ -144,7 +144,17 @@ final class WireOutbox: Sendable {
             let frames = WireFrameSplitter.frames(String(decoding: message, as: UTF8.self))
             self.enqueue(.messages(frames.map { Array($0.utf8) }), push: push)
         } else {
-            self.enqueue(.answer(message), push: false)
+            self.enqueue(.answer(Rendering(message)), push: false)
+        }
+    }
+
+    /// Queues an answer rendered once for many connections (a listen's initial data); a long one
+    /// is written as the client takes it, without a copy.
+    func send(_ rendering: Rendering) {
+        if rendering.bytes.count <= WireFrameSplitter.frameLimit {
+            self.enqueue(.message(rendering.bytes), push: false)
+        } else {
+            self.enqueue(.answer(rendering), push: false)
         }
     }
 
@@ -159,7 +169,7 @@ final class WireOutbox: Sendable {
         case messages([[UInt8]])
         case shared(ByteBuffer)
         /// A long answer: split when it is written.
-        case answer([UInt8])
+        case answer(Rendering)
 
         /// The bytes it takes on the wire, headers included (a long answer's text alone).
         var wireBytes: Int {
@@ -167,7 +177,7 @@ final class WireOutbox: Sendable {
             case .message(let text): return text.count + ByteBuffer.wireFrameHeaderLimit
             case .messages(let texts): return texts.reduce(0) { $0 + $1.count + ByteBuffer.wireFrameHeaderLimit }
             case .shared(let text): return text.readableBytes + ByteBuffer.wireFrameHeaderLimit
-            case .answer(let text): return text.count
+            case .answer(let rendering): return rendering.bytes.count
             }
         }
     }
@@ -185,7 +195,7 @@ final class WireOutbox: Sendable {
         let action: Action = self.state.withLock { state in
             guard !state.closed else { return .none }
             let size = message.wireBytes
-            if case .answer(let text) = message {
+            if case .answer(let rendering) = message {
                 if state.answerBytes > 0 && state.answerBytes + size > self.answerLimit {
                     let (waiters, watch) = Self.close(&state)
                     return .overflow(waiters, watch)
@@ -194,7 +204,7 @@ final class WireOutbox: Sendable {
                     state.pending.append(.frames(tail))
                     state.tail = nil
                 }
-                state.pending.append(.split(SplitMessage(text)))
+                state.pending.append(.split(SplitMessage(rendering)))
                 state.answerBytes += size
             } else {
                 let queued = state.pendingBytes + state.inFlightBytes
@@ -365,6 +375,7 @@ final class WireOutbox: Sendable {
             update(&state)
             if case .failure = result {
                 // Gone: nothing more will be written.
+                state.closed = true
                 state.drop()
             }
             let more = state.current != nil || !state.pending.isEmpty || state.tail != nil
