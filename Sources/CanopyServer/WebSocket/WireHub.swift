@@ -107,13 +107,13 @@ final class WireHub: @unchecked Sendable {
     private func initialData(_ listen: Listen, access: LoopAccess) -> Rendering {
         if let tag = listen.tag, let params = listen.query, params.isFiltered {
             let window = access.queryResult(at: listen.location, params: params)
-            return Rendering(ServerMessage.put(path: listen.location, data: WireJSON.bytes(window), tag: tag))
+            return Rendering(ServerMessage.put(path: listen.location, tag: tag) { WireJSON.append(window, to: &$0) })
         }
         // Valid until the next write: the hub follows every write while it has default listens,
         // and forgets them when it stops following.
         if self.subscription == nil { self.renderings.removeAll() }
         return self.renderings.rendering(at: listen.location) {
-            ServerMessage.put(path: listen.location, data: WireJSON.bytes(access.node(at: listen.location)))
+            ServerMessage.put(path: listen.location) { WireJSON.append(access.node(at: listen.location), to: &$0) }
         }
     }
 

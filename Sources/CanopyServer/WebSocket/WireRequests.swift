@@ -175,9 +175,10 @@ struct WireRequests {
             guard namespace.mayRead(path, query: judged, identity: identity, access: access) else {
                 return outbox.send(Self.denied(id, metrics))
             }
-            let data = WireJSON.bytes(access.queryResult(at: path, params: query))
-            guard data.count <= limit else { return outbox.send(Self.tooBig(id, limit)) }
-            outbox.send(ServerMessage.response(id: id, status: "ok", data: data))
+            let result = access.queryResult(at: path, params: query)
+            let message = ServerMessage.response(id: id, status: "ok") { WireJSON.append(result, to: &$0) }
+            guard message.count <= limit else { return outbox.send(Self.tooBig(id, limit)) }
+            outbox.send(message)
         }
         if !accepted { outbox.send(Self.closed(id)) }
     }
