@@ -204,4 +204,30 @@ struct WireOutboxTests {
         #expect(cut.withLock { $0 } == 1, "cut off once")
         _ = try? channel.finish()
     }
+
+    @Test("a large push goes out in slices, each the client takes counting as progress; the frames arrive whole")
+    func largePush() throws {
+        let (channel, held) = try Self.heldChannel()
+        let loop = channel.embeddedEventLoop
+        let cut = Locked(0)
+        let outbox = WireOutbox(limit: 4 << 20, stallTimeout: .seconds(1)) { cut.withLock { $0 += 1 } }
+        outbox.attach(channel)
+        let text = String(repeating: "p", count: 1 << 20)
+        Self.push(outbox, text)
+        Self.push(outbox, "after")
+        loop.run()
+        #expect(held.count > 4, "written in slices")
+        var frames: [String] = []
+        for _ in 0..<4 {
+            loop.advanceTime(by: .seconds(1))
+            held.release(2)
+            loop.run()
+        }
+        #expect(cut.withLock { $0 } == 0, "a client that takes a slice (after the frame's header) each interval is not cut off")
+        held.release()
+        loop.run()
+        frames += try Self.written(channel)
+        #expect(frames.count == 2 && frames.first == text && frames.last == "after", "the push and the one after it, whole")
+        _ = try channel.finish()
+    }
 }

@@ -354,7 +354,17 @@ final class WireOutbox: Sendable {
             let written = channel.eventLoop.makePromise(of: Void.self)
             switch item {
             case .frames(let buffers, let bytes):
-                for (i, buffer) in buffers.enumerated() { write(buffer, promise: i == buffers.count - 1 ? written : nil) }
+                for (i, buffer) in buffers.enumerated() {
+                    // A large push goes in slices (views, not copies), each taken by the client
+                    // counting as progress.
+                    var rest = buffer
+                    while rest.readableBytes > Self.chunkBytes, let slice = rest.readSlice(length: Self.chunkBytes) {
+                        let taken = channel.eventLoop.makePromise(of: Void.self)
+                        write(slice, promise: taken)
+                        taken.futureResult.whenSuccess { watch?.progressed(drained: false) }
+                    }
+                    write(rest, promise: i == buffers.count - 1 ? written : nil)
+                }
                 written.futureResult.whenComplete { result in
                     self.written(result, to: channel) { $0.inFlightBytes -= bytes }
                 }
