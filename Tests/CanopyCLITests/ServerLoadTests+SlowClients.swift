@@ -161,7 +161,7 @@ extension ServerLoadTests {
     @Test func slowClientTimeoutCutsAStalledLargeListen() throws {
         let dir = TemporaryDirectory()
         #expect(try canopy(["serve", "--db", dir.file("db"), "--port", "0", "--slow-client-timeout", "0"]).status == 64)
-        let server = try LoadServer(directory: dir.file("db"), ["--slow-client-timeout", "1"])
+        let server = try LoadServer(directory: dir.file("db"), ["--slow-client-timeout", "2"])
         defer { server.stop() }
         let writer = RawHTTPClient(port: server.port, timeout: 120)
         let child = String(repeating: "y", count: 1_000)

@@ -63,7 +63,7 @@ struct LargeListenTests {
 
     @Test("a stream that stops reading half-way through a large value is cut off after the no-progress timeout; another keeps going")
     func stalledEventStream() async throws {
-        let server = makeServer { $0.slowClientTimeout = .seconds(2) }
+        let server = makeServer { $0.slowClientTimeout = .seconds(3) }
         try await withLiveServer(server) { port in
             let value = try await Self.writeBig(port)
             let slow = try await EventStreamClient.open(port: port, "/big.json", receiveBuffer: 4096)
@@ -137,6 +137,6 @@ struct LargeListenTests {
         "the WebSocket protocol: a client that stops reading half-way through a large value is cut off after the no-progress timeout; another keeps going",
         .enabled(if: PythonClient.runnable, PythonClient.skipReason))
     func stalledWebSocket() async throws {
-        try await WireProtocolTests.play("stalled_large_listen", on: makeServer { $0.slowClientTimeout = .seconds(2) })
+        try await WireProtocolTests.play("stalled_large_listen", on: makeServer { $0.slowClientTimeout = .seconds(3) })
     }
 }

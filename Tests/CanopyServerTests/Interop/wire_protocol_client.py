@@ -651,7 +651,7 @@ async def large_listen(base):
 
 
 async def stalled_large_listen(base):
-    """(Slow-client timeout 2 s.) A client that stops reading half-way through a large initial
+    """(Slow-client timeout 3 s.) A client that stops reading half-way through a large initial
     value is cut off; another listener gets the value whole and keeps receiving."""
     value = big_value()
     http_put(base, "/big", value)
