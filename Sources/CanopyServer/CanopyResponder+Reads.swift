@@ -32,7 +32,10 @@ extension CanopyResponder {
             headers[.eTag] = etag
         }
         if output.silent { return Response(status: .noContent, headers: headers) }
-        return JSONBody.response(NodeWriter.bytes(result, export: options.export, pretty: output.pretty), headers: headers)
+        let body = NodeWriter.bytes(result, export: options.export, pretty: output.pretty)
+        let limit = self.state.configuration.maxResponseBytes
+        guard body.count <= limit else { throw .badRequest(ResponseLimit.exceeded(limit)) }
+        return JSONBody.response(body, headers: headers)
     }
 
     /// GET with `aggregate=`: the aggregate of the query's range as a JSON object (each term's

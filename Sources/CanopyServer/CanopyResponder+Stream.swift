@@ -8,6 +8,9 @@ import Synchronization
 
 /// Server-sent event streams.
 extension CanopyResponder {
+    /// The most bytes of a stream written at once.
+    static let sliceBytes = 128 << 10
+
     /// A server-sent event stream of the location (or of a filtered query's window): the initial
     /// `put`, then one event per write that changes what it shows (see ``StreamHub``).
     ///
@@ -23,9 +26,10 @@ extension CanopyResponder {
         }
         let channel = context.channel
         let metrics = self.state.metrics
+        let configuration = self.state.configuration
         let stream = EventStream(
             location: path, query: options.hasFilters ? options.query : nil, aggregate: options.aggregate,
-            limit: self.state.configuration.streamBufferBytes,
+            limit: configuration.streamBufferBytes,
             identity: identity, scheduler: self.state.wakes
         ) {
             // A client that stops reading: cut off.
@@ -39,24 +43,29 @@ extension CanopyResponder {
             state.unregister(stream)
             database.onLoop { access in hub.remove(stream, access: access) }
         }
-        let added: Bool?
+        let added: StreamHub.Start?
         do {
             added = try await database.loop { access in
                 // Judged and added in one step: rules replaced after it see the stream.
                 guard namespace.mayRead(path, query: stream.query, identity: identity, access: access) else { return nil }
-                return hub.add(stream, access: access)
+                return hub.add(stream, limit: configuration.maxResponseBytes, access: access)
             }
         } catch {
             cleanup()
             throw error
         }
-        guard let added else {
+        switch added {
+        case nil:
             cleanup()
             throw RESTError.permissionDenied
-        }
-        guard added else {
+        case .closed:
             cleanup()
             throw RESTError(.serviceUnavailable, "The database was closed.")
+        case .tooLarge:
+            cleanup()
+            throw RESTError.badRequest(ResponseLimit.exceeded(configuration.maxResponseBytes))
+        case .added:
+            break
         }
         // Registered for keep-alives only now, after its initial `put` is queued: a keep-alive
         // never comes first.
@@ -83,14 +92,44 @@ extension CanopyResponder {
             cleanup()
         }
         if let channel { StreamHangup.install(on: channel) }
+        // A client that takes nothing for a while: cut off, whatever the size of what waits.
+        let watch = channel.map { channel in
+            StallWatch(timeout: TimeAmount(configuration.slowClientTimeout), eventLoop: channel.eventLoop) {
+                stream.drop()
+                metrics.countSlowClient(webSocket: false)
+                channel.close(promise: nil)
+            }
+        }
         let headers: HTTPFields = [.contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-cache"]
         return Response(
             status: .ok, headers: headers,
             body: ResponseBody { writer in
-                defer { cleanup() }
+                defer {
+                    watch?.stop()
+                    cleanup()
+                }
                 while let batch = await stream.next() {
-                    if let bytes = batch.bytes { try await writer.write(bytes) }
+                    // In slices, each written once the connection took the one before (the writer
+                    // waits for its writability): progress is judged per slice.
+                    if let snapshot = batch.snapshot?.bytes {
+                        var start = 0
+                        while start < snapshot.count {
+                            let end = min(start + Self.sliceBytes, snapshot.count)
+                            watch?.queued()
+                            try await writer.write(ByteBuffer(bytes: snapshot[start..<end]))
+                            watch?.progressed(drained: false)
+                            start = end
+                        }
+                    }
+                    if var bytes = batch.bytes {
+                        while let slice = bytes.readSlice(length: min(Self.sliceBytes, bytes.readableBytes)), slice.readableBytes > 0 {
+                            watch?.queued()
+                            try await writer.write(slice)
+                            watch?.progressed(drained: false)
+                        }
+                    }
                     if let trailer = batch.trailer { try await writer.write(trailer) }
+                    watch?.progressed(drained: true)
                 }
                 try await writer.finish(nil)
             })

@@ -5,15 +5,24 @@ import Synchronization
 /// One streaming client's queue: the database loop appends event bytes, the response task takes
 /// them in batches.
 ///
-/// Bounded: when more than `limit` bytes wait for a client that does not read, the stream is
-/// dropped and its connection closed; other streams are not affected.
+/// The initial `put` is the exception: however large, it is handed over as its one rendering, by
+/// itself (see ``sendInitial(_:)``), and written as the client reads it; the events that come
+/// meanwhile wait behind it.
+///
+/// Bounded: when more than `limit` bytes of events wait for a client that does not read (a
+/// single event alone is never too many), the stream is dropped and its connection closed; other
+/// streams are not affected.
 final class EventStream: Sendable {
     struct Batch {
+        /// A long initial `put`: it comes alone, before any event.
+        var snapshot: Rendering?
         var bytes: ByteBuffer?
         var trailer: ByteBuffer?
     }
 
     private struct State {
+        /// A long initial `put`, not yet taken by the response task.
+        var snapshot: Rendering?
         var buffer: ByteBuffer?
         var trailer: ByteBuffer?
         var waiter: CheckedContinuation<Void, Never>?
@@ -77,9 +86,10 @@ final class EventStream: Sendable {
         let action: Action = self.state.withLock { state in
             guard !state.finished && !state.dropped else { return .none }
             let queued = state.buffer?.readableBytes ?? 0
-            if queued + bytes.readableBytes > self.limit {
+            if queued > 0 && queued + bytes.readableBytes > self.limit {
                 state.dropped = true
                 state.buffer = nil
+                state.snapshot = nil
                 defer { state.waiter = nil }
                 return .overflow(state.waiter)
             }
@@ -116,7 +126,9 @@ final class EventStream: Sendable {
     func wakeDeferred() {
         let waiter: CheckedContinuation<Void, Never>? = self.state.withLock { state in
             state.deferred = false
-            guard state.buffer != nil || state.trailer != nil || state.dropped || state.finished else { return nil }
+            guard state.snapshot != nil || state.buffer != nil || state.trailer != nil || state.dropped || state.finished else {
+                return nil
+            }
             state.lastWake = WakeScheduler.now()
             defer { state.waiter = nil }
             return state.waiter
@@ -127,6 +139,24 @@ final class EventStream: Sendable {
     func send(_ bytes: [UInt8]) {
         self.send(ByteBuffer(bytes: bytes))
     }
+
+    /// The initial `put`, before anything else: a short one is queued as an event is; a long one
+    /// is kept as it is (not copied, not counted against the limit; perhaps shared with other
+    /// streams) and written by itself.
+    func sendInitial(_ rendering: Rendering) {
+        guard rendering.bytes.count > Self.initialCopyLimit else { return self.send(rendering.bytes) }
+        let waiter: CheckedContinuation<Void, Never>? = self.state.withLock { state in
+            guard !state.finished && !state.dropped else { return nil }
+            precondition(state.buffer == nil && state.snapshot == nil, "the initial put comes first")
+            state.snapshot = rendering
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
+    }
+
+    /// An initial `put` longer than this is written by itself.
+    static let initialCopyLimit = 64 << 10
 
     /// Ends the stream after what is queued and `trailer` (a `cancel` event, say).
     func finish(trailer: ByteBuffer? = nil) {
@@ -145,6 +175,7 @@ final class EventStream: Sendable {
         let waiter: CheckedContinuation<Void, Never>? = self.state.withLock { state in
             state.dropped = true
             state.buffer = nil
+            state.snapshot = nil
             defer { state.waiter = nil }
             return state.waiter
         }
@@ -160,6 +191,10 @@ final class EventStream: Sendable {
             }
             let step: Step = self.state.withLock { state in
                 if state.dropped { return .end }
+                if let snapshot = state.snapshot {
+                    state.snapshot = nil
+                    return .batch(Batch(snapshot: snapshot))
+                }
                 if state.buffer != nil || state.trailer != nil {
                     let batch = Batch(bytes: state.buffer, trailer: state.trailer)
                     state.buffer = nil
@@ -176,7 +211,7 @@ final class EventStream: Sendable {
             await withTaskCancellationHandler {
                 await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                     let resumeNow = self.state.withLock { state in
-                        if state.dropped || state.finished || state.buffer != nil || state.trailer != nil {
+                        if state.dropped || state.finished || state.snapshot != nil || state.buffer != nil || state.trailer != nil {
                             return true
                         }
                         state.waiter = continuation

@@ -1,11 +1,8 @@
 import CanopyCore
 
 extension NodeWriter {
-    /// Appends the plain JSON of `node`.
+    /// Appends the plain JSON of `node` (`null` for no data).
     static func append(_ node: Node, to out: inout [UInt8]) {
-        switch node {
-        case .empty: out.append(contentsOf: "null".utf8)
-        default: out.append(contentsOf: NodeWriter.bytes(node, export: false, pretty: false))
-        }
+        NodeWriter.append(node, to: &out, export: false)
     }
 }

@@ -37,9 +37,20 @@ public struct ServerConfiguration: Sendable {
     public var webSocketPingInterval: Duration = .seconds(30)
     /// The largest request body accepted, in bytes (larger ones get 413).
     public var maxBodyBytes: Int = 256 << 20
-    /// The most event bytes a stream may have waiting for a slow client; past it the client is
-    /// disconnected.
+    /// The most bytes of live events a stream (or an SDK connection) may have waiting for a
+    /// client that does not keep up; past it the client is disconnected. A single event alone is
+    /// never too many, and a listen's initial value and a read's answer are not counted: they go
+    /// out as the client reads them, however large (up to ``maxResponseBytes``), and the events
+    /// that come meanwhile wait behind them, counted here.
     public var streamBufferBytes: Int = 4 << 20
+    /// How long a client may take nothing of what was sent to it (an event stream, an SDK
+    /// connection) before it is disconnected as one that does not read: cut off after one to two
+    /// of these with no progress. A client that keeps reading, however slowly and however large
+    /// the value, is not affected.
+    public var slowClientTimeout: Duration = .seconds(30)
+    /// The largest single answer, in bytes of JSON: a read, or the initial value of a listen or
+    /// stream (Firebase's limit, 256 MB). A larger one is refused with an error that names it.
+    public var maxResponseBytes: Int = 256 << 20
     /// The shortest time between two writes to one stream's connection while events keep
     /// coming: a busy stream's events are written in batches at most this often (an idle stream
     /// gets its next event at once). The same holds for the pushes to an SDK (WebSocket)
@@ -118,7 +129,10 @@ public struct ServerConfiguration: Sendable {
         }
         if let token = self.authToken, token.isEmpty { throw ServerError("The auth token must not be empty.") }
         if !(0...65_535).contains(self.port) { throw ServerError("The port must be between 0 and 65535.") }
-        if self.maxBodyBytes <= 0 || self.streamBufferBytes <= 0 { throw ServerError("Size limits must be positive.") }
+        if self.maxBodyBytes <= 0 || self.streamBufferBytes <= 0 || self.maxResponseBytes <= 0 {
+            throw ServerError("Size limits must be positive.")
+        }
+        if self.slowClientTimeout <= .zero { throw ServerError("The slow client timeout must be positive.") }
         if self.keepAliveInterval <= .zero { throw ServerError("The keep-alive interval must be positive.") }
         if self.webSocketPingInterval <= .zero { throw ServerError("The WebSocket ping interval must be positive.") }
         if let timeout = self.idleTimeout, timeout <= .zero { throw ServerError("The idle timeout must be positive.") }

@@ -47,6 +47,8 @@ final class StreamHub: @unchecked Sendable {
     private var queries: [QueryKey: QueryStreams] = [:]
     private var aggregates: [AggregateKey: AggregateStreams] = [:]
     private var subscription: ChangeSubscription?
+    /// The initial `put` of location streams, shared by those on one location until the next write.
+    private var renderings = Renderings()
     private var closed = false
 
     init(database: Database) {
@@ -57,11 +59,20 @@ final class StreamHub: @unchecked Sendable {
         self.database?.assertOnLoop("StreamHub is used on its database's loop thread only", file: file, line: line)
     }
 
+    /// What ``add(_:limit:access:)`` did.
+    enum Start: Equatable {
+        case added
+        /// The hub is closed.
+        case closed
+        /// The initial `put` would be longer than the limit: nothing was added.
+        case tooLarge
+    }
+
     /// Adds `stream` (loop thread), with the initial `put` of what it shows now (the query's
-    /// window for a query stream) queued first. Returns `false` once the hub is closed.
-    func add(_ stream: EventStream, access: LoopAccess) -> Bool {
+    /// window for a query stream) queued first, unless that `put` is longer than `limit` bytes.
+    func add(_ stream: EventStream, limit: Int, access: LoopAccess) -> Start {
         self.assertOnLoop()
-        guard !self.closed else { return false }
+        guard !self.closed else { return .closed }
         if let request = stream.aggregate {
             let key = AggregateKey(query: QueryKey(location: stream.location, params: stream.query ?? .default), request: request)
             let group: AggregateStreams
@@ -79,9 +90,8 @@ final class StreamHub: @unchecked Sendable {
             }
             group.streams[stream.id] = stream
             stream.send(EventRender.put(group.value))
-            return true
+            return .added
         }
-        let initial: Node
         if let params = stream.query {
             let key = QueryKey(location: stream.location, params: params)
             let group: QueryStreams
@@ -96,24 +106,38 @@ final class StreamHub: @unchecked Sendable {
                 group.window = window
                 self.queries[key] = group
             }
-            initial = group.window
-            group.streams[stream.id] = stream
-        } else {
-            initial = access.node(at: stream.location)
-            let group =
-                self.locations[stream.location]
-                ?? {
-                    let group = LocationStreams()
-                    self.locations[stream.location] = group
-                    return group
-                }()
-            group.streams[stream.id] = stream
-            if self.subscription == nil {
-                self.subscription = access.followChanges { [self] write, root in self.changed(write, root: root) }
+            let initial = Rendering(EventRender.put(EmptyCollection(), group.window))
+            guard initial.bytes.count <= limit else {
+                if group.streams.isEmpty {
+                    self.queries[key] = nil
+                    if let listener = group.listener { access.stopListening(listener) }
+                }
+                return .tooLarge
             }
+            group.streams[stream.id] = stream
+            stream.sendInitial(initial)
+            return .added
         }
-        stream.send(EventRender.put(EmptyCollection(), initial))
-        return true
+        // Rendered once (for every stream on the location until the next write: the hub follows
+        // every write while it has location streams); a long one is written as the client reads it.
+        if self.subscription == nil { self.renderings.removeAll() }
+        let initial = self.renderings.rendering(at: stream.location) {
+            EventRender.put(EmptyCollection(), access.node(at: stream.location))
+        }
+        guard initial.bytes.count <= limit else { return .tooLarge }
+        let group =
+            self.locations[stream.location]
+            ?? {
+                let group = LocationStreams()
+                self.locations[stream.location] = group
+                return group
+            }()
+        group.streams[stream.id] = stream
+        if self.subscription == nil {
+            self.subscription = access.followChanges { [self] write, root in self.changed(write, root: root) }
+        }
+        stream.sendInitial(initial)
+        return .added
     }
 
     /// Removes `stream` (loop thread); idempotent.
@@ -150,6 +174,7 @@ final class StreamHub: @unchecked Sendable {
     /// Loop thread: after every write, for the streams on locations.
     private func changed(_ write: WriteOperation, root: Node) {
         self.assertOnLoop()
+        self.renderings.removeAll()
         for (location, group) in self.locations {
             guard let event = EventRender.event(for: write, root: root, at: location) else { continue }
             let bytes = ByteBuffer(bytes: event)

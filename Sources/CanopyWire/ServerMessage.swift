@@ -29,14 +29,19 @@ package enum ServerMessage {
 
     /// A response: `status` `ok` with `data` (JSON text), or an error status with a message.
     package static func response(id: Int64, status: String, data: some Collection<UInt8>) -> [UInt8] {
+        self.response(id: id, status: status, capacity: data.count) { $0.append(contentsOf: data) }
+    }
+
+    /// A response whose data `writeData` appends (a large value written once, in place).
+    package static func response(id: Int64, status: String, capacity: Int = 0, writeData: (inout [UInt8]) -> Void) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(40 + status.utf8.count + data.count)
+        out.reserveCapacity(40 + status.utf8.count + capacity)
         self.append(#"{"t":"d","d":{"r":"#, to: &out)
         JSONWriter.appendInt(id, to: &out)
         self.append(#","b":{"s":"#, to: &out)
         JSONWriter.appendString(status, to: &out)
         self.append(#","d":"#, to: &out)
-        out.append(contentsOf: data)
+        writeData(&out)
         self.append("}}}", to: &out)
         return out
     }
@@ -73,15 +78,26 @@ package enum ServerMessage {
         self.push(action: "m", path: path, data: data, tag: tag)
     }
 
+    /// A data push `d` whose data `writeData` appends (a large value written once, in place).
+    package static func put(path: DatabasePath, tag: Int64? = nil, writeData: (inout [UInt8]) -> Void) -> [UInt8] {
+        self.push(action: "d", path: path, capacity: 0, tag: tag, writeData: writeData)
+    }
+
     private static func push(action: StaticString, path: DatabasePath, data: some Collection<UInt8>, tag: Int64?) -> [UInt8] {
+        self.push(action: action, path: path, capacity: data.count, tag: tag) { $0.append(contentsOf: data) }
+    }
+
+    private static func push(
+        action: StaticString, path: DatabasePath, capacity: Int, tag: Int64?, writeData: (inout [UInt8]) -> Void
+    ) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(48 + data.count)
+        out.reserveCapacity(48 + capacity)
         self.append(#"{"t":"d","d":{"a":""#, to: &out)
         self.append(action, to: &out)
         self.append(#"","b":{"p":"#, to: &out)
         JSONWriter.appendString(self.wirePath(path), to: &out)
         self.append(#","d":"#, to: &out)
-        out.append(contentsOf: data)
+        writeData(&out)
         if let tag {
             self.append(#","t":"#, to: &out)
             JSONWriter.appendInt(tag, to: &out)

@@ -134,6 +134,15 @@ final class ServerChild {
         return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
     }
 
+    /// The child's peak resident set size in bytes (`VmHWM`).
+    var peakRSSBytes: Int {
+        guard let text = try? String(contentsOfFile: "/proc/\(self.process.processIdentifier)/status", encoding: .utf8),
+            let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+            let kilobytes = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first.flatMap({ Int($0) })
+        else { return -1 }
+        return kilobytes * 1024
+    }
+
     func stop() {
         try? self.input.fileHandleForWriting.close()
         self.process.waitUntilExit()

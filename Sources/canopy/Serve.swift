@@ -99,6 +99,13 @@ struct Serve: AsyncParsableCommand {
     var bodyTimeout: Double = 120
 
     @Option(
+        name: .customLong("slow-client-timeout"),
+        help: ArgumentHelp(
+            "Seconds a client may take nothing of what is sent to it (a stream, an SDK connection) before it is disconnected.",
+            valueName: "SECONDS"))
+    var slowClientTimeout: Double = 30
+
+    @Option(
         name: .customLong("max-namespaces"),
         help: ArgumentHelp(
             "The most namespaces (ns=NAME, one database each) served at once; a request for one more gets 403.", valueName: "N"))
@@ -125,6 +132,7 @@ struct Serve: AsyncParsableCommand {
         guard self.idleTimeout >= 0 && self.bodyTimeout >= 0 else {
             throw ValidationError("--idle-timeout and --body-timeout must not be negative.")
         }
+        guard self.slowClientTimeout > 0 else { throw ValidationError("--slow-client-timeout must be positive.") }
         guard self.maxNamespaces >= 1 else { throw ValidationError("--max-namespaces must be at least 1.") }
         guard self.authToken == nil || self.authTokenFile == nil else {
             throw ValidationError("Use either --auth-token or --auth-token-file.")
@@ -159,6 +167,7 @@ struct Serve: AsyncParsableCommand {
         configuration.keepAliveInterval = .milliseconds(Int64(self.keepAlive * 1000))
         configuration.idleTimeout = self.idleTimeout > 0 ? .milliseconds(Int64(self.idleTimeout * 1000)) : nil
         configuration.requestBodyTimeout = self.bodyTimeout > 0 ? .milliseconds(Int64(self.bodyTimeout * 1000)) : nil
+        configuration.slowClientTimeout = .milliseconds(Int64(self.slowClientTimeout * 1000))
         configuration.defaultNamespace = self.defaultNamespace
         if let file = self.rulesFile {
             guard let data = FileManager.default.contents(atPath: file) else { throw ValidationError("Can't read the rules file \(file).") }

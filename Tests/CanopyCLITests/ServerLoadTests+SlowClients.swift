@@ -155,6 +155,46 @@ extension ServerLoadTests {
 }
 
 extension ServerLoadTests {
+    /// `--slow-client-timeout`: a stream that stops reading half-way through a large initial value
+    /// (far past the 4 MB event buffer, which no longer judges it) is cut off once it takes nothing
+    /// for that long; a stream that reads gets the whole value.
+    @Test func slowClientTimeoutCutsAStalledLargeListen() throws {
+        let dir = TemporaryDirectory()
+        #expect(try canopy(["serve", "--db", dir.file("db"), "--port", "0", "--slow-client-timeout", "0"]).status == 64)
+        let server = try LoadServer(directory: dir.file("db"), ["--slow-client-timeout", "2"])
+        defer { server.stop() }
+        let writer = RawHTTPClient(port: server.port, timeout: 120)
+        let child = String(repeating: "y", count: 1_000)
+        let value = "{" + (0..<20_000).map { "\"k\($0)\":\"\(child)\"" }.joined(separator: ",") + "}"
+        #expect(try writer.request("PUT", "/big.json?print=silent", body: value).status == 204)
+
+        let stalled = try RawSocket(port: server.port, receiveBuffer: 4096, timeout: 60)
+        defer { stalled.close() }
+        try stalled.send("GET /big.json HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
+        #expect(waitFor(seconds: 30) { stalled.pendingBytes > 0 }, "the stalled stream started")
+        // It reads nothing more; a reader gets the whole 20 MB meanwhile.
+        let reader = try RawSocket(port: server.port, timeout: 60)
+        defer { reader.close() }
+        try reader.send("GET /big.json HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
+        var read = 0
+        var tail: [UInt8] = []
+        while !tail.elementsEqual("}\n\n\r\n".utf8) {
+            let bytes = try reader.receive()
+            guard !bytes.isEmpty else { break }
+            read += bytes.count
+            tail = Array((tail + bytes).suffix(5))
+        }
+        #expect(read > value.utf8.count, "the reading stream got the whole value")
+        let cut = waitFor(seconds: 60) {
+            (try? writer.request("GET", "/.metrics").text.contains(#"canopy_slow_clients_total{transport="sse"} 1"#)) == true
+        }
+        #expect(cut, "the stalled stream was cut off as a slow client")
+        var received = 0
+        while let bytes = try? stalled.receive(), !bytes.isEmpty { received += bytes.count }
+        #expect(received < value.utf8.count, "the stalled stream ended before the whole value: \(received) bytes")
+        writer.close()
+    }
+
     /// The timeout flags: negative values are usage errors; 0 turns a timeout off.
     @Test func timeoutFlagsAreValidated() throws {
         let dir = TemporaryDirectory()

@@ -127,11 +127,11 @@ struct BrowserTests {
     func inChromium() async throws {
         let token = "browser-test-admin-token"
         let development = makeServer()
-        // Its stream buffer is too small for the root's first page (which holds 100,000 children):
-        // the page falls back to listing the root's keys.
+        // Its largest answer is too small for the root's first page (which holds 100,000
+        // children): the page falls back to listing the root's keys.
         let guarded = makeServer {
             $0.authToken = token
-            $0.streamBufferBytes = 512 << 10
+            $0.maxResponseBytes = 512 << 10
         }
         let artifacts = BrowserClient.artifacts
         try await withLiveServer(development) { port in

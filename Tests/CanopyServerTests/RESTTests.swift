@@ -506,6 +506,17 @@ struct ConfigurationTests {
         }
     }
 
+    @Test("the slow-client timeout and the largest answer must be positive")
+    func largeValueLimits() throws {
+        var configuration = ServerConfiguration()
+        #expect(configuration.slowClientTimeout == .seconds(30) && configuration.maxResponseBytes == 256 << 20)
+        configuration.slowClientTimeout = .zero
+        #expect(throws: ServerError.self) { try configuration.validate() }
+        configuration = ServerConfiguration()
+        configuration.maxResponseBytes = 0
+        #expect(throws: ServerError.self) { try configuration.validate() }
+    }
+
     @Test("run() refuses a non-loopback address without a token")
     func runRefuses() async throws {
         let server = makeServer { $0.host = "0.0.0.0" }

@@ -236,7 +236,9 @@ final class EventStreamClient: Sendable {
 
     let connection: RawConnection
     let head: RawConnection.Head
-    private let text = Mutex<[UInt8]>([])
+    /// What was read and not yet returned, and how much of it is known to hold no event's end
+    /// (a large event is scanned once, not once per chunk).
+    private let text = Mutex<(bytes: [UInt8], scanned: Int)>(([], 0))
 
     private init(connection: RawConnection, head: RawConnection.Head) {
         self.connection = connection
@@ -256,12 +258,14 @@ final class EventStreamClient: Sendable {
     func next() async throws -> Event? {
         while true {
             let block: [UInt8]? = self.text.withLock { text in
-                guard text.count >= 2 else { return nil }
-                for i in 0..<(text.count - 1) where text[i] == 10 && text[i + 1] == 10 {
-                    let out = Array(text[..<i])
-                    text.removeFirst(i + 2)
+                guard text.bytes.count >= 2 else { return nil }
+                for i in max(0, text.scanned - 1)..<(text.bytes.count - 1) where text.bytes[i] == 10 && text.bytes[i + 1] == 10 {
+                    let out = Array(text.bytes[..<i])
+                    text.bytes.removeFirst(i + 2)
+                    text.scanned = 0
                     return out
                 }
+                text.scanned = text.bytes.count
                 return nil
             }
             if let block {
@@ -281,7 +285,7 @@ final class EventStreamClient: Sendable {
             }
             guard let chunk = try await self.connection.readChunk() else { return nil }
             if chunk.contains(13) { throw TestFailure("CR in the event stream") }
-            self.text.withLock { $0.append(contentsOf: chunk) }
+            self.text.withLock { $0.bytes.append(contentsOf: chunk) }
         }
     }
 

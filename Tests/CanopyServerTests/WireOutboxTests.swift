@@ -1,3 +1,4 @@
+import CanopyTestSupport
 import CanopyWire
 import NIOCore
 import NIOEmbedded
@@ -84,17 +85,149 @@ struct WireOutboxTests {
         outbox.send(Array(long.utf8))
         channel.embeddedEventLoop.run()
         // Whole frames only: the small messages and the shared push's header in one buffer, the
-        // shared text as given, then one buffer for the rest.
+        // shared text as given, then one buffer for the rest, then the long answer in a chunk.
         var buffers: [ByteBuffer] = []
         while let buffer = try channel.readOutbound(as: ByteBuffer.self) { buffers.append(buffer) }
-        #expect(buffers.count == 3)
-        #expect(buffers.count == 3 && buffers[1].readableBytesView.elementsEqual(shared.readableBytesView))
+        #expect(buffers.count == 4)
+        #expect(buffers.count == 4 && buffers[1].readableBytesView.elementsEqual(shared.readableBytesView))
         var bytes = ByteBuffer()
         for var buffer in buffers { bytes.writeBuffer(&buffer) }
         let texts = try WrittenFrames.decode(bytes).map { String(buffer: $0.data) }
         let split = WireFrameSplitter.frames(long)
         #expect(split.count > 2)
         #expect(texts == ["a1", "p1", String(buffer: shared), "a2"] + split)
+        _ = try channel.finish()
+    }
+
+    /// Holds the outbox's writes, as a socket whose client does not read: nothing reaches the
+    /// channel's head (and no write completes) until ``release()``.
+    final class HeldWrites: ChannelOutboundHandler {
+        typealias OutboundIn = ByteBuffer
+        private var held: [(NIOAny, EventLoopPromise<Void>?)] = []
+        private var context: ChannelHandlerContext?
+        /// The most writes held at once.
+        private(set) var mostHeld = 0
+
+        var count: Int { self.held.count }
+
+        func handlerAdded(context: ChannelHandlerContext) { self.context = context }
+
+        func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+            self.held.append((data, promise))
+            self.mostHeld = max(self.mostHeld, self.held.count)
+        }
+
+        func flush(context: ChannelHandlerContext) {}
+
+        /// The client takes the first `count` writes held (all of them by default).
+        func release(_ count: Int = .max) {
+            guard let context = self.context else { return }
+            let taken = self.held.prefix(count)
+            self.held.removeFirst(taken.count)
+            for (data, promise) in taken { context.write(data, promise: promise) }
+            context.flush()
+        }
+    }
+
+    /// A channel as an upgraded connection's, whose client reads only when the test says.
+    static func heldChannel() throws -> (EmbeddedChannel, HeldWrites) {
+        let held = HeldWrites()
+        let channel = EmbeddedChannel()
+        try channel.pipeline.syncOperations.addHandlers([held, WebSocketFrameEncoder()])
+        return (channel, held)
+    }
+
+    @Test("a long answer goes out as split frames, two chunks at a time as the client takes them, and what was queued behind it follows")
+    func longAnswer() throws {
+        let (channel, held) = try Self.heldChannel()
+        let outbox = WireOutbox(limit: 1 << 20) { Issue.record("no overflow expected") }
+        outbox.attach(channel)
+        let long = String(repeating: "0123456789", count: 100_000)
+        outbox.send(Array("a1".utf8))
+        outbox.send(Array(long.utf8))
+        Self.push(outbox, "p1")
+        outbox.send(Array("a2".utf8))
+        var frames: [String] = []
+        var rounds = 0
+        channel.embeddedEventLoop.run()
+        while held.count > 0 {
+            held.release()
+            channel.embeddedEventLoop.run()
+            frames += try Self.written(channel)
+            rounds += 1
+        }
+        #expect(frames == ["a1"] + WireFrameSplitter.frames(long) + ["p1", "a2"])
+        // 1 MB in chunks of 128 KB: written over several rounds, never more than two chunks (and
+        // the frames before them) waiting for the client.
+        #expect(rounds >= 4)
+        #expect(held.mostHeld <= 3)
+        _ = try channel.finish()
+    }
+
+    @Test("while a long answer goes out, other messages past the bound cut the client off; the answer itself and one push alone never do")
+    func boundBehindAnswer() throws {
+        let (channel, _) = try Self.heldChannel()
+        let cut = Locked(0)
+        let outbox = WireOutbox(limit: 1_000) { cut.withLock { $0 += 1 } }
+        outbox.attach(channel)
+        outbox.send([UInt8](repeating: UInt8(ascii: "x"), count: 1 << 20))
+        channel.embeddedEventLoop.run()
+        Self.push(outbox, String(repeating: "p", count: 5_000))
+        channel.embeddedEventLoop.run()
+        #expect(cut.withLock { $0 } == 0)
+        Self.push(outbox, "p2")
+        #expect(cut.withLock { $0 } == 1)
+        _ = try? channel.finish()
+    }
+
+    @Test("a client that takes nothing for a whole timeout is cut off; one that takes a chunk each interval is not")
+    func stall() throws {
+        let (channel, held) = try Self.heldChannel()
+        let loop = channel.embeddedEventLoop
+        let cut = Locked(0)
+        let outbox = WireOutbox(limit: 1 << 20, stallTimeout: .seconds(1)) { cut.withLock { $0 += 1 } }
+        outbox.attach(channel)
+        outbox.send([UInt8](repeating: UInt8(ascii: "x"), count: 4 << 20))
+        loop.run()
+        for _ in 0..<5 {
+            loop.advanceTime(by: .seconds(1))
+            #expect(cut.withLock { $0 } == 0)
+            held.release(1)
+            loop.run()
+        }
+        // Now it stops reading.
+        loop.advanceTime(by: .seconds(1))
+        #expect(cut.withLock { $0 } == 0, "a whole interval without progress has not passed yet")
+        loop.advanceTime(by: .seconds(1))
+        #expect(cut.withLock { $0 } == 1)
+        loop.advanceTime(by: .seconds(5))
+        #expect(cut.withLock { $0 } == 1, "cut off once")
+        _ = try? channel.finish()
+    }
+
+    @Test("a large push goes out in slices, each the client takes counting as progress; the frames arrive whole")
+    func largePush() throws {
+        let (channel, held) = try Self.heldChannel()
+        let loop = channel.embeddedEventLoop
+        let cut = Locked(0)
+        let outbox = WireOutbox(limit: 4 << 20, stallTimeout: .seconds(1)) { cut.withLock { $0 += 1 } }
+        outbox.attach(channel)
+        let text = String(repeating: "p", count: 1 << 20)
+        Self.push(outbox, text)
+        Self.push(outbox, "after")
+        loop.run()
+        #expect(held.count > 4, "written in slices")
+        var frames: [String] = []
+        for _ in 0..<4 {
+            loop.advanceTime(by: .seconds(1))
+            held.release(2)
+            loop.run()
+        }
+        #expect(cut.withLock { $0 } == 0, "a client that takes a slice (after the frame's header) each interval is not cut off")
+        held.release()
+        loop.run()
+        frames += try Self.written(channel)
+        #expect(frames.count == 2 && frames.first == text && frames.last == "after", "the push and the one after it, whole")
         _ = try channel.finish()
     }
 }

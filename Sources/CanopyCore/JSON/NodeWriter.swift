@@ -10,6 +10,12 @@ package enum NodeWriter {
         return out
     }
 
+    /// Appends the JSON text of `node` to `out` (see ``bytes(_:export:pretty:)``): a message that
+    /// carries a value is written in one buffer, with no copy of the value's text.
+    package static func append(_ node: Node, to out: inout [UInt8], export: Bool, pretty: Bool = false) {
+        self.append(node, to: &out, export: export, pretty: pretty, level: 0)
+    }
+
     package static func string(_ node: Node, export: Bool = false, pretty: Bool = false) -> String {
         String(decoding: self.bytes(node, export: export, pretty: pretty), as: UTF8.self)
     }

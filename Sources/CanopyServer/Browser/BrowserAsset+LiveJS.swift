@@ -104,8 +104,8 @@ extension BrowserAsset {
               return;
             }
             if (this.stopped) return;
-            // Readable, yet the stream ends before its first event twice: the server drops a stream whose
-            // first event is bigger than its stream buffer.
+            // Readable, yet the stream ends before its first event twice: the server refuses a stream
+            // whose first event is larger than its largest answer.
             if (this.failuresBeforeData >= 2) {
               this.status({ kind: 'too-large' });
               return;

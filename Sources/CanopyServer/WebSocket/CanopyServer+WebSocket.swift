@@ -37,7 +37,10 @@ enum WireUpgrade {
         guard NamespaceStore.isValidName(name) else {
             return .shutDown(reason: "Invalid namespace \"\(name)\": use 1 to 63 letters, digits, '-' or '_'.")
         }
-        let outbox = WireOutbox(limit: configuration.streamBufferBytes, coalescing: state.wakes?.intervalNanos ?? 0) {
+        let outbox = WireOutbox(
+            limit: configuration.streamBufferBytes, answerLimit: configuration.maxResponseBytes,
+            stallTimeout: TimeAmount(configuration.slowClientTimeout), coalescing: state.wakes?.intervalNanos ?? 0
+        ) {
             // A client that stops reading: cut it off, as a stream is.
             state.metrics.countSlowClient(webSocket: true)
             channel.close(promise: nil)

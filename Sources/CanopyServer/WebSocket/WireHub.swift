@@ -50,6 +50,8 @@ final class WireHub: @unchecked Sendable {
     /// The connections with listens, by id.
     private var sessions: [UInt64: WireSession] = [:]
     private var subscription: ChangeSubscription?
+    /// The initial data of default listens, shared by those on one location until the next write.
+    private var renderings = Renderings()
 
     init(database: Database) {
         self.database = database
@@ -61,13 +63,20 @@ final class WireHub: @unchecked Sendable {
 
     /// Starts a listen of `session` and queues its initial data (loop thread). A query without a
     /// tag, or a tag on a query that filters nothing, is served as the location's whole data.
-    func listen(_ session: WireSession, at location: DatabasePath, query: QueryParams?, tag: Int64?, access: LoopAccess) {
+    /// Returns `false`, starting nothing, when the initial data is longer than `limit` bytes.
+    func listen(_ session: WireSession, at location: DatabasePath, query: QueryParams?, tag: Int64?, limit: Int, access: LoopAccess)
+        -> Bool
+    {
         self.assertOnLoop()
         let listen = Listen(location: location, query: query, tag: tag)
+        // Rendered once, queued as it is: the outbox writes a long one as the client reads it.
+        let data = self.initialData(listen, access: access)
+        guard data.bytes.count <= limit else { return false }
         self.sessions[session.id] = session
         guard self.listens[session.id, default: []].insert(listen).inserted else {
             // The same listen again: send its data again, as a fresh listen would.
-            return session.outbox.send(self.initialData(listen, access: access))
+            session.outbox.send(data)
+            return true
         }
         if let tag, let params = query, params.isFiltered {
             let key = QueryKey(location: location, params: params)
@@ -91,15 +100,21 @@ final class WireHub: @unchecked Sendable {
                 self.subscription = access.followChanges { [unowned self] write, root in self.changed(write, root: root) }
             }
         }
-        session.outbox.send(self.initialData(listen, access: access))
+        session.outbox.send(data)
+        return true
     }
 
-    private func initialData(_ listen: Listen, access: LoopAccess) -> [UInt8] {
+    private func initialData(_ listen: Listen, access: LoopAccess) -> Rendering {
         if let tag = listen.tag, let params = listen.query, params.isFiltered {
             let window = access.queryResult(at: listen.location, params: params)
-            return ServerMessage.put(path: listen.location, data: WireJSON.bytes(window), tag: tag)
+            return Rendering(ServerMessage.put(path: listen.location, tag: tag) { WireJSON.append(window, to: &$0) })
         }
-        return ServerMessage.put(path: listen.location, data: WireJSON.bytes(access.node(at: listen.location)))
+        // Valid until the next write: the hub follows every write while it has default listens,
+        // and forgets them when it stops following.
+        if self.subscription == nil { self.renderings.removeAll() }
+        return self.renderings.rendering(at: listen.location) {
+            ServerMessage.put(path: listen.location) { WireJSON.append(access.node(at: listen.location), to: &$0) }
+        }
     }
 
     /// Ends one listen of `session` (loop thread); a listen it does not have is ignored.
@@ -187,6 +202,7 @@ final class WireHub: @unchecked Sendable {
     /// Loop thread: after every write, for the default listens on the locations it touched.
     private func changed(_ write: WriteOperation, root: Node) {
         self.assertOnLoop()
+        self.renderings.removeAll()
         self.locations.forEachTouched(by: write.path, entries: write.entries.map(\.path)) { location, group in
             guard let change = write.change(at: location, root: root, priorities: true) else { return }
             let frame = ByteBuffer(bytes: WireJSON.push(change, at: location, tag: nil))

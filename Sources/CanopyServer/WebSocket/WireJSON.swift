@@ -8,6 +8,11 @@ enum WireJSON {
         node.isEmpty ? Array("null".utf8) : NodeWriter.bytes(node, export: true, pretty: false)
     }
 
+    /// Appends the data of `node` to a message being written.
+    static func append(_ node: Node, to out: inout [UInt8]) {
+        NodeWriter.append(node, to: &out, export: true)
+    }
+
     /// The push that brings a listener at `location` up to date with `change`: `d` for a put,
     /// `m` (members keyed by relative paths) for a patch.
     static func push(_ change: LocationChange, at location: DatabasePath, tag: Int64?) -> [UInt8] {

@@ -24,19 +24,41 @@ import Synchronization
 /// write (one system call) per interval, whatever the write rate; a quiet connection's push goes
 /// at once. Answers to requests go at once, with the pushes queued before them.
 ///
-/// Bounded: when more than `limit` bytes are queued or written but not yet taken by a client that
-/// does not read, the queue is dropped and `overflow` closes the connection; other connections
-/// are not affected.
+/// A long answer (a listen's initial value, a read's result: longer than one frame) is not copied
+/// into that buffer: it waits in line as its one rendering, and when its turn comes it is written
+/// as the SDKs' split frames (``SplitMessage``) a chunk at a time, the next chunk once the client
+/// took one, so a value of any size goes out at the pace the client reads it. What is queued
+/// behind it follows it, in order.
+///
+/// Bounded: when more than `limit` bytes of other messages are queued or written but not yet
+/// taken by a client that does not read (a single message alone is never too many), or long
+/// answers of more than `answerLimit` bytes wait at once (one alone is never too many), the queue
+/// is dropped and `overflow` closes the connection; so does a client that takes nothing for a
+/// whole `stallTimeout` (see ``StallWatch``). Other connections are not affected.
 final class WireOutbox: Sendable {
+    /// What waits to be written, in order.
+    private enum Item {
+        /// Whole frames: the outbox's own buffer that messages are appended to, or a large
+        /// shared push's text (its header is at the end of the buffer before it).
+        case frames(ByteBuffer)
+        /// A long answer, written in chunks when its turn comes.
+        case split(SplitMessage)
+    }
+
     private struct State {
-        /// Whole frames, in order: nearly always one buffer of the outbox's own that messages are
-        /// appended to; a large shared push adds its text as a buffer after it.
-        var pending: [ByteBuffer] = []
-        /// The last of `pending` is the outbox's own: the next message is appended to it.
-        var appendable = false
+        var pending: [Item] = []
+        /// The outbox's own buffer, after `pending`: messages are appended to it.
+        var tail: ByteBuffer?
+        /// The bytes of the `.frames` in `pending` and of `tail`.
         var pendingBytes = 0
-        /// Written to the channel, not yet to the socket.
+        /// Frames written to the channel, not yet to the socket.
         var inFlightBytes = 0
+        /// The long answer being written, ahead of everything in `pending`.
+        var current: SplitMessage?
+        /// Chunks of long answers written to the channel, not yet to the socket.
+        var chunksInFlight = 0
+        /// The bytes of the long answers queued or being written.
+        var answerBytes = 0
         /// A write job is queued on the event loop.
         var scheduled = false
         /// A write job is scheduled for the end of the coalescing interval.
@@ -44,32 +66,66 @@ final class WireOutbox: Sendable {
         /// When the last write job ran (nanoseconds, monotonic).
         var lastWrite: UInt64 = 0
         var channel: (any Channel)?
+        var watch: StallWatch?
         /// No more messages are taken.
         var closed = false
         /// ``finish()`` callers, waiting for everything to be written.
         var drained: [CheckedContinuation<Void, Never>] = []
 
-        var isIdle: Bool { self.pending.isEmpty && self.inFlightBytes == 0 && !self.scheduled }
+        /// Nothing waits for the client.
+        var isDrained: Bool {
+            self.pending.isEmpty && self.tail == nil && self.inFlightBytes == 0 && self.current == nil && self.chunksInFlight == 0
+        }
+        var isIdle: Bool { self.isDrained && !self.scheduled }
+
+        /// Forgets everything queued (the connection is cut off or gone).
+        mutating func drop() {
+            self.pending = []
+            self.tail = nil
+            self.pendingBytes = 0
+            self.current = nil
+            self.answerBytes = 0
+        }
     }
 
     private let state = Mutex(State())
     private let allocator = ByteBufferAllocator()
     private let limit: Int
+    private let answerLimit: Int
+    private let stallTimeout: TimeAmount?
     private let coalescing: UInt64
     private let overflow: @Sendable () -> Void
 
-    /// - Parameter coalescing: nanoseconds; 0 writes every push at once.
-    init(limit: Int, coalescing: UInt64 = 0, overflow: @escaping @Sendable () -> Void) {
+    /// The bytes of split frames written to the channel at once; two such chunks at most wait
+    /// for the client.
+    static let chunkBytes = 128 << 10
+
+    /// - Parameters:
+    ///   - limit: The most bytes of messages other than long answers that may wait for the client.
+    ///   - answerLimit: The most bytes of long answers that may wait at once (one alone is never
+    ///     too many).
+    ///   - stallTimeout: How long the client may take nothing before it is cut off; `nil`: forever.
+    ///   - coalescing: Nanoseconds; 0 writes every push at once.
+    init(
+        limit: Int, answerLimit: Int = .max, stallTimeout: TimeAmount? = nil, coalescing: UInt64 = 0,
+        overflow: @escaping @Sendable () -> Void
+    ) {
         self.limit = limit
+        self.answerLimit = answerLimit
+        self.stallTimeout = stallTimeout
         self.coalescing = coalescing
         self.overflow = overflow
     }
 
     /// Starts writing to `channel` (what was queued before goes first).
     func attach(_ channel: any Channel) {
+        let watch = self.stallTimeout.map { timeout in
+            StallWatch(timeout: timeout, eventLoop: channel.eventLoop) { [self] in self.cutOff() }
+        }
         let schedule = self.state.withLock { state -> Bool in
             state.channel = channel
-            guard !state.pending.isEmpty, !state.scheduled else { return false }
+            state.watch = watch
+            guard !state.pending.isEmpty || state.tail != nil, !state.scheduled else { return false }
             state.scheduled = true
             return true
         }
@@ -79,14 +135,26 @@ final class WireOutbox: Sendable {
     /// Queues one application message (its JSON text), split into frames when it is longer than
     /// 16,384 UTF-16 code units.
     /// `push`: a data push, which may wait for the coalescing interval; otherwise (an answer)
-    /// it goes at once.
+    /// it goes at once, and a long one is written as the client takes it (see ``SplitMessage``).
     func send(_ message: [UInt8], push: Bool = false) {
         // UTF-16 never needs more code units than UTF-8 needs bytes: a short message is one frame.
         if message.count <= WireFrameSplitter.frameLimit {
             self.enqueue(.message(message), push: push)
-        } else {
+        } else if push {
             let frames = WireFrameSplitter.frames(String(decoding: message, as: UTF8.self))
             self.enqueue(.messages(frames.map { Array($0.utf8) }), push: push)
+        } else {
+            self.enqueue(.answer(Rendering(message)), push: false)
+        }
+    }
+
+    /// Queues an answer rendered once for many connections (a listen's initial data); a long one
+    /// is written as the client takes it, without a copy.
+    func send(_ rendering: Rendering) {
+        if rendering.bytes.count <= WireFrameSplitter.frameLimit {
+            self.enqueue(.message(rendering.bytes), push: false)
+        } else {
+            self.enqueue(.answer(rendering), push: false)
         }
     }
 
@@ -100,13 +168,16 @@ final class WireOutbox: Sendable {
         case message([UInt8])
         case messages([[UInt8]])
         case shared(ByteBuffer)
+        /// A long answer: split when it is written.
+        case answer(Rendering)
 
-        /// The bytes it takes on the wire, headers included.
+        /// The bytes it takes on the wire, headers included (a long answer's text alone).
         var wireBytes: Int {
             switch self {
             case .message(let text): return text.count + ByteBuffer.wireFrameHeaderLimit
             case .messages(let texts): return texts.reduce(0) { $0 + $1.count + ByteBuffer.wireFrameHeaderLimit }
             case .shared(let text): return text.readableBytes + ByteBuffer.wireFrameHeaderLimit
+            case .answer(let rendering): return rendering.bytes.count
             }
         }
     }
@@ -119,21 +190,30 @@ final class WireOutbox: Sendable {
             case none
             case schedule(any Channel)
             case later(any Channel, TimeAmount)
-            case overflow([CheckedContinuation<Void, Never>])
+            case overflow([CheckedContinuation<Void, Never>], StallWatch?)
         }
         let action: Action = self.state.withLock { state in
             guard !state.closed else { return .none }
             let size = message.wireBytes
-            if state.pendingBytes + state.inFlightBytes + size > self.limit {
-                state.closed = true
-                state.pending = []
-                state.appendable = false
-                state.pendingBytes = 0
-                defer { state.drained = [] }
-                return .overflow(state.drained)
+            if case .answer(let rendering) = message {
+                if state.answerBytes > 0 && state.answerBytes + size > self.answerLimit {
+                    let (waiters, watch) = Self.close(&state)
+                    return .overflow(waiters, watch)
+                }
+                if let tail = state.tail {
+                    state.pending.append(.frames(tail))
+                    state.tail = nil
+                }
+                state.pending.append(.split(SplitMessage(rendering)))
+                state.answerBytes += size
+            } else {
+                let queued = state.pendingBytes + state.inFlightBytes
+                if queued > 0 && queued + size > self.limit {
+                    let (waiters, watch) = Self.close(&state)
+                    return .overflow(waiters, watch)
+                }
+                state.pendingBytes += self.append(message, size: size, to: &state)
             }
-            self.append(message, size: size, to: &state)
-            state.pendingBytes += size
             guard let channel = state.channel, !state.scheduled else { return .none }
             if push && self.coalescing > 0 {
                 if state.deferred { return .none }
@@ -151,71 +231,173 @@ final class WireOutbox: Sendable {
         case .none: break
         case .schedule(let channel): channel.eventLoop.execute { self.write(to: channel) }
         case .later(let channel, let wait): channel.eventLoop.scheduleTask(in: wait) { self.write(to: channel, deferred: true) }
-        case .overflow(let waiters):
+        case .overflow(let waiters, let watch):
+            watch?.stop()
             for waiter in waiters { waiter.resume() }
             self.overflow()
         }
     }
 
-    /// Appends `message`'s frames to the outbox's own buffer (started if needed, with room for
-    /// `size` bytes at least).
-    private func append(_ message: Message, size: Int, to state: inout State) {
-        if !state.appendable {
-            state.pending.append(self.allocator.buffer(capacity: max(256, size)))
-            state.appendable = true
-        }
-        let last = state.pending.count - 1
-        switch message {
-        case .message(let text):
-            state.pending[last].writeWireTextFrame(text)
-        case .messages(let texts):
-            for text in texts { state.pending[last].writeWireTextFrame(text) }
-        case .shared(let text) where text.readableBytes < Self.sharedCopyLimit:
-            state.pending[last].writeWireTextFrame(text.readableBytesView)
-        case .shared(let text):
-            state.pending[last].writeWireTextFrameHeader(length: text.readableBytes)
-            state.pending.append(text)
-            state.appendable = false
-        }
+    /// Closes the queue for a client that does not read; returns the ``finish()`` callers.
+    private static func close(_ state: inout State) -> ([CheckedContinuation<Void, Never>], StallWatch?) {
+        state.closed = true
+        state.drop()
+        defer { state.drained = [] }
+        return (state.drained, state.watch)
     }
 
-    /// On the channel's event loop: writes everything queued, with one flush. `deferred`: the job
-    /// scheduled for the end of a coalescing interval.
+    /// The ``StallWatch``'s verdict: the client took nothing for a whole timeout.
+    private func cutOff() {
+        let (waiters, _) = self.state.withLock { Self.close(&$0) }
+        for waiter in waiters { waiter.resume() }
+        self.overflow()
+    }
+
+    /// Appends `message`'s frames to the outbox's own buffer (started if needed, with room for
+    /// `size` bytes at least); returns the bytes it queued.
+    private func append(_ message: Message, size: Int, to state: inout State) -> Int {
+        if state.tail == nil { state.tail = self.allocator.buffer(capacity: max(256, size)) }
+        let before = state.tail!.readableBytes
+        switch message {
+        case .message(let text):
+            state.tail!.writeWireTextFrame(text)
+        case .messages(let texts):
+            for text in texts { state.tail!.writeWireTextFrame(text) }
+        case .shared(let text) where text.readableBytes < Self.sharedCopyLimit:
+            state.tail!.writeWireTextFrame(text.readableBytesView)
+        case .shared(let text):
+            state.tail!.writeWireTextFrameHeader(length: text.readableBytes)
+            let header = state.tail!.readableBytes - before
+            state.pending.append(.frames(state.tail!))
+            state.tail = nil
+            state.pending.append(.frames(text))
+            return header + text.readableBytes
+        case .answer:
+            preconditionFailure("a long answer is queued as it is")
+        }
+        return state.tail!.readableBytes - before
+    }
+
+    /// What one write job writes: frames already queued (`bytes` of them counted), or a chunk of
+    /// a long answer.
+    private enum Write {
+        case frames([ByteBuffer], bytes: Int)
+        case chunk(ByteBuffer)
+    }
+
+    /// On the channel's event loop: writes what is queued, with one flush: the frames up to the
+    /// next long answer; of a long answer, chunks until two wait for the client (the rest, and
+    /// what is queued behind it, when the client took them). `deferred`: the job scheduled for the
+    /// end of a coalescing interval.
     ///
     /// The buffers hold whole frames, so they are written below NIO's frame encoder (through its
     /// context, as it writes the frames it encodes); a channel with no encoder (a test's) takes
     /// them as they are.
     private func write(to channel: any Channel, deferred: Bool = false) {
         let now = self.coalescing > 0 ? WakeScheduler.now() : 0
-        let (buffers, bytes): ([ByteBuffer], Int) = self.state.withLock { state in
+        let (writes, watch): ([Write], StallWatch?) = self.state.withLock { state in
             if deferred { state.deferred = false } else { state.scheduled = false }
-            if !state.pending.isEmpty { state.lastWrite = now }
-            defer {
-                state.pending = []
-                state.appendable = false
-                state.inFlightBytes += state.pendingBytes
-                state.pendingBytes = 0
+            var writes: [Write] = []
+            while true {
+                if var current = state.current {
+                    guard state.chunksInFlight < 2 else { break }
+                    var chunk = self.allocator.buffer(capacity: Self.chunkBytes + 2 * ByteBuffer.wireFrameHeaderLimit + 16)
+                    current.writeFrames(into: &chunk, budget: Self.chunkBytes)
+                    if current.isFinished {
+                        state.current = nil
+                        state.answerBytes -= current.byteCount
+                    } else {
+                        state.current = current
+                    }
+                    state.chunksInFlight += 1
+                    writes.append(.chunk(chunk))
+                    continue
+                }
+                // The frames up to the next long answer (the tail when there is none).
+                var buffers: [ByteBuffer] = []
+                while case .frames(let buffer)? = state.pending.first {
+                    buffers.append(buffer)
+                    state.pending.removeFirst()
+                }
+                if state.pending.isEmpty, let tail = state.tail {
+                    buffers.append(tail)
+                    state.tail = nil
+                }
+                if !buffers.isEmpty {
+                    let bytes = buffers.reduce(0) { $0 + $1.readableBytes }
+                    state.pendingBytes -= bytes
+                    state.inFlightBytes += bytes
+                    writes.append(.frames(buffers, bytes: bytes))
+                }
+                guard case .split(let message)? = state.pending.first else { break }
+                state.pending.removeFirst()
+                state.current = message
             }
-            return (state.pending, state.pendingBytes)
+            if !writes.isEmpty { state.lastWrite = now }
+            return (writes, state.watch)
         }
-        guard !buffers.isEmpty else {
-            // Dropped by an overflow after this job was queued: a finish() may be waiting.
+        guard !writes.isEmpty else {
+            // Dropped by an overflow after this job was queued, or waiting for the client: a
+            // finish() may be waiting.
             return self.resumeIfIdle()
         }
-        let written = channel.eventLoop.makePromise(of: Void.self)
         let encoder = try? channel.pipeline.syncOperations.context(handlerType: WebSocketFrameEncoder.self)
-        for (i, buffer) in buffers.enumerated() {
-            let promise = i == buffers.count - 1 ? written : nil
+        func write(_ buffer: ByteBuffer, promise: EventLoopPromise<Void>?) {
             if let encoder {
                 encoder.write(NIOAny(buffer), promise: promise)
             } else {
                 channel.write(buffer, promise: promise)
             }
         }
+        watch?.queued()
+        for item in writes {
+            let written = channel.eventLoop.makePromise(of: Void.self)
+            switch item {
+            case .frames(let buffers, let bytes):
+                for (i, buffer) in buffers.enumerated() {
+                    // A large push goes in slices (views, not copies), each taken by the client
+                    // counting as progress.
+                    var rest = buffer
+                    while rest.readableBytes > Self.chunkBytes, let slice = rest.readSlice(length: Self.chunkBytes) {
+                        let taken = channel.eventLoop.makePromise(of: Void.self)
+                        write(slice, promise: taken)
+                        taken.futureResult.whenSuccess { watch?.progressed(drained: false) }
+                    }
+                    write(rest, promise: i == buffers.count - 1 ? written : nil)
+                }
+                written.futureResult.whenComplete { result in
+                    self.written(result, to: channel) { $0.inFlightBytes -= bytes }
+                }
+            case .chunk(let chunk):
+                write(chunk, promise: written)
+                written.futureResult.whenComplete { result in
+                    self.written(result, to: channel) { $0.chunksInFlight -= 1 }
+                }
+            }
+        }
         channel.flush()
-        written.futureResult.whenComplete { _ in
-            // Written, or never will be (the connection closed): either way no longer waiting.
-            self.state.withLock { $0.inFlightBytes -= bytes }
+    }
+
+    /// On the event loop, when a write reached the socket (or never will: the connection closed):
+    /// counts the client's progress and writes what waited for it.
+    private func written(_ result: Result<Void, any Error>, to channel: any Channel, _ update: (inout State) -> Void) {
+        let (schedule, drained, watch): (Bool, Bool, StallWatch?) = self.state.withLock { state in
+            update(&state)
+            if case .failure = result {
+                // Gone: nothing more will be written.
+                state.closed = true
+                state.drop()
+            }
+            let more = state.current != nil || !state.pending.isEmpty || state.tail != nil
+            let schedule = more && !state.scheduled && !state.deferred
+            if schedule { state.scheduled = true }
+            return (schedule, state.isDrained, state.watch)
+        }
+        watch?.progressed(drained: drained)
+        if schedule {
+            // A job of its own: a write that completes at once (a fast client) does not recurse.
+            channel.eventLoop.execute { self.write(to: channel) }
+        } else {
             self.resumeIfIdle()
         }
     }
@@ -238,8 +420,7 @@ final class WireOutbox: Sendable {
                 state.closed = true
                 // Never attached (or cut off): nothing will be written.
                 if state.isIdle || state.channel == nil {
-                    state.pending = []
-                    state.appendable = false
+                    state.drop()
                     return true
                 }
                 state.drained.append(continuation)

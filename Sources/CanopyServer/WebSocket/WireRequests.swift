@@ -141,11 +141,14 @@ struct WireRequests {
         let hub = namespace.wire
         let identity = session.identity
         let judged = tag != nil && query?.isFiltered == true ? query : nil
+        let limit = self.state.configuration.maxResponseBytes
         let accepted = namespace.database.onLoop { access in
             guard namespace.mayRead(path, query: judged, identity: identity, access: access) else {
                 return session.outbox.send(Self.denied(id, metrics))
             }
-            hub.listen(session, at: path, query: query, tag: tag, access: access)
+            guard hub.listen(session, at: path, query: query, tag: tag, limit: limit, access: access) else {
+                return session.outbox.send(Self.tooBig(id, limit))
+            }
             session.outbox.send(ServerMessage.listenOK(id: id))
         }
         if !accepted { session.outbox.send(Self.closed(id)) }
@@ -167,11 +170,15 @@ struct WireRequests {
         let metrics = self.state.metrics
         let outbox = self.session.outbox
         let judged = query.isFiltered ? query : nil
+        let limit = self.state.configuration.maxResponseBytes
         let accepted = namespace.database.onLoop { access in
             guard namespace.mayRead(path, query: judged, identity: identity, access: access) else {
                 return outbox.send(Self.denied(id, metrics))
             }
-            outbox.send(ServerMessage.response(id: id, status: "ok", data: WireJSON.bytes(access.queryResult(at: path, params: query))))
+            let result = access.queryResult(at: path, params: query)
+            let message = ServerMessage.response(id: id, status: "ok") { WireJSON.append(result, to: &$0) }
+            guard message.count <= limit else { return outbox.send(Self.tooBig(id, limit)) }
+            outbox.send(message)
         }
         if !accepted { outbox.send(Self.closed(id)) }
     }
@@ -304,6 +311,12 @@ struct WireRequests {
     private static func denied(_ id: Int64, _ metrics: ServerMetrics) -> [UInt8] {
         metrics.countWebSocketDenied()
         return ServerMessage.failure(id: id, status: "permission_denied", message: "Permission denied")
+    }
+
+    /// The answer to a read or listen whose data is longer than `limit` bytes (`too_big`: the
+    /// status the SDKs know, their error saying the data is too large for one request).
+    private static func tooBig(_ id: Int64, _ limit: Int) -> [UInt8] {
+        ServerMessage.failure(id: id, status: "too_big", message: ResponseLimit.exceeded(limit))
     }
 
     private static func closed(_ id: Int64) -> [UInt8] {

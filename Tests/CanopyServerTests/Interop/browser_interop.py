@@ -3,7 +3,7 @@
     browser_interop.py --url http://127.0.0.1:P --guarded-url http://127.0.0.1:Q --token T --artifacts DIR
 
 `--url` is a development server (no auth), `--guarded-url` one started with `--auth-token T`
-(with `--guarded-small-buffer`: and a stream buffer under 1 MB, too small for /big's 100,000 children).
+(with `--guarded-small-buffer`: and a largest answer under 1 MB, too small for /big's 100,000 children).
 The script seeds data over REST, drives the page (expand, edit, add, push, delete, import,
 export, query, paging through 100,000 children, rules), checks every change over REST, sees
 REST writes appear live, cuts the connection (a proxy between the browser and the server) and
@@ -611,7 +611,7 @@ def guarded_checks(page, base, token, small_buffer):
     page.dialog_button("token-dialog", "Use token")
     page.wait_node("/users")
     if small_buffer:
-        # The root's first page holds /big's 100,000 children: more than this server streams at
+        # The root's first page holds /big's 100,000 children: more than this server answers at
         # once. The page falls back to the root's keys, and each child can still be followed.
         notice = f'{page.node("/")} > ul > li.notice'
         page.wait(lambda: "Too large to follow live" in (page.text(notice) or ""), "the too-large notice")
@@ -636,7 +636,7 @@ def main():
     parser.add_argument("--guarded-url", required=True)
     parser.add_argument("--token", required=True)
     parser.add_argument("--artifacts", required=True)
-    parser.add_argument("--guarded-small-buffer", action="store_true", help="the guarded server's stream buffer is under 1 MB")
+    parser.add_argument("--guarded-small-buffer", action="store_true", help="the guarded server's largest answer is under 1 MB")
     arguments = parser.parse_args()
     base = arguments.url.rstrip("/")
     seed(base)

@@ -596,6 +596,103 @@ async def slow_reader(base):
         await c.close()
 
 
+def http_put(base, path, value, ns="wire"):
+    """PUT `value` at `path` over REST (quietly: print=silent)."""
+    url = base.replace("ws://", "http://") + f"{path}.json?ns={ns}&print=silent"
+    request = urllib.request.Request(url, data=json.dumps(value, separators=(",", ":")).encode(), method="PUT")
+    with urllib.request.urlopen(request, timeout=60) as reply:
+        check(reply.status == 204, f"PUT {path}: {reply.status}")
+
+
+def big_value(children=150_000, filler=160):
+    """About 30 MB of JSON in 150,000 children."""
+    return {f"c{1_000_000 + i}": {"n": i, "t": "x" * filler} for i in range(children)}
+
+
+async def wait_for_slow_clients(base, count, transport="websocket"):
+    """Waits (a hang guard of 40 s) until `count` slow clients were cut off."""
+    for _ in range(2000):
+        if scrape_metrics(base).get(("canopy_slow_clients_total", (("transport", transport),))) == count:
+            return
+        await asyncio.sleep(0.02)
+    fail(f"{count} slow clients expected to be cut off")
+
+
+async def large_listen(base):
+    """A listen on 30 MB (150,000 children) gets the exact value in split frames, then the writes
+    made while it was going out, in order; a read of it gets it too."""
+    value = big_value()
+    http_put(base, "/big", value)
+    a = await Client.open(base)
+    r = await a.request("q", {"p": "/big", "h": ""})
+    # Writes the server takes after the listen (the same connection's requests are handled in
+    # order), while the value goes out: their pushes follow it.
+    writes = [await a.request("p", {"p": "/big/c1000007/n", "d": 100 + i}) for i in range(3)]
+    pushes, body = await a.response(r, timeout=60)
+    check(body["s"] == "ok", f"the listen is answered ok: {body}")
+    check(len(pushes) == 1 and pushes[0]["a"] == "d" and split_path(pushes[0]["b"]["p"]) == ["big"],
+          f"one initial put before the answer: {[p['b']['p'] for p in pushes]}")
+    check(pushes[0]["b"]["d"] == value, "the initial value is the data written")
+    answered, seen = [], []
+    while len(answered) < 3 or len(seen) < 3:
+        message = (await a.recv(30))["d"]
+        if "r" in message:
+            check(message["b"]["s"] == "ok", f"the write is answered ok: {message}")
+            answered.append(message["r"])
+        else:
+            check(split_path(message["b"]["p"]) == ["big", "c1000007", "n"], f"a push of the write: {message}")
+            seen.append(message["b"]["d"])
+    check(answered == writes and seen == [100, 101, 102], f"the writes after the value, in order: {answered} {seen}")
+    r = await a.request("g", {"p": "/big", "q": {}})
+    _, body = await a.response(r, timeout=60)
+    value["c1000007"]["n"] = 102
+    check(body["s"] == "ok" and body["d"] == value, "a read of the location gets it whole")
+    await a.close()
+
+
+async def stalled_large_listen(base):
+    """(Slow-client timeout 3 s.) A client that stops reading half-way through a large initial
+    value is cut off; another listener gets the value whole and keeps receiving."""
+    value = big_value()
+    http_put(base, "/big", value)
+    slow = await Client.open(base)
+    await slow.request("q", {"p": "/big", "h": ""})
+    count = await asyncio.wait_for(slow.ws.recv(), 30)
+    check(count.isdigit() and int(count) > 100, f"a count frame first: {count[:20]!r}")
+    for _ in range(10):
+        await asyncio.wait_for(slow.ws.recv(), 30)
+    slow.ws.transport.pause_reading()
+    fast = await Client.open(base)
+    r = await fast.request("q", {"p": "/big", "h": ""})
+    pushes, body = await fast.response(r, timeout=60)
+    check(body["s"] == "ok" and len(pushes) == 1 and pushes[0]["b"]["d"] == value, "the reading client gets the value")
+    await wait_for_slow_clients(base, 1)
+    http_put(base, "/big/c1000001/n", 7)
+    push = await fast.push(timeout=30)
+    check(split_path(push["b"]["p"]) == ["big", "c1000001", "n"] and push["b"]["d"] == 7, f"the reader keeps going: {push}")
+    slow.ws.transport.resume_reading()
+    try:
+        while True:
+            await asyncio.wait_for(slow.ws.recv(), 30)
+    except ConnectionClosed:
+        pass
+    await fast.close()
+
+
+async def too_big(base):
+    """(Largest answer 1 MB.) A listen or read of more is refused with too_big, naming the limit;
+    a smaller part of it is served."""
+    http_put(base, "/huge", big_value(children=10_000))
+    a = await Client.open(base)
+    for action, body in (("q", {"p": "/huge", "h": ""}), ("g", {"p": "/huge", "q": {}})):
+        pushes, answer = await a.call(action, body)
+        check(answer["s"] == "too_big" and "(1 MB)" in answer["d"], f"{action} refused: {answer}")
+        check(pushes == [], f"no data for a refused {action}: {pushes}")
+    _, data = await a.ok("g", {"p": "/huge/c1000001", "q": {}})
+    check(data == {"n": 1, "t": "x" * 160}, f"a part is served: {data}")
+    await a.close()
+
+
 async def many_sockets(base):
     """Hundreds of connections at once each get their own hello and answers."""
     clients = await asyncio.gather(*(Client.open(base) for _ in range(300)))
@@ -838,7 +935,7 @@ async def script_replay(base, script_path, out_path):
 SCENARIOS = {f.__name__: f for f in (handshake, captured_conversation, default_listen, large_messages, transactions, trigger_write,
                                       on_disconnect, reconnect_with_ls, queries_and_gets, admin_token, bad_frames, metrics,
                                       random_differential, vanish_mid_frame, slow_reader, many_sockets, security_rules, liveness,
-                                      script_replay)}
+                                      large_listen, stalled_large_listen, too_big, script_replay)}
 
 
 def main():
