@@ -11,7 +11,60 @@ import Synchronization
 
 /// The B20 scenario (appended to `scenarios` in main.swift).
 var largeListenScenarios: [Scenario] {
-    [Scenario(name: "B20.listen.27mb", stores: [.memory]) { try largeListen("B20.listen.27mb", children: 200_000, $0) }]
+    [
+        Scenario(name: "B20.listen.27mb", stores: [.memory]) { try largeListen("B20.listen.27mb", children: 200_000, $0) },
+        Scenario(name: "B20.listen.27mb.x10", stores: [.memory]) {
+            try largeListeners("B20.listen.27mb.x10", children: 200_000, count: 10, $0)
+        },
+    ]
+}
+
+/// The JSON text of the B20 location: about 135 bytes a child, 27 MB for 200,000.
+func largeLocationJSON(children: Int) -> String {
+    let filler = String(repeating: "x", count: 103)
+    var json = "{"
+    json.reserveCapacity(children * 136)
+    for i in 0..<children {
+        if i > 0 { json += "," }
+        json += "\"c\(1_000_000 + i)\":{\"n\":\(i),\"t\":\"\(filler)\"}"
+    }
+    json += "}"
+    return json
+}
+
+/// Writes the location, then has `count` SDK connections listen to it at once; reports the
+/// server's peak RSS (to compare with one listener's in `B20.listen.27mb`: the listens share one
+/// rendering) and checks that every listen got the whole value.
+func largeListeners(_ name: String, children requested: Int, count: Int, _ store: Store) throws -> BenchResult {
+    let children = Bench.scaled(requested)
+    let server = try ServerChild(store)
+    defer { server.stop() }
+    let port = server.port
+    let json = largeLocationJSON(children: children)
+    _ = try blocking { [json] in try await fetch(port: port, "/big.json?print=silent", method: "PUT", body: json) }
+    let got = try blocking { try await fetch(port: port, "/big.json") }
+    let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+    defer { try? group.syncShutdownGracefully() }
+    let start = monotonicNanos()
+    let values = try blocking {
+        try await withThrowingTaskGroup(of: String.self) { tasks in
+            for _ in 0..<count { tasks.addTask { try await FirstValueClient.listen(port: port, path: "big", group: group) } }
+            var values: [String] = []
+            for try await value in tasks { values.append(value) }
+            return values
+        }
+    }
+    let seconds = secondsSince(start)
+    let peak = server.peakRSSBytes
+    let expected = #"{"t":"d","d":{"a":"d","b":{"p":"big","d":"# + got + "}}}"
+    let wrong = values.filter { $0 != expected }.count
+    return BenchResult(
+        scenario: name, store: store, n: count, seconds: seconds,
+        extra: [
+            ("children", .int(children)), ("value_mb", .double(Double(got.utf8.count) / 1e6, 1)), ("listeners", .int(count)),
+            ("server_peak_rss_mb", .double(Double(peak) / 1_048_576, 1)),
+        ],
+        check: wrong == 0 && values.count == count ? "ok" : "FAIL \(wrong) of \(count) listens did not get the whole value")
 }
 
 /// Writes the location, then times, one after the other on fresh connections: a GET, an event
@@ -22,15 +75,7 @@ func largeListen(_ name: String, children requested: Int, _ store: Store) throws
     let server = try ServerChild(store)
     defer { server.stop() }
     let port = server.port
-    // About 135 bytes a child: 27 MB for 200,000.
-    let filler = String(repeating: "x", count: 103)
-    var json = "{"
-    json.reserveCapacity(children * 136)
-    for i in 0..<children {
-        if i > 0 { json += "," }
-        json += "\"c\(1_000_000 + i)\":{\"n\":\(i),\"t\":\"\(filler)\"}"
-    }
-    json += "}"
+    let json = largeLocationJSON(children: children)
     let length = json.utf8.count
     _ = try blocking { [json] in try await fetch(port: port, "/big.json?print=silent", method: "PUT", body: json) }
 

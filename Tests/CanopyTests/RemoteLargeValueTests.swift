@@ -38,16 +38,17 @@ struct RemoteLargeValueTests {
             let changes = Collected<JSONValue>()
             let handle = big.observe(.value) { values.append($0.exportJSON) }
             big.observe(.childChanged) { changes.append($0.exportJSON) }
+            let child = Self.key(7)
+            // One thread drives the observer's loop from start to end (a manual loop is drained by
+            // the thread that drained it first).
             try await onOwnThread {
                 try observer.drain(until: "the value of /big", seconds: 120) { !values.items.isEmpty }
                 #expect(values.items.count == 1)
                 #expect(values.items[0] == Self.expected)
                 // Keep the listen (the child observer), not the whole value's re-exports.
                 big.removeObserver(withHandle: handle)
-            }
-            let child = Self.key(7)
-            for n in 100..<103 { try await writer.reference(withPath: "big/\(child)/n").setValue(n) }
-            try await onOwnThread {
+                // Three writes from one thread go out in order; their outcome is the events below.
+                for n in 100..<103 { writer.reference(withPath: "big/\(child)/n").setValue(n) { _, _ in } }
                 try observer.drain(until: "three changes", seconds: 60) { changes.items.count >= 3 }
                 #expect(changes.items == (100..<103).map { .object(["n": .int(Int64($0)), "t": .string(Self.filler)]) })
             }
