@@ -1,5 +1,8 @@
 // The server's own REST API (fetch) and the session's credentials: the admin token lives in
-// sessionStorage only (this tab, until it closes), the namespace in the page's address (#ns=).
+// sessionStorage only (this tab, until it closes), the namespace in the page's address
+// (address.js).
+
+import { parseAddress } from './address.js';
 
 const TOKEN_KEY = 'canopy.token';
 
@@ -10,7 +13,7 @@ export const session = {
     else sessionStorage.removeItem(TOKEN_KEY);
   },
   /** The namespace ('' is the server's default one). */
-  ns: new URLSearchParams(location.hash.slice(1)).get('ns') || '',
+  ns: parseAddress(location.hash).ns,
 };
 
 /** A refused request: `status` 0 when the server could not be reached. */

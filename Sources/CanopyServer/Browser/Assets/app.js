@@ -1,11 +1,13 @@
 // The data browser's entry point: the header (namespace, token, connection state), the tabs
-// (Data, Query, Rules) and the token prompt.
+// (Data, Query, Rules), the token prompt, and the page's address (what it names is shown).
 
+import { addressOf, parseAddress } from './address.js';
 import * as api from './api.js';
 import { h, modal } from './dom.js';
 import { QueryPanel } from './query.js';
 import { RulesPanel } from './rules.js';
 import { Tree } from './tree.js';
+import { pathText } from './values.js';
 
 const $ = (selector) => document.querySelector(selector);
 
@@ -51,17 +53,31 @@ function selectTab(name) {
   if (name === 'rules') rules.load();
 }
 
-function setNamespace(ns) {
+/** Opens namespace `ns` (again) with the tree at `path`. */
+function setNamespace(ns, path) {
   api.session.ns = ns;
-  const params = new URLSearchParams(location.hash.slice(1));
-  if (ns) params.set('ns', ns);
-  else params.delete('ns');
-  history.replaceState(null, '', params.size ? `#${params}` : location.pathname);
   $('#ns').value = ns;
-  document.title = `${ns || 'default'} — Canopy`;
   query.stop();
+  tree.base = path;
   tree.mount();
   if (!$('#rules-panel').hidden) rules.load();
+}
+
+/** The address of `path` in `ns`: the root of the default namespace is the page itself. */
+const addressFor = (path, ns) => (path.length || ns ? addressOf(path, ns) : location.pathname);
+
+/**
+ * Shows what the page's address names (on load, after a link, Back or Forward): its namespace,
+ * and the tree at its location. The root of the default namespace is `/_/` itself; older
+ * `#ns=…` links are rewritten to the current form.
+ */
+function openAddress({ reload = false } = {}) {
+  const { path, ns } = parseAddress(location.hash);
+  const wanted = addressFor(path, ns);
+  if (location.hash !== wanted && !(wanted === location.pathname && !location.hash)) history.replaceState(null, '', wanted);
+  document.title = `${pathText(path)} — ${ns || 'default'} — Canopy`;
+  if (reload || ns !== api.session.ns || !tree.mounted) setNamespace(ns, path);
+  else tree.navigate(path);
 }
 
 async function listNamespaces() {
@@ -93,17 +109,28 @@ const rules = new RulesPanel($('#rules-panel'), () => tree.restart());
 
 $('#ns-form').addEventListener('submit', (e) => {
   e.preventDefault();
-  setNamespace($('#ns').value.trim());
+  const ns = $('#ns').value.trim();
+  // Another namespace (or its root) is a new address; the same one opens again in place.
+  if (ns !== api.session.ns || tree.base.length) history.pushState(null, '', addressFor([], ns));
+  openAddress({ reload: true });
 });
 $('#ns').addEventListener('focus', listNamespaces);
 $('#token-button').addEventListener('click', () => askToken());
 for (const tab of document.querySelectorAll('[role="tab"]')) tab.addEventListener('click', () => selectTab(tab.dataset.tab));
 
-window.addEventListener('hashchange', () => {
-  const ns = new URLSearchParams(location.hash.slice(1)).get('ns') || '';
-  if (ns !== api.session.ns) setNamespace(ns);
+// A key's link or a crumb changes the fragment; Back and Forward move between addresses.
+window.addEventListener('hashchange', () => openAddress());
+window.addEventListener('popstate', () => openAddress());
+// Leaving the page ends its event streams: a page the browser keeps to go Back to would hold its
+// connections to the server (a browser opens few to one server) while another page needs them.
+window.addEventListener('pagehide', () => {
+  tree.stop();
+  query.stop();
+});
+window.addEventListener('pageshow', (e) => {
+  if (e.persisted) openAddress({ reload: true });
 });
 
 showToken();
-setNamespace(api.session.ns);
+openAddress();
 listNamespaces();

@@ -2,7 +2,10 @@
 // children over a live query window (`orderBy="$key"&limitToFirst=51[&startAt=…]`), so a node
 // with a million children opens with one page read; smaller children are drawn from their
 // parent's window. A page too large to stream falls back to a shallow listing of its keys.
+// The tree opens at one location (`base`, the page's address): a key is a link into its
+// location, and the crumbs above lead back up.
 
+import { addressOf } from './address.js';
 import * as api from './api.js';
 import { confirmDialog, flash, h, notify } from './dom.js';
 import { editorForm, exportDialog, importDialog } from './editors.js';
@@ -188,28 +191,39 @@ export class Tree {
   constructor(container, hooks) {
     this.container = container;
     this.hooks = hooks;
+    /** The location the tree opens at (its top row), as keys. */
+    this.base = [];
     this.expanded = new Set(['/']);
     this.views = new Map();
     this.editor = null;
     this.pendingCollect = false;
+    this.mounted = false;
   }
 
-  /** (Re)builds the tree for the current namespace and token. */
+  /** (Re)builds the tree at `base` for the current namespace and token. */
   mount() {
     for (const view of this.views.values()) view.stop();
     this.views.clear();
     this.editor = null;
-    const root = this.view([]);
-    this.rootItem = h('li', { class: 'node root', dataset: { path: '/' } });
+    this.mounted = true;
+    const root = this.view(this.base);
+    this.rootItem = h('li', { class: 'node root', dataset: { path: pathText(this.base) } });
     this.container.replaceChildren(h('ul', { class: 'tree' }, this.rootItem));
     this.renderRoot();
     root.render(null);
   }
 
+  /** Opens the tree at `path` (a key's link, a crumb, the page's address). */
+  navigate(path) {
+    if (pathText(path) === pathText(this.base)) return;
+    this.base = path;
+    this.mount();
+  }
+
   renderRoot() {
-    const row = this.row([], null, { root: true });
-    const editor = this.editor?.id === '/' ? editorForm(this, this.editor) : null;
-    this.rootItem.replaceChildren(row, editor || '', this.view([]).element);
+    const row = this.row(this.base, null, { root: true });
+    const editor = this.editor?.id === pathText(this.base) ? editorForm(this, this.editor) : null;
+    this.rootItem.replaceChildren(row, editor || '', this.view(this.base).element);
   }
 
   view(path) {
@@ -220,6 +234,11 @@ export class Tree {
       this.views.set(id, view);
     }
     return view;
+  }
+
+  /** Stops following every location (the page is left). */
+  stop() {
+    for (const view of this.views.values()) view.stop();
   }
 
   /** Every view again (after the token changed). */
@@ -264,13 +283,15 @@ export class Tree {
 
   row(path, value, { isObject = true, unknown = false, expanded = true, root = false, self = false }) {
     const id = pathText(path);
-    const key = root ? (api.session.ns || 'default namespace') : self ? '(value)' : path[path.length - 1];
+    const key = root ? this.crumbs(path)
+      : self ? h('span', { class: 'key' }, '(value)')
+        : h('a', { class: 'key', href: addressOf(path, api.session.ns), title: `Open ${id}` }, path[path.length - 1]);
     const toggle = isObject && !root
       ? h('button', { class: 'toggle', dataset: { action: 'toggle' }, 'aria-expanded': String(expanded), title: expanded ? 'Collapse' : 'Expand',
         onclick: () => this.toggle(id) }, expanded ? '▾' : '▸')
       : h('span', { class: 'toggle spacer' });
     let shown;
-    if (root) shown = h('span', { class: 'summary' }, '/');
+    if (root) shown = '';
     else if (unknown) shown = h('span', { class: 'summary' }, '…');
     else if (isObject) {
       const count = Object.keys(value).length;
@@ -279,23 +300,40 @@ export class Tree {
       shown = h('span', { class: `value type-${typeOf(value)}`, title: `${typeOf(value)} — double-click to edit`,
         ondblclick: () => this.openEditor(path, 'edit', value) }, displayValue(value));
     }
-    const action = (name, label, title, handler) =>
-      h('button', { class: 'action', dataset: { action: name }, title, 'aria-label': `${title} ${id}`, onclick: handler }, label);
+    // Real buttons (Tab reaches them, Enter and Space press them), named for assistive
+    // technology with their location; the label shows beside the icon on hover and focus.
+    const action = (name, icon, label, handler) =>
+      h('button', { type: 'button', class: 'action', dataset: { action: name, label }, title: label, 'aria-label': `${label} ${id}`, onclick: handler },
+        h('span', { class: 'icon', 'aria-hidden': 'true' }, icon));
     const actions = isObject
       ? [
-          action('add', '+', 'Add a child', () => this.openEditor(path, 'add')),
-          action('push', '⊕', 'Push a child (new push id)', () => this.openEditor(path, 'push')),
-          action('import', '⇩', 'Import JSON here', () => importDialog(this, path)),
-          action('export', '⇧', 'Export this node as JSON', () => exportDialog(path)),
-          action('query', '⌕', 'Query here', () => this.hooks.onQuery(path)),
+          action('add', '+', 'Add child', () => this.openEditor(path, 'add')),
+          action('push', '⊕', 'Push child', () => this.openEditor(path, 'push')),
+          action('import', '⇩', 'Import', () => importDialog(this, path)),
+          action('export', '⇧', 'Export', () => exportDialog(path)),
+          action('query', '⌕', 'Query', () => this.hooks.onQuery(path)),
         ]
-      : [action('edit', '✎', 'Edit the value', () => this.openEditor(path, 'edit', value))];
+      : [action('edit', '✎', 'Edit', () => this.openEditor(path, 'edit', value))];
     actions.push(action('delete', '✕', 'Delete', () => this.remove(path)));
     return h('div', { class: 'row' },
       toggle,
-      h('span', { class: 'key', title: id }, key),
+      key,
       shown,
       h('span', { class: 'actions' }, actions));
+  }
+
+  /** The top row's location: the namespace, then each key, each a link up to its location. */
+  crumbs(path) {
+    const ns = api.session.ns;
+    const link = (keys, text) => keys.length === path.length
+      ? h('span', { class: 'crumb', 'aria-current': 'location' }, text)
+      : h('a', { class: 'crumb', href: addressOf(keys, ns), title: `Open ${pathText(keys)}` }, text);
+    const items = [link([], ns || 'default namespace'), h('span', { class: 'separator', 'aria-hidden': 'true' }, ' /')];
+    path.forEach((key, i) => {
+      items.push(' ', link(path.slice(0, i + 1), key));
+      if (i < path.length - 1) items.push(h('span', { class: 'separator', 'aria-hidden': 'true' }, ' /'));
+    });
+    return h('nav', { class: 'crumbs', 'aria-label': 'Location' }, items);
   }
 
   toggle(id) {
@@ -369,7 +407,7 @@ export class Tree {
       queueMicrotask(() => {
         this.pendingCollect = false;
         for (const [id, v] of this.views) {
-          if (id !== '/' && !v.element.isConnected) {
+          if (id !== pathText(this.base) && !v.element.isConnected) {
             v.stop();
             this.views.delete(id);
           }
