@@ -7,12 +7,12 @@ import PackageDescription
 let libFuzzer = Context.environment["CANOPY_LIBFUZZER"] == "1"
 let fuzzerFlags = ["-sanitize=fuzzer,address"]
 
-let settings: [SwiftSetting] =
-    [
-        .enableUpcomingFeature("InternalImportsByDefault"),
-        .enableUpcomingFeature("ExistentialAny"),
-        .enableUpcomingFeature("MemberImportVisibility"),
-    ] + (libFuzzer ? [.unsafeFlags(fuzzerFlags), .define("CANOPY_LIBFUZZER")] : [])
+let languageSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+let settings = languageSettings + (libFuzzer ? [.unsafeFlags(fuzzerFlags), .define("CANOPY_LIBFUZZER")] : [])
 
 let package = Package(
     name: "canopy",
@@ -83,8 +83,14 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "JWTKit", package: "jwt-kit"),
             ],
-            swiftSettings: settings
+            exclude: ["Browser/Assets"],
+            swiftSettings: settings,
+            plugins: ["EmbedBrowserAssets"]
         ),
+        // The data browser's HTML, CSS and JavaScript (Sources/CanopyServer/Browser/Assets), embedded
+        // in CanopyServer at build time; the tool is built for the build machine, without fuzzer flags.
+        .executableTarget(name: "canopy-embed-assets", swiftSettings: languageSettings),
+        .plugin(name: "EmbedBrowserAssets", capability: .buildTool(), dependencies: ["canopy-embed-assets"]),
         .executableTarget(
             name: "canopy",
             dependencies: [

@@ -121,7 +121,7 @@ struct BrowserTests {
     }
 
     @Test(
-        "in headless Chromium: expand, edit, add, push, delete, import, export, live REST writes, query, paging 100k children, rules, reconnect, token",
+        "in headless Chromium: expand, edit, add, push, delete, import, export, live REST writes, query, paging 100k children, rules, reconnect, token, keyboard actions, links to a location",
         .enabled(if: BrowserClient.runnable, BrowserClient.skipReason)
     )
     func inChromium() async throws {
@@ -145,7 +145,7 @@ struct BrowserTests {
                     expecting: "browser: all checks passed", timeout: .seconds(600))
             }
         }
-        for name in ["tree.png", "query-dark.png", "paging.png", "rules.png"] {
+        for name in ["tree.png", "actions.png", "address.png", "query-dark.png", "paging.png", "rules.png"] {
             #expect(FileManager.default.fileExists(atPath: "\(artifacts)/\(name)"), "no screenshot \(name) in \(artifacts)")
         }
     }

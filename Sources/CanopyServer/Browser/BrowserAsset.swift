@@ -1,30 +1,20 @@
 /// One file of the data browser, kept in the binary (no resource bundle, no CDN): the page works
 /// wherever the `canopy` binary is copied, with no internet.
 ///
-/// Each file's text lives in a `BrowserAsset+Name.swift` file as a raw string literal (`#"""`,
-/// so backslashes and quotes are the file's own; the closing delimiter's indentation is removed
-/// from every line), so the HTML, CSS and JavaScript stay readable and split in small modules.
-/// The JavaScript files are ES modules importing one another by their names here.
+/// The files are real ones in `Browser/Assets` (`index.html`, `style.css`, the JavaScript ES
+/// modules, which import one another by their names here), excluded from the target's sources:
+/// the build-tool plugin `EmbedBrowserAssets` turns them into one generated Swift file at build
+/// time, ``embedded``, each file's text as it is on disk. Its file extension gives its
+/// `Content-Type`; an extension the tool does not know fails the build.
 struct BrowserAsset: Sendable {
     var contentType: String
     var text: String
 
-    static let html = "text/html; charset=utf-8"
-    static let css = "text/css; charset=utf-8"
-    static let javaScript = "text/javascript; charset=utf-8"
-
-    /// The files under ``BrowserRoute/prefix``, by name (`""` is the page itself).
-    static let all: [String: BrowserAsset] = [
-        "": BrowserAsset(contentType: html, text: indexHTML),
-        "style.css": BrowserAsset(contentType: css, text: styleCSS),
-        "app.js": BrowserAsset(contentType: javaScript, text: appJS),
-        "api.js": BrowserAsset(contentType: javaScript, text: apiJS),
-        "live.js": BrowserAsset(contentType: javaScript, text: liveJS),
-        "values.js": BrowserAsset(contentType: javaScript, text: valuesJS),
-        "dom.js": BrowserAsset(contentType: javaScript, text: domJS),
-        "tree.js": BrowserAsset(contentType: javaScript, text: treeJS),
-        "editors.js": BrowserAsset(contentType: javaScript, text: editorsJS),
-        "query.js": BrowserAsset(contentType: javaScript, text: queryJS),
-        "rules.js": BrowserAsset(contentType: javaScript, text: rulesJS),
-    ]
+    /// The files under ``BrowserRoute/prefix``, by name: each file of `Browser/Assets`, with
+    /// `index.html` served as `""` (the page itself, `/_/`).
+    static let all: [String: BrowserAsset] = {
+        var all = embedded
+        all[""] = all.removeValue(forKey: "index.html")
+        return all
+    }()
 }

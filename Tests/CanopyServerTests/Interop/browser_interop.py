@@ -5,7 +5,8 @@
 `--url` is a development server (no auth), `--guarded-url` one started with `--auth-token T`
 (with `--guarded-small-buffer`: and a largest answer under 1 MB, too small for /big's 100,000 children).
 The script seeds data over REST, drives the page (expand, edit, add, push, delete, import,
-export, query, paging through 100,000 children, rules), checks every change over REST, sees
+export, query, paging through 100,000 children, rules; the row actions by keyboard, links to a
+location and navigation in the page's address), checks every change over REST, sees
 REST writes appear live, cuts the connection (a proxy between the browser and the server) and
 sees the page reconnect. Screenshots of the main views go to DIR. Prints
 "browser: all checks passed" when done; any failure raises.
@@ -20,6 +21,7 @@ import sys
 import tempfile
 import threading
 import urllib.error
+import urllib.parse
 import urllib.request
 
 try:
@@ -30,6 +32,7 @@ try:
         NoSuchElementException,
         StaleElementReferenceException,
     )
+    from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.chrome.options import Options
     from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
@@ -401,13 +404,127 @@ def tree_checks(page, base):
     check(exported == rest_get(base, "/users", params="&format=export"), "export shows the node's JSON")
 
 
+# The row actions of a node (a branch), by data-action: their title and the start of their
+# accessible name (which goes on with the location).
+ACTIONS = {"add": "Add child", "push": "Push child", "import": "Import", "export": "Export", "query": "Query", "delete": "Delete"}
+
+# WCAG's contrast ratio of an element's text colour against the page's background.
+CONTRAST = """
+const rgb = (css) => css.match(/[\\d.]+/g).slice(0, 3).map(Number);
+const luminance = (css) => {
+  const [r, g, b] = rgb(css).map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+};
+const a = luminance(getComputedStyle(arguments[0]).color), b = luminance(getComputedStyle(document.body).backgroundColor);
+return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+"""
+
+
+def accessibility_checks(page):
+    driver = page.driver
+    page.wait_node("/users")
+    for action, label in ACTIONS.items():
+        button = driver.find_element(By.CSS_SELECTOR, page.row_action("/users", action))
+        name = button.accessible_name
+        check(
+            button.tag_name == "button" and button.get_attribute("title") == label and name == f"{label} /users",
+            f"the {action} action is a button titled {label!r}, named {name!r}",
+        )
+        contrast = page.js(CONTRAST, button)
+        opacity = page.js("return getComputedStyle(arguments[0].closest('.actions')).opacity", button)
+        check(contrast >= 4.5 and opacity == "1", f"the {action} action is readable at rest: contrast {contrast:.1f}:1")
+    edit = driver.find_element(By.CSS_SELECTOR, page.row_action("/users/ada/name", "edit"))
+    check(edit.accessible_name == "Edit /users/ada/name" and edit.get_attribute("title") == "Edit", "a value's edit action is named")
+
+    def tab_to(action):
+        """Focuses /users's toggle, then presses Tab until the action has the focus: the actions reached on the way."""
+
+        def attempt():
+            page.js("document.querySelector(arguments[0]).focus()", page.row_action("/users", "toggle"))
+            reached = []
+            for _ in range(12):
+                ActionChains(driver).send_keys(Keys.TAB).perform()
+                focused = page.js("const e = document.activeElement; return e.closest('li.node')?.dataset.path === '/users' ? e.dataset.action || e.tagName : null")
+                reached.append(focused)
+                if focused == action:
+                    return reached
+            return False
+
+        return page.wait(attempt, f"Tab to reach /users's {action} action")
+
+    reached = tab_to("delete")
+    check([r for r in reached if r in ACTIONS] == list(ACTIONS), f"Tab goes through the row's actions in order: {reached}")
+    tab_to("add")
+    focused = page.row_action("/users", "add")
+    ring = page.js("return getComputedStyle(arguments[0]).outlineStyle", driver.find_element(By.CSS_SELECTOR, focused))
+    tip = page.js("const s = getComputedStyle(arguments[0], '::after'); return [s.display, s.content]", driver.find_element(By.CSS_SELECTOR, focused))
+    check(ring == "solid" and tip == ["block", '"Add child"'], f"the focused action shows a focus ring ({ring}) and its label ({tip})")
+    page.screenshot("actions.png")
+    ActionChains(driver).send_keys(Keys.ENTER).perform()
+    page.wait(lambda: page.exists(f'{page.node("/users")} > form.editor[data-editor="add"]'), "Enter to open the add editor")
+    page.click('form.editor [data-action="cancel"]')
+    check(True, "Enter presses a focused action (Add child)")
+    tab_to("export")
+    ActionChains(driver).send_keys(Keys.SPACE).perform()
+    page.wait(lambda: page.exists("#export-dialog textarea"), "Space to open the export dialog")
+    page.dialog_button("export-dialog", "Close")
+    check(True, "Space presses a focused action (Export)")
+
+
+def address_checks(page, base):
+    driver = page.driver
+    odd = "a b?c&d%é"
+    rest_put(base, "/links/" + urllib.parse.quote(odd, safe=""), "odd")
+
+    def top():
+        """The location the tree opens at (its top row)."""
+        return page.js("const e = document.querySelector('#tree li.node.root'); return e ? e.dataset.path : null;")
+
+    def load(address):
+        """Loads the page afresh at `address` (not a change of the fragment in the page already open)."""
+        driver.get("about:blank")
+        driver.get(f"{base}/_/{address}")
+
+    load(f"#/users/ada?ns={NS}")
+    page.wait(lambda: top() == "/users/ada", "the page to open at /users/ada")
+    page.wait_value("/users/ada/name", '"Ada Lovelace"')
+    check(
+        not page.exists(page.node("/settings")) and page.js("return document.getElementById('ns').value") == NS
+        and page.text("#tree .crumbs [aria-current]") == "ada",
+        "a link with a location and a namespace opens that view",
+    )
+    page.screenshot("address.png")
+    page.click(f'#tree .crumbs a[href="#/users?ns={NS}"]')
+    page.wait(lambda: top() == "/users" and driver.current_url == f"{base}/_/#/users?ns={NS}", "the crumb's location and address")
+    page.wait_node("/users/cy")
+    check(True, "a crumb opens its location and the address follows")
+    page.click(f'{page.node("/users/cy")} > .row a.key')
+    page.wait(lambda: top() == "/users/cy" and driver.current_url == f"{base}/_/#/users/cy?ns={NS}", "the key's location and address")
+    page.wait_value("/users/cy/age", "41")
+    check(True, "a key's link opens its location and the address follows")
+    driver.back()
+    page.wait(lambda: top() == "/users" and driver.current_url == f"{base}/_/#/users?ns={NS}", "Back to /users")
+    page.wait_node("/users/cy")
+    check(True, "Back returns to the location before, in the page and the address")
+
+    load(f"#/links/{urllib.parse.quote(odd, safe='')}?ns={NS}")
+    page.wait(lambda: top() == f"/links/{odd}", "the page to open at a key with ? & % and a space")
+    page.wait(lambda: page.text("#tree .row .value") == '"odd"', "the odd key's value")
+    check(page.text("#tree .crumbs [aria-current]") == odd, "a key with ? & % and a space round-trips through the address")
+
+    load(f"#ns={NS}")
+    page.wait(lambda: top() == "/" and driver.current_url == f"{base}/_/#/?ns={NS}", "the older #ns= link rewritten")
+    page.wait_node("/users")
+    check(True, "an older #ns= link opens the namespace's root, in the current form")
+
+
 def namespace_checks(page, base):
     status, _ = rest(base, "PUT", "/only", "in other", ns="other")
     assert status == 200
     page.type("#ns", "other")
     page.click('#ns-form button[type="submit"]')
     page.wait_value("/only", '"in other"')
-    check(page.driver.current_url.endswith("#ns=other") and not page.exists(page.node("/users")), "the namespace switcher opens another namespace")
+    check(page.driver.current_url.endswith("/_/#/?ns=other") and not page.exists(page.node("/users")), "the namespace switcher opens another namespace")
     page.wait(
         lambda: {"browser", "other", "default"} <= set(page.js("return [...document.querySelectorAll('#ns-list option')].map(o => o.value)")),
         "the namespaces suggested",
@@ -643,6 +760,8 @@ def main():
     page = Page(arguments.artifacts)
     try:
         tree_checks(page, base)
+        accessibility_checks(page)
+        address_checks(page, base)
         namespace_checks(page, base)
         query_checks(page, base)
         paging_checks(page, base)
