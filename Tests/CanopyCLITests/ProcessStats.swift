@@ -16,6 +16,17 @@ enum ProcessStats {
         return 0
     }
 
+    /// The peak resident set size in bytes (VmHWM), since the process started or since
+    /// `5` was written to its `clear_refs`.
+    static func peakResidentBytes(_ pid: Int32) -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+            let kilobytes = line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.flatMap { Int($0) } ?? 0
+            return kilobytes * 1024
+        }
+        return 0
+    }
+
     /// Open file descriptors.
     static func openFiles(_ pid: Int32) -> Int {
         (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? 0
