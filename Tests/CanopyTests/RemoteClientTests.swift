@@ -92,6 +92,42 @@ struct RemoteClientTests {
         }
     }
 
+    @Test("offline, a set of a location never synced (or of a location above it) makes it complete: its observers see the local value")
+    func offlineSetCompletesALocation() async throws {
+        try await Self.withClients(1) { url, clients in
+            let db = clients[0]
+            db.goOffline()
+            let room = Collected<JSONValue>()
+            let message = Collected<JSONValue>()
+            let other = Collected<JSONValue>()
+            db.reference(withPath: "rooms/a").observe(.value) { room.append($0.exportJSON) }
+            db.reference(withPath: "rooms/b/messages/m1").observe(.value) { message.append($0.exportJSON) }
+            db.reference(withPath: "rooms/c").observe(.value) { other.append($0.exportJSON) }
+            db.drain()
+            #expect(room.items.isEmpty && message.items.isEmpty, "never synced: nothing to show yet")
+            // A set of the whole location shows at once, as the SDKs show it.
+            try db.reference(withPath: "rooms/a").queueSetValue(["title": "A"])
+            // A set above a location completes it too (here through an update's entry).
+            try db.reference(withPath: "rooms").queueUpdateChildValues(["b/messages": ["m1": "hi"]])
+            // A priority alone, or a write below a location, does not.
+            try db.reference(withPath: "rooms/c/x").queueSetValue(1)
+            db.drain()
+            #expect(room.items == [["title": "A"]])
+            #expect(message.items == ["hi"])
+            #expect(other.items.isEmpty, "a write below a location does not make it complete")
+            // An observer added later sees it at once too.
+            let later = Collected<JSONValue>()
+            db.reference(withPath: "rooms/a/title").observe(.value) { later.append($0.exportJSON) }
+            db.drain()
+            #expect(later.items == ["A"])
+            // Online: the server takes the writes; the completed locations raise nothing more.
+            db.goOnline()
+            try db.settle()
+            #expect(room.items == [["title": "A"]] && message.items == ["hi"])
+            #expect(other.items == [["x": 1]], "rooms/c shows once the server has answered its listen")
+        }
+    }
+
     @Test("with an acknowledgement timeout an unanswered write's completion gets disconnected, once; the write is still sent")
     func acknowledgementTimeout() async throws {
         try await Self.withServer { url in

@@ -42,6 +42,15 @@ final class PendingWrite {
         }
     }
 
+    /// Whether the write gives `path` a whole value: one of its entries (not a priority) sets
+    /// `path` or a location above it. As in the SDKs, the location is then complete in the cache,
+    /// whatever the server has sent.
+    func completes(_ path: DatabasePath) -> Bool {
+        self.write.entries.contains { entry in
+            !entry.isPriority && DatabasePath(self.write.path.keys + entry.path).contains(path)
+        }
+    }
+
     /// Whether the write changes anything at, above or below `path`.
     func overlaps(_ path: DatabasePath) -> Bool {
         guard path.contains(self.write.path) || self.write.path.contains(path) else { return false }

@@ -30,10 +30,32 @@ extension RemoteSync {
         self.listens[path] = listen
         listen.users += 1
         if listen.users == 1, self.isConnected { self.sendListen(path, listen) }
-        if self.isComplete(path) {
+        if self.isComplete(path) || self.pending.contains(where: { $0.completes(path) }) {
             ready(.success(()))
         } else {
             listen.waiting.append(ready)
+            self.waitingForData.insert(path)
+        }
+    }
+
+    /// A local write that gives whole values to locations (`write`): the listens at or below them
+    /// that waited for the server are complete now, as in the SDKs (an offline `setValue` of a
+    /// location never synced shows its value), and their observers start.
+    ///
+    /// - Complexity: O(*w* log *w* · *e*) for *w* listens waiting for their data and *e* entries in
+    ///   the write (nothing when no listen waits).
+    func completedLocally(by write: PendingWrite) {
+        guard !self.waitingForData.isEmpty else { return }
+        for path in self.waitingForData.sorted() {
+            guard let listen = self.listens[path], !listen.waiting.isEmpty else {
+                self.waitingForData.remove(path)
+                continue
+            }
+            guard write.completes(path) else { continue }
+            self.waitingForData.remove(path)
+            let waiting = listen.waiting
+            listen.waiting = []
+            for ready in waiting { ready(.success(())) }
         }
     }
 

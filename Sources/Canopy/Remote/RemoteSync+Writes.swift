@@ -37,6 +37,7 @@ extension RemoteSync {
         }
         self.nextWriteID += 1
         self.pending.append(pendingWrite)
+        self.completedLocally(by: pendingWrite)
         if let limit = self.options.acknowledgementTimeout, completion != nil {
             pendingWrite.timeout = self.core.loop.schedule(after: limit) { [weak pendingWrite] in
                 guard let pendingWrite, let completion = pendingWrite.completion else { return }

@@ -28,6 +28,9 @@ final class RemoteSync: @unchecked Sendable {
     var listens: [DatabasePath: RemoteListen] = [:]
     /// The listen each observer (by registration id) holds.
     var observerListens: [UInt64: DatabasePath] = [:]
+    /// Locations whose listen has work waiting for its data (a superset: entries whose listen got
+    /// its data are dropped when next looked at), so a local write checks only those.
+    var waitingForData: Set<DatabasePath> = []
     /// The queries `keepSynced(true)` holds a listen for.
     var keptSynced: Set<String> = []
 
