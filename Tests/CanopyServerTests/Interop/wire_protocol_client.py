@@ -101,7 +101,7 @@ class Client:
     async def send(self, message):
         await self.send_text(json.dumps(message, separators=(",", ":")))
 
-    async def recv(self, timeout=10):
+    async def recv(self, timeout=30):
         first = await asyncio.wait_for(self.ws.recv(), timeout)
         check(isinstance(first, str), f"text frames only, got {first!r}")
         check(first != "0", "the server must never send a bare 0")
@@ -122,7 +122,7 @@ class Client:
         await self.send({"t": "d", "d": {"r": r, "a": action, "b": body}})
         return r
 
-    async def response(self, r, timeout=10):
+    async def response(self, r, timeout=30):
         """Reads until the response to `r`; returns (pushes before it, its body)."""
         pushes = []
         while True:
@@ -148,7 +148,7 @@ class Client:
         check(body_["s"] == "ok", f"{action} {body} answered {body_}")
         return pushes, body_.get("d")
 
-    async def push(self, timeout=5):
+    async def push(self, timeout=30):
         message = await self.recv(timeout)
         check(message.get("t") == "d" and "a" in message["d"], f"a push expected, got {message}")
         return message["d"]
@@ -941,7 +941,7 @@ SCENARIOS = {f.__name__: f for f in (handshake, captured_conversation, default_l
 def main():
     base, name = sys.argv[1], sys.argv[2]
     try:
-        asyncio.run(asyncio.wait_for(SCENARIOS[name](base, *sys.argv[3:]), 60))
+        asyncio.run(asyncio.wait_for(SCENARIOS[name](base, *sys.argv[3:]), 240))
     except Exception as error:  # noqa: BLE001 - report any failure with its scenario
         print(f"wire: {name} FAILED: {type(error).__name__}: {error}")
         sys.exit(1)
