@@ -18,7 +18,7 @@ import Synchronization
 /// let db = try Database.inMemory()
 /// let posts = db.reference(withPath: "posts")
 /// posts.observe(.childAdded) { snapshot in print("new post", snapshot.key ?? "") }
-/// try posts.childByAutoId().setValue(["title": "Hello", "starCount": 0])
+/// try await posts.childByAutoId().setValue(["title": "Hello", "starCount": 0])
 /// ```
 public final class Database: Sendable {
     /// How the loop thread is provided.

@@ -4,8 +4,8 @@ public import class Foundation.NSNumber
 /// `ServerValue`), usable anywhere in a written value, as a priority, or in a transaction result.
 ///
 /// ```swift
-/// try ref.child("lastSeen").setValue(ServerValue.timestamp())
-/// try ref.child("likes").setValue(ServerValue.increment(1))
+/// try await ref.child("lastSeen").setValue(ServerValue.timestamp())
+/// try await ref.child("likes").setValue(ServerValue.increment(1))
 /// ```
 public enum ServerValue {
     /// The time the write is applied, in milliseconds since 1970 (`{".sv": "timestamp"}`).

@@ -6,7 +6,7 @@
 ///
 /// ```swift
 /// do {
-///     try db.reference().child("users").setValue(["a.b": 1])
+///     try await db.reference().child("users").setValue(["a.b": 1])
 /// } catch let error as DatabaseError where error.code == .invalidKey {
 ///     print(error.message)
 /// }
