@@ -183,27 +183,21 @@ final class FirstValueClient: ChannelInboundHandler, @unchecked Sendable {
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        let request =
-            "GET /.ws?v=5&ns=default HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
-        context.writeAndFlush(NIOAny(ByteBuffer(string: request)), promise: nil)
+        context.writeAndFlush(NIOAny(ByteBuffer(string: WebSocketUpgrade.request)), promise: nil)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !self.upgraded else { return context.fireChannelRead(data) }
-        self.head += self.unwrapInboundIn(data).readableBytesView
-        guard let end = self.head.firstRange(of: Array("\r\n\r\n".utf8)) else { return }
-        guard self.head.starts(with: Array("HTTP/1.1 101".utf8)) else {
+        switch WebSocketUpgrade.read(self.unwrapInboundIn(data), into: &self.head) {
+        case .incomplete:
+            return
+        case .refused:
             self.done.fail(BenchError("the WebSocket upgrade was refused"))
-            return context.close(promise: nil)
+            context.close(promise: nil)
+        case .upgraded(let rest):
+            self.upgraded = true
+            WebSocketUpgrade.installCodec(after: self, frames: Frames(self), maxFrameSize: 1 << 28, rest: rest, context: context)
         }
-        self.upgraded = true
-        let rest = ByteBuffer(bytes: self.head[end.upperBound...])
-        self.head = []
-        try? context.pipeline.syncOperations.addHandlers(
-            [ByteToMessageHandler(WebSocketFrameDecoder(maxFrameSize: 1 << 28)), WebSocketFrameEncoder(), Frames(self)],
-            position: .after(self))
-        if rest.readableBytes > 0 { context.fireChannelRead(NIOAny(rest)) }
     }
 
     fileprivate func received(_ text: String, context: ChannelHandlerContext) {

@@ -1,0 +1,40 @@
+import NIOCore
+import NIOWebSocket
+
+/// The client side of the WebSocket upgrade that the benchmark's SDK clients make by hand: the
+/// request, the response head, then NIO's frame codec in the pipeline.
+enum WebSocketUpgrade {
+    /// The upgrade request for `/.ws` of the default namespace.
+    static let request =
+        "GET /.ws?v=5&ns=default HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+
+    enum Outcome {
+        /// The response head is not complete yet.
+        case incomplete
+        /// The server did not switch protocols.
+        case refused
+        /// Switched: the bytes after the head are the first frames'.
+        case upgraded(rest: ByteBuffer)
+    }
+
+    /// Adds `bytes` to the response head read so far (`head`, emptied once complete) and says
+    /// whether the upgrade is done.
+    static func read(_ bytes: ByteBuffer, into head: inout [UInt8]) -> Outcome {
+        head += bytes.readableBytesView
+        guard let end = head.firstRange(of: Array("\r\n\r\n".utf8)) else { return .incomplete }
+        defer { head = [] }
+        guard head.starts(with: Array("HTTP/1.1 101".utf8)) else { return .refused }
+        return .upgraded(rest: ByteBuffer(bytes: head[end.upperBound...]))
+    }
+
+    /// Puts NIO's frame decoder and encoder and `frames` after `handler`, and passes `rest` on.
+    static func installCodec(
+        after handler: any ChannelHandler, frames: any ChannelHandler, maxFrameSize: Int, rest: ByteBuffer, context: ChannelHandlerContext
+    ) {
+        try? context.pipeline.syncOperations.addHandlers(
+            [ByteToMessageHandler(WebSocketFrameDecoder(maxFrameSize: maxFrameSize)), WebSocketFrameEncoder(), frames],
+            position: .after(handler))
+        if rest.readableBytes > 0 { context.fireChannelRead(NIOAny(rest)) }
+    }
+}
