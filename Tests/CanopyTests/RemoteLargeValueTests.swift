@@ -53,7 +53,10 @@ struct RemoteLargeValueTests {
                 #expect(changes.items == (100..<103).map { .object(["n": .int(Int64($0)), "t": .string(Self.filler)]) })
             }
 
-            let reader = try Database(url: url)
+            // 30 MB on a busy two-core machine: the read's timeout is a hang guard here.
+            var patient = Database.Configuration()
+            patient.requestTimeout = .seconds(120)
+            let reader = try Database(url: url, configuration: patient)
             defer { reader.close() }
             let read = try await reader.reference(withPath: "big").getData()
             var after = Self.expected
