@@ -90,7 +90,8 @@ let package = Package(
         // The data browser's HTML, CSS and JavaScript (Sources/CanopyServer/Browser/Assets), embedded
         // in CanopyServer at build time; the tool is built for the build machine, without fuzzer flags.
         .executableTarget(name: "canopy-embed-assets", swiftSettings: languageSettings),
-        .plugin(name: "EmbedBrowserAssets", capability: .buildTool(), dependencies: ["canopy-embed-assets"]),
+        .plugin(
+            name: "EmbedBrowserAssets", capability: .buildTool(), dependencies: ["canopy-embed-assets"], path: "Sources/EmbedBrowserAssets"),
         .executableTarget(
             name: "canopy",
             dependencies: [

@@ -2,13 +2,13 @@ import CanopyTestSupport
 import Foundation
 import Testing
 
-/// The systemd unit the DocC article *Operations* gives (`deploy/canopy.service`): its
+/// The systemd unit the DocC article *Operations* gives (`Samples/systemd/canopy.service`): its
 /// `ExecStart` command line, with its paths moved into a temporary directory and a free port,
 /// starts a guarded server on loopback that keeps its data where the unit says.
 @Suite(.serialized)
 struct OperationsTests {
     static let unit = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("deploy/canopy.service")
+        .deletingLastPathComponent().appendingPathComponent("Samples/systemd/canopy.service")
 
     @Test("the unit's ExecStart starts a guarded loopback server that keeps its data in its state directory")
     func unitCommandLine() throws {

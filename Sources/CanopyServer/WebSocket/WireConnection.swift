@@ -28,7 +28,7 @@ final class WireConnection: Sendable {
 
     /// Work that runs in a task, in order.
     private enum Job: Sendable {
-        /// The upgrade's credential and a reconnecting client's previous session.
+        /// The upgrade's credential and a reconnecting client's previous connection (`ls`).
         case start
         case request(id: Int64, action: ClientAction)
         /// The server ends the connection (a protocol error): what is queued goes out first.
@@ -59,7 +59,7 @@ final class WireConnection: Sendable {
     }
 
     /// On the event loop, once upgraded: the hello; the upgrade's credential is verified and a
-    /// returning client's previous session ended before any request is handled.
+    /// returning client's previous connection (`ls`) ended before any request is handled.
     func start() {
         guard self.state.wireSessions.add(self.session) else {
             // The server is shutting down.

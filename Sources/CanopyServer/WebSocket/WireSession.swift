@@ -96,7 +96,7 @@ final class WireSession: Sendable {
     }
 
     /// Takes the close-time writes, once: the connection closed, or a reconnecting client named
-    /// this session as its previous one (`ls`).
+    /// this connection as its previous one (`ls`).
     func takeCloseWrites() -> [(write: WriteOperation, identity: Identity)] {
         self.closeWrites.withLock { writes in
             defer { writes = nil }

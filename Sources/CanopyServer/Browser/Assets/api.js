@@ -1,4 +1,4 @@
-// The server's own REST API (fetch) and the session's credentials: the admin token lives in
+// The server's own REST API (fetch) and the tab's credentials: the admin token lives in
 // sessionStorage only (this tab, until it closes), the namespace in the page's address
 // (address.js).
 
