@@ -36,6 +36,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-websocket", from: "1.6.2"),
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         // `swift package generate-documentation --target Canopy` (CI checks the catalog builds without warnings).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -62,6 +63,14 @@ let package = Package(
             dependencies: [
                 "CanopyCore", "CanopyLoop", "CanopyStorage", "CanopyWire", "CanopyConnection",
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: settings),
+        // Cluster mode's PostgreSQL side (the DocC article "Cluster"): nothing of Canopy depends on it.
+        .target(
+            name: "CanopyCluster",
+            dependencies: [
+                "CanopyCore", .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: settings),
         .target(
@@ -145,6 +154,13 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: settings),
+        .testTarget(
+            name: "CanopyClusterTests",
+            dependencies: [
+                "CanopyCluster", "CanopyCore", "CanopyTestSupport", .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: settings),
         .testTarget(name: "CanopyLoopTests", dependencies: ["CanopyLoop", "CanopyTestSupport"], swiftSettings: settings),

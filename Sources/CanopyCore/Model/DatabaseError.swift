@@ -57,6 +57,12 @@ public struct DatabaseError: Error, Sendable, Equatable, CustomStringConvertible
         public static let maxRetries = Code("max_retries")
         /// The client is not connected to its server and could not answer from its cache.
         public static let disconnected = Code("disconnected")
+        /// This node does not lead the namespace (cluster mode): another node's lease holds it, or
+        /// this node's lease was taken over; nothing of the refused operation was committed.
+        public static let notLeader = Code("not_leader")
+        /// The cluster's PostgreSQL cannot be reached or refused a statement (cluster mode); whether
+        /// the operation took effect is named in the message.
+        public static let clusterUnavailable = Code("cluster_unavailable")
     }
 
     public var code: Code

@@ -1,0 +1,81 @@
+public import CanopyCore
+public import NIOCore
+import PostgresNIO
+
+/// One record of a namespace's log: the local journal's bytes for one write, at its position.
+public struct LogRecord: Sendable, Equatable {
+    public var seq: Int64
+    /// The epoch of the leader that appended it.
+    public var epoch: Int64
+    public var bytes: ByteBuffer
+
+    public init(seq: Int64, epoch: Int64, bytes: ByteBuffer) {
+        self.seq = seq
+        self.epoch = epoch
+        self.bytes = bytes
+    }
+}
+
+extension ClusterStore {
+    /// Appends `records` at `first`, `first + 1`, … under `lease`, in one statement: it commits
+    /// all of them or none.
+    ///
+    /// - Throws: `.notLeader` when the lease's epoch is no longer the namespace's (a takeover or a
+    ///   move committed) or a record already stands at one of the positions: nothing was
+    ///   appended. `.clusterUnavailable` when the statement failed on the way: whether it
+    ///   committed is unknown (``head(of:)`` and ``read(_:after:limit:)`` tell).
+    public func append(_ records: [ByteBuffer], from first: Int64, under lease: NamespaceLease) async throws(DatabaseError) {
+        guard !records.isEmpty else { return }
+        let seqs = (0..<Int64(records.count)).map { first + $0 }
+        let rows: [PostgresRow]
+        do {
+            rows = try await self.run(
+                """
+                WITH lease AS (SELECT 1 FROM canopy.namespaces WHERE name = \(lease.namespace) AND epoch = \(lease.epoch) FOR SHARE),
+                     appended AS (
+                         INSERT INTO canopy.log (namespace, seq, epoch, record)
+                         SELECT \(lease.namespace), t.seq, \(lease.epoch), t.record
+                           FROM lease, unnest(\(seqs)::bigint[], \(records)::bytea[]) AS t(seq, record)
+                         RETURNING 1)
+                SELECT count(*)::bigint FROM appended
+                """, doing: "appending to the log of namespace \(lease.namespace)")
+        } catch  where error.code == .inUse {
+            throw DatabaseError(
+                .notLeader, "The log of namespace \(lease.namespace) already has a record at \(first) or after: another leader appended.")
+        }
+        let count = try rows.first.map { row throws(DatabaseError) in
+            try Self.decode(row, as: (Int64).self, doing: "appending to the log of namespace \(lease.namespace)", self.configuration)
+        }
+        guard count == Int64(records.count) else {
+            throw DatabaseError(.notLeader, "Namespace \(lease.namespace) is no longer led at epoch \(lease.epoch): nothing was appended.")
+        }
+    }
+
+    /// The position of the newest record of `namespace` (its checkpoint's when the log after it is
+    /// empty; 0 for a namespace with neither).
+    public func head(of namespace: String) async throws(DatabaseError) -> Int64 {
+        let rows = try await self.run(
+            """
+            SELECT greatest(
+                coalesce((SELECT max(seq) FROM canopy.log WHERE namespace = \(namespace)), 0),
+                coalesce((SELECT checkpoint_seq FROM canopy.namespaces WHERE name = \(namespace)), 0))::bigint
+            """, doing: "reading the head of the log of namespace \(namespace)")
+        guard let row = rows.first else { return 0 }
+        return try Self.decode(row, as: (Int64).self, doing: "reading the head of the log of namespace \(namespace)", self.configuration)
+    }
+
+    /// The records of `namespace` after position `after`, in order, at most `limit` of them.
+    public func read(_ namespace: String, after: Int64, limit: Int = 10_000) async throws(DatabaseError) -> [LogRecord] {
+        let what = "reading the log of namespace \(namespace)"
+        let rows = try await self.run(
+            "SELECT seq, epoch, record FROM canopy.log WHERE namespace = \(namespace) AND seq > \(after) ORDER BY seq LIMIT \(limit)",
+            doing: what)
+        var records: [LogRecord] = []
+        records.reserveCapacity(rows.count)
+        for row in rows {
+            let (seq, epoch, bytes) = try Self.decode(row, as: (Int64, Int64, ByteBuffer).self, doing: what, self.configuration)
+            records.append(LogRecord(seq: seq, epoch: epoch, bytes: bytes))
+        }
+        return records
+    }
+}

@@ -1,0 +1,54 @@
+import CanopyCluster
+import CanopyCore
+import NIOCore
+import Testing
+
+@Suite(.enabled(if: ClusterHarness.runnable, ClusterHarness.skipReason), .timeLimit(.minutes(2)))
+struct ClusterCheckpointTests {
+    @Test func aCheckpointIsStoredInPartsAndTrimsTheLogBelowIt() async throws {
+        try await ClusterHarness.withDatabase { configuration in
+            let store = try await ClusterStore.connect(configuration, logger: ClusterHarness.logger)
+            let node = try await store.register(advertise: "http://127.0.0.1:9201", version: "0.1.0")
+            let lease = try #require(try await store.acquire("demo", by: node))
+            #expect(try await store.checkpoint(of: "demo") == nil)
+            try await store.append((1...10).map { ByteBuffer(string: "w\($0)") }, from: 1, under: lease)
+            var generator = SystemRandomNumberGenerator()
+            let tree = ByteBuffer(bytes: (0..<10_000).map { _ in UInt8.random(in: 0...255, using: &generator) })
+            try await store.writeCheckpoint(tree, through: 6, under: lease, partSize: 4_096)
+            let stored = try #require(try await store.checkpoint(of: "demo"))
+            #expect(stored.seq == 6)
+            #expect(stored.bytes == tree)
+            #expect(try await store.read("demo", after: 0).map(\.seq) == [7, 8, 9, 10])
+            #expect(try await store.head(of: "demo") == 10)
+            // A newer checkpoint replaces the older one.
+            try await store.writeCheckpoint(ByteBuffer(string: "small"), through: 10, under: lease)
+            #expect(try await store.checkpoint(of: "demo") == ClusterCheckpoint(seq: 10, bytes: ByteBuffer(string: "small")))
+            #expect(try await store.read("demo", after: 0).isEmpty)
+            #expect(try await store.head(of: "demo") == 10)
+            await #expect {
+                try await store.writeCheckpoint(ByteBuffer(string: "ahead"), through: 11, under: lease)
+            } throws: { error in (error as? DatabaseError)?.code == .invalidValue }
+            await node.leave()
+            await store.close()
+        }
+    }
+
+    @Test func aFencedLeaderCannotWriteACheckpoint() async throws {
+        try await ClusterHarness.withDatabase { configuration in
+            let store = try await ClusterStore.connect(configuration, logger: ClusterHarness.logger)
+            let a = try await store.register(advertise: "http://127.0.0.1:9202", version: "0.1.0")
+            let b = try await store.register(advertise: "http://127.0.0.2:9202", version: "0.1.0")
+            let leaseA = try #require(try await store.acquire("demo", by: a))
+            try await store.append([ByteBuffer(string: "w1"), ByteBuffer(string: "w2")], from: 1, under: leaseA)
+            try await store.move("demo", to: b.id)
+            await #expect {
+                try await store.writeCheckpoint(ByteBuffer(string: "old"), through: 2, under: leaseA)
+            } throws: { error in (error as? DatabaseError)?.code == .notLeader }
+            #expect(try await store.checkpoint(of: "demo") == nil)
+            #expect(try await store.read("demo", after: 0).count == 2)
+            await a.leave()
+            await b.leave()
+            await store.close()
+        }
+    }
+}

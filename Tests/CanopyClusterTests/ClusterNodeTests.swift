@@ -1,0 +1,67 @@
+import CanopyCluster
+import CanopyCore
+import Testing
+
+@Suite(.enabled(if: ClusterHarness.runnable, ClusterHarness.skipReason), .timeLimit(.minutes(2)))
+struct ClusterNodeTests {
+    @Test func aLiveNodesAddressCannotBeTakenButADeadNodesCan() async throws {
+        try await ClusterHarness.withDatabase { configuration in
+            let store = try await ClusterStore.connect(configuration, logger: ClusterHarness.logger)
+            let first = try await store.register(advertise: "http://127.0.0.1:9001", version: "0.1.0")
+            let other = try await store.register(advertise: "http://127.0.0.2:9001", version: "0.1.0")
+            #expect(first.id != other.id)
+            await #expect {
+                _ = try await store.register(advertise: "http://127.0.0.1:9001", version: "0.1.0")
+            } throws: { error in
+                (error as? DatabaseError)?.code == .inUse && (error as? DatabaseError)?.message.contains("http://127.0.0.1:9001") == true
+            }
+            // The first node's process dies: its session ends and its lock frees.
+            try await ClusterHarness.killSession(ofNode: first.id, configuration)
+            let restarted = try await store.register(advertise: "http://127.0.0.1:9001", version: "0.1.0")
+            #expect(restarted.id != first.id)
+            // The dead node's heartbeat finds its row gone: it must register again.
+            await #expect {
+                try await first.heartbeat()
+            } throws: { error in
+                let code = (error as? DatabaseError)?.code
+                return code == .notLeader || code == .clusterUnavailable
+            }
+            await restarted.leave()
+            await other.leave()
+            await store.close()
+        }
+    }
+
+    @Test func aHeartbeatMovesTheLeaseDeadlineOn() async throws {
+        try await ClusterHarness.withDatabase { configuration in
+            let store = try await ClusterStore.connect(configuration, logger: ClusterHarness.logger)
+            let node = try await store.register(advertise: "http://127.0.0.1:9002", version: "0.1.0")
+            let before = node.leaseDeadline
+            #expect(node.holdsLease)
+            try await node.heartbeat()
+            #expect(node.leaseDeadline > before)
+            await node.leave()
+            await store.close()
+        }
+    }
+
+    @Test func aWrongPasswordOrAServerThatIsDownIsAClearErrorWithoutThePassword() async throws {
+        var wrong = try ClusterHarness.configuration()
+        wrong.password = "not-the-password-42"
+        await #expect {
+            _ = try await ClusterStore.connect(wrong, logger: ClusterHarness.logger)
+        } throws: { error in
+            guard let error = error as? DatabaseError else { return false }
+            return error.code == .clusterUnavailable && error.message.contains("password authentication failed")
+                && !error.message.contains("not-the-password-42")
+        }
+        var down = try ClusterHarness.configuration()
+        down.port = 1  // nothing listens on port 1
+        await #expect {
+            _ = try await ClusterStore.connect(down, logger: ClusterHarness.logger)
+        } throws: { error in
+            guard let error = error as? DatabaseError else { return false }
+            return error.code == .clusterUnavailable && error.message.contains("127.0.0.1:1")
+        }
+    }
+}
