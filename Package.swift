@@ -104,7 +104,7 @@ let package = Package(
         .executableTarget(
             name: "canopy",
             dependencies: [
-                "Canopy", "CanopyCore", "CanopyRules", "CanopyStorage", "CanopyServer",
+                "Canopy", "CanopyCore", "CanopyRules", "CanopyStorage", "CanopyServer", "CanopyCluster",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -159,7 +159,7 @@ let package = Package(
         .testTarget(
             name: "CanopyClusterTests",
             dependencies: [
-                "CanopyCluster", "CanopyCore", "CanopyTestSupport", .product(name: "Logging", package: "swift-log"),
+                "CanopyCluster", "CanopyCore", "CanopyTestSupport", "canopy", .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: settings),

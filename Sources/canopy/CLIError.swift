@@ -35,6 +35,8 @@ struct CLIError: Error, CustomStringConvertible {
             self.init(message: error.message, exit: .usage)
         case .inUse:
             self.init(message: error.message + " (while canopy serve holds it, use --url)", exit: .failure)
+        case .clusterUnavailable:
+            self.init(message: error.message, exit: .unavailable)
         case .corrupted:
             self.init(message: error.message + " (canopy repair can cut the journal at the damage, keeping a backup)", exit: .failure)
         default:

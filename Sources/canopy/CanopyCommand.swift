@@ -15,7 +15,7 @@ struct CanopyCommand: AsyncParsableCommand {
         version: CanopyVersion.current,
         subcommands: [
             Get.self, SetCommand.self, Update.self, Push.self, Remove.self, Observe.self, Import.self, Export.self, Serve.self, Info.self,
-            Compact.self, Repair.self, Rules.self, Backup.self, Restore.self,
+            Compact.self, Repair.self, Rules.self, Backup.self, Restore.self, ClusterCommand.self,
         ]
     )
 }
