@@ -6,10 +6,9 @@ import Testing
 @Suite(.enabled(if: ClusterHarness.runnable, ClusterHarness.skipReason), .timeLimit(.minutes(2)))
 struct ClusterCheckpointTests {
     @Test func aCheckpointIsStoredInPartsAndTrimsTheLogBelowIt() async throws {
-        try await ClusterHarness.withDatabase { configuration in
-            let store = try await ClusterStore.connect(configuration, logger: ClusterHarness.logger)
-            let node = try await store.register(advertise: "http://127.0.0.1:9201", version: "0.1.0")
-            let lease = try #require(try await store.acquire("demo", by: node))
+        try await TestCluster.with(nodes: 1, port: 9201) { cluster in
+            let store = cluster.store
+            let lease = try #require(try await store.acquire("demo", by: cluster.nodes[0]))
             #expect(try await store.checkpoint(of: "demo") == nil)
             try await store.append((1...10).map { ByteBuffer(string: "w\($0)") }, from: 1, under: lease)
             var generator = SystemRandomNumberGenerator()
@@ -25,30 +24,23 @@ struct ClusterCheckpointTests {
             #expect(try await store.checkpoint(of: "demo") == ClusterCheckpoint(seq: 10, bytes: ByteBuffer(string: "small")))
             #expect(try await store.read("demo", after: 0).isEmpty)
             #expect(try await store.head(of: "demo") == 10)
-            await #expect {
+            await TestCluster.expectFailure(.invalidValue) {
                 try await store.writeCheckpoint(ByteBuffer(string: "ahead"), through: 11, under: lease)
-            } throws: { error in (error as? DatabaseError)?.code == .invalidValue }
-            await node.leave()
-            await store.close()
+            }
         }
     }
 
     @Test func aFencedLeaderCannotWriteACheckpoint() async throws {
-        try await ClusterHarness.withDatabase { configuration in
-            let store = try await ClusterStore.connect(configuration, logger: ClusterHarness.logger)
-            let a = try await store.register(advertise: "http://127.0.0.1:9202", version: "0.1.0")
-            let b = try await store.register(advertise: "http://127.0.0.2:9202", version: "0.1.0")
-            let leaseA = try #require(try await store.acquire("demo", by: a))
+        try await TestCluster.with(nodes: 2, port: 9202) { cluster in
+            let store = cluster.store
+            let leaseA = try #require(try await store.acquire("demo", by: cluster.nodes[0]))
             try await store.append([ByteBuffer(string: "w1"), ByteBuffer(string: "w2")], from: 1, under: leaseA)
-            try await store.move("demo", to: b.id)
-            await #expect {
+            try await store.move("demo", to: cluster.nodes[1].id)
+            await TestCluster.expectFailure(.notLeader) {
                 try await store.writeCheckpoint(ByteBuffer(string: "old"), through: 2, under: leaseA)
-            } throws: { error in (error as? DatabaseError)?.code == .notLeader }
+            }
             #expect(try await store.checkpoint(of: "demo") == nil)
             #expect(try await store.read("demo", after: 0).count == 2)
-            await a.leave()
-            await b.leave()
-            await store.close()
         }
     }
 }

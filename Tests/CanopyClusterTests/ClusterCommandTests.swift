@@ -44,10 +44,8 @@ struct ClusterCommandTests {
     }
 
     @Test func statusListsNodesAndNamespacesAndMoveHandsOneOver() async throws {
-        try await ClusterHarness.withDatabase { configuration in
-            let store = try await ClusterStore.connect(configuration, logger: ClusterHarness.logger)
-            let a = try await store.register(advertise: "http://127.0.0.1:9401", version: "0.1.0")
-            let b = try await store.register(advertise: "http://127.0.0.2:9401", version: "0.1.0")
+        try await TestCluster.with(nodes: 2, port: 9401) { testCluster in
+            let (store, a, b, configuration) = (testCluster.store, testCluster.nodes[0], testCluster.nodes[1], testCluster.configuration)
             let lease = try #require(try await store.acquire("blog", by: a))
             try await store.append((1...5).map { _ in .init(string: "w") }, from: 1, under: lease)
             try await store.writeCheckpoint(.init(string: "tree"), through: 3, under: lease)
@@ -74,12 +72,7 @@ struct ClusterCommandTests {
             let move = try Self.canopy(["cluster", "move", "blog", "--to", "\(b.id)"] + cluster)
             #expect(move.status == 0, "\(move.stderr)")
             #expect(try await store.leader(of: "blog")?.node == b.id)
-            await #expect {
-                try await store.append([.init(string: "late")], from: 6, under: lease)
-            } throws: { error in (error as? DatabaseError)?.code == .notLeader }
-            await a.leave()
-            await b.leave()
-            await store.close()
+            await TestCluster.expectFailure(.notLeader) { try await store.append([.init(string: "late")], from: 6, under: lease) }
         }
     }
 

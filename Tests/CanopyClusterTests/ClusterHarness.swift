@@ -78,3 +78,47 @@ enum ClusterHarness {
             """, configuration)
     }
 }
+
+/// A test's cluster: a store on a database of its own and `count` registered nodes (at
+/// `127.0.0.N:port`), left and closed when the test ends.
+struct TestCluster {
+    var configuration: ClusterConfiguration
+    var store: ClusterStore
+    var nodes: [ClusterNode]
+
+    static func with<T>(
+        nodes count: Int, port: Int, lease: Duration = .seconds(3), _ body: (TestCluster) async throws -> T
+    ) async throws -> T {
+        try await ClusterHarness.withDatabase(lease: lease) { configuration in
+            let store = try await ClusterStore.connect(configuration, logger: ClusterHarness.logger)
+            var nodes: [ClusterNode] = []
+            do {
+                for index in 1...max(1, count) {
+                    nodes.append(try await store.register(advertise: "http://127.0.0.\(index):\(port)", version: "0.1.0"))
+                }
+                let result = try await body(TestCluster(configuration: configuration, store: store, nodes: nodes))
+                for node in nodes { await node.leave() }
+                await store.close()
+                return result
+            } catch {
+                for node in nodes { await node.leave() }
+                await store.close()
+                throw error
+            }
+        }
+    }
+
+    /// Expects `body` to fail with `code`.
+    static func expectFailure(
+        _ code: DatabaseError.Code, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> Void
+    ) async {
+        do {
+            try await body()
+            Issue.record("expected a \(code) error, got none", sourceLocation: sourceLocation)
+        } catch let error as DatabaseError {
+            #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
+        } catch {
+            Issue.record("expected a \(code) error, got \(error)", sourceLocation: sourceLocation)
+        }
+    }
+}

@@ -8,10 +8,8 @@ struct ClusterLeaseTests {
     static func records(_ values: [String]) -> [ByteBuffer] { values.map { ByteBuffer(string: $0) } }
 
     @Test func aKilledLeadersNamespaceIsTakenOverAndItsLateAppendsRefused() async throws {
-        try await ClusterHarness.withDatabase { configuration in
-            let store = try await ClusterStore.connect(configuration, logger: ClusterHarness.logger)
-            let a = try await store.register(advertise: "http://127.0.0.1:9101", version: "0.1.0")
-            let b = try await store.register(advertise: "http://127.0.0.2:9101", version: "0.1.0")
+        try await TestCluster.with(nodes: 2, port: 9101) { cluster in
+            let (store, a, b) = (cluster.store, cluster.nodes[0], cluster.nodes[1])
             let leaseA = try #require(try await store.acquire("demo", by: a))
             #expect(leaseA.epoch == 1)
             // A live leader keeps its namespace.
@@ -21,34 +19,26 @@ struct ClusterLeaseTests {
             try await store.append(Self.records(["w1", "w2", "w3"]), from: 1, under: leaseA)
             #expect(try await store.head(of: "demo") == 3)
 
-            try await ClusterHarness.killSession(ofNode: a.id, configuration)
+            try await ClusterHarness.killSession(ofNode: a.id, cluster.configuration)
             let leaseB = try #require(try await store.acquire("demo", by: b))
             #expect(leaseB.epoch == 2)
             // The old leader's append, at the next position or at a later one, commits nothing.
             for first in [Int64(4), 5] {
-                await #expect {
-                    try await store.append(Self.records(["late"]), from: first, under: leaseA)
-                } throws: { error in (error as? DatabaseError)?.code == .notLeader }
+                await TestCluster.expectFailure(.notLeader) { try await store.append(Self.records(["late"]), from: first, under: leaseA) }
             }
             try await store.append(Self.records(["w4"]), from: 4, under: leaseB)
             // A position already taken is refused whatever the epoch.
-            await #expect {
-                try await store.append(Self.records(["again"]), from: 4, under: leaseB)
-            } throws: { error in (error as? DatabaseError)?.code == .notLeader }
+            await TestCluster.expectFailure(.notLeader) { try await store.append(Self.records(["again"]), from: 4, under: leaseB) }
             let log = try await store.read("demo", after: 0)
             #expect(log.map(\.seq) == [1, 2, 3, 4])
             #expect(log.map(\.epoch) == [1, 1, 1, 2])
             #expect(log.map { String(buffer: $0.bytes) } == ["w1", "w2", "w3", "w4"])
-            await b.leave()
-            await store.close()
         }
     }
 
     @Test func aLeaderCutFromPostgreSQLLosesItsNamespaceWhenItsLeaseRunsOut() async throws {
-        try await ClusterHarness.withDatabase(lease: .seconds(1)) { configuration in
-            let store = try await ClusterStore.connect(configuration, logger: ClusterHarness.logger)
-            let a = try await store.register(advertise: "http://127.0.0.1:9102", version: "0.1.0")
-            let b = try await store.register(advertise: "http://127.0.0.2:9102", version: "0.1.0")
+        try await TestCluster.with(nodes: 2, port: 9102, lease: .seconds(1)) { cluster in
+            let (store, a, b) = (cluster.store, cluster.nodes[0], cluster.nodes[1])
             let leaseA = try #require(try await store.acquire("demo", by: a))
             // A sends no heartbeat (as when cut off); its session and lock stay. B polls until the
             // lease, judged by PostgreSQL's clock, has run out (a hang guard, not a latency bound).
@@ -61,35 +51,21 @@ struct ClusterLeaseTests {
             let taken = try #require(leaseB)
             #expect(taken.epoch == leaseA.epoch + 1)
             #expect(!a.holdsLease)
-            await #expect {
-                try await store.append(Self.records(["stale"]), from: 1, under: leaseA)
-            } throws: { error in (error as? DatabaseError)?.code == .notLeader }
+            await TestCluster.expectFailure(.notLeader) { try await store.append(Self.records(["stale"]), from: 1, under: leaseA) }
             try await store.append(Self.records(["fresh"]), from: 1, under: taken)
             #expect(try await store.read("demo", after: 0).map(\.epoch) == [taken.epoch])
-            await a.leave()
-            await b.leave()
-            await store.close()
         }
     }
 
     @Test func aMoveHandsTheNamespaceOverAndFencesTheOldLeader() async throws {
-        try await ClusterHarness.withDatabase { configuration in
-            let store = try await ClusterStore.connect(configuration, logger: ClusterHarness.logger)
-            let a = try await store.register(advertise: "http://127.0.0.1:9103", version: "0.1.0")
-            let b = try await store.register(advertise: "http://127.0.0.2:9103", version: "0.1.0")
+        try await TestCluster.with(nodes: 2, port: 9103) { cluster in
+            let (store, a, b) = (cluster.store, cluster.nodes[0], cluster.nodes[1])
             let leaseA = try #require(try await store.acquire("demo", by: a))
             let moved = try await store.move("demo", to: b.id)
             #expect(moved.node == b.id && moved.epoch == leaseA.epoch + 1)
             #expect(try await store.leader(of: "demo")?.node == b.id)
-            await #expect {
-                try await store.append(Self.records(["old"]), from: 1, under: leaseA)
-            } throws: { error in (error as? DatabaseError)?.code == .notLeader }
-            await #expect {
-                try await store.move("nowhere", to: b.id)
-            } throws: { error in (error as? DatabaseError)?.code == .invalidValue }
-            await a.leave()
-            await b.leave()
-            await store.close()
+            await TestCluster.expectFailure(.notLeader) { try await store.append(Self.records(["old"]), from: 1, under: leaseA) }
+            await TestCluster.expectFailure(.invalidValue) { try await store.move("nowhere", to: b.id) }
         }
     }
 
@@ -97,10 +73,8 @@ struct ClusterLeaseTests {
     /// the log, the log has no gap, and every record of the old epoch precedes every record of the
     /// new one.
     @Test func appendsRacingATakeoverLeaveOneLinearLog() async throws {
-        try await ClusterHarness.withDatabase { configuration in
-            let store = try await ClusterStore.connect(configuration, logger: ClusterHarness.logger)
-            let a = try await store.register(advertise: "http://127.0.0.1:9104", version: "0.1.0")
-            let b = try await store.register(advertise: "http://127.0.0.2:9104", version: "0.1.0")
+        try await TestCluster.with(nodes: 2, port: 9104) { cluster in
+            let (store, a, b) = (cluster.store, cluster.nodes[0], cluster.nodes[1])
             let leaseA = try #require(try await store.acquire("demo", by: a))
             let oldAppends = Task { () -> [Int64] in
                 var acknowledged: [Int64] = []
@@ -117,7 +91,7 @@ struct ClusterLeaseTests {
                 return acknowledged
             }
             try await Task.sleep(for: .milliseconds(50))
-            try await ClusterHarness.killSession(ofNode: a.id, configuration)
+            try await ClusterHarness.killSession(ofNode: a.id, cluster.configuration)
             let leaseB = try #require(try await store.acquire("demo", by: b))
             let acknowledged = await oldAppends.value
             let head = try await store.head(of: "demo")
@@ -128,8 +102,6 @@ struct ClusterLeaseTests {
             let lastOld = log.lastIndex { $0.epoch == leaseA.epoch } ?? -1
             let firstNew = log.firstIndex { $0.epoch == leaseB.epoch } ?? log.count
             #expect(lastOld < firstNew)
-            await b.leave()
-            await store.close()
         }
     }
 }

@@ -10,11 +10,7 @@ struct ClusterNodeTests {
             let first = try await store.register(advertise: "http://127.0.0.1:9001", version: "0.1.0")
             let other = try await store.register(advertise: "http://127.0.0.2:9001", version: "0.1.0")
             #expect(first.id != other.id)
-            await #expect {
-                _ = try await store.register(advertise: "http://127.0.0.1:9001", version: "0.1.0")
-            } throws: { error in
-                (error as? DatabaseError)?.code == .inUse && (error as? DatabaseError)?.message.contains("http://127.0.0.1:9001") == true
-            }
+            await TestCluster.expectFailure(.inUse) { _ = try await store.register(advertise: "http://127.0.0.1:9001", version: "0.1.0") }
             // The first node's process dies: its session ends and its lock frees.
             try await ClusterHarness.killSession(ofNode: first.id, configuration)
             let restarted = try await store.register(advertise: "http://127.0.0.1:9001", version: "0.1.0")
@@ -33,15 +29,12 @@ struct ClusterNodeTests {
     }
 
     @Test func aHeartbeatMovesTheLeaseDeadlineOn() async throws {
-        try await ClusterHarness.withDatabase { configuration in
-            let store = try await ClusterStore.connect(configuration, logger: ClusterHarness.logger)
-            let node = try await store.register(advertise: "http://127.0.0.1:9002", version: "0.1.0")
+        try await TestCluster.with(nodes: 1, port: 9002) { cluster in
+            let node = cluster.nodes[0]
             let before = node.leaseDeadline
             #expect(node.holdsLease)
             try await node.heartbeat()
             #expect(node.leaseDeadline > before)
-            await node.leave()
-            await store.close()
         }
     }
 

@@ -6,11 +6,9 @@ import Testing
 @Suite(.enabled(if: ClusterHarness.runnable, ClusterHarness.skipReason), .timeLimit(.minutes(2)))
 struct LogAppenderTests {
     @Test func concurrentAppendsGoInBatchesAndEachReturnsItsCommittedPosition() async throws {
-        try await ClusterHarness.withDatabase { configuration in
-            let store = try await ClusterStore.connect(configuration, logger: ClusterHarness.logger)
-            let node = try await store.register(advertise: "http://127.0.0.1:9301", version: "0.1.0")
-            let lease = try #require(try await store.acquire("demo", by: node))
-            let appender = LogAppender(store: store, lease: lease, next: 1)
+        try await TestCluster.with(nodes: 1, port: 9301) { cluster in
+            let lease = try #require(try await cluster.store.acquire("demo", by: cluster.nodes[0]))
+            let appender = LogAppender(store: cluster.store, lease: lease, next: 1)
             let count = 300
             let positions = try await withThrowingTaskGroup(of: (Int, Int64).self) { group in
                 for index in 0..<count {
@@ -22,37 +20,25 @@ struct LogAppenderTests {
             }
             #expect(Set(positions.values) == Set(1...Int64(count)))
             #expect(appender.batchesCommitted < count)
-            let log = try await store.read("demo", after: 0)
+            let log = try await cluster.store.read("demo", after: 0)
             #expect(log.map(\.seq) == Array(1...Int64(count)))
             // Each record stands at the position its append returned.
             for (index, seq) in positions { #expect(String(buffer: log[Int(seq) - 1].bytes) == "r\(index)") }
-            await node.leave()
-            await store.close()
         }
     }
 
     @Test func afterATakeoverEveryAppendFailsAndNoneIsInTheLog() async throws {
-        try await ClusterHarness.withDatabase { configuration in
-            let store = try await ClusterStore.connect(configuration, logger: ClusterHarness.logger)
-            let a = try await store.register(advertise: "http://127.0.0.1:9302", version: "0.1.0")
-            let b = try await store.register(advertise: "http://127.0.0.2:9302", version: "0.1.0")
-            let leaseA = try #require(try await store.acquire("demo", by: a))
-            let appender = LogAppender(store: store, lease: leaseA, next: 1)
+        try await TestCluster.with(nodes: 2, port: 9302) { cluster in
+            let leaseA = try #require(try await cluster.store.acquire("demo", by: cluster.nodes[0]))
+            let appender = LogAppender(store: cluster.store, lease: leaseA, next: 1)
             #expect(try await appender.append(ByteBuffer(string: "kept")) == 1)
-            try await store.move("demo", to: b.id)
+            try await cluster.store.move("demo", to: cluster.nodes[1].id)
             for _ in 0..<3 {
-                await #expect {
-                    _ = try await appender.append(ByteBuffer(string: "refused"))
-                } throws: { error in (error as? DatabaseError)?.code == .notLeader }
+                await TestCluster.expectFailure(.notLeader) { _ = try await appender.append(ByteBuffer(string: "refused")) }
             }
-            #expect(try await store.read("demo", after: 0).map { String(buffer: $0.bytes) } == ["kept"])
+            #expect(try await cluster.store.read("demo", after: 0).map { String(buffer: $0.bytes) } == ["kept"])
             appender.close()
-            await #expect {
-                _ = try await appender.append(ByteBuffer(string: "closed"))
-            } throws: { error in (error as? DatabaseError)?.code == .closed }
-            await a.leave()
-            await b.leave()
-            await store.close()
+            await TestCluster.expectFailure(.closed) { _ = try await appender.append(ByteBuffer(string: "closed")) }
         }
     }
 }
