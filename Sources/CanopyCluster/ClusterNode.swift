@@ -73,7 +73,13 @@ public final class ClusterNode: Sendable {
     /// Leaves the cluster: deletes the node's row (the namespaces it led have no leader until
     /// another node takes them) and closes its session.
     public func leave() async {
-        _ = try? await self.session.query("DELETE FROM canopy.nodes WHERE id = \(self.id)", logger: self.store.logger)
+        let session = self.session
+        let logger = self.store.logger
+        _ = try? await withDeadline(
+            ContinuousClock.now + self.store.configuration.lease, doing: "removing node \(self.id)", onTimeout: { try? await session.close() }
+        ) { [id = self.id] () async throws(DatabaseError) in
+            _ = try? await session.query("DELETE FROM canopy.nodes WHERE id = \(id)", logger: logger)
+        }
         try? await self.session.close()
     }
 
