@@ -76,7 +76,8 @@ public final class ClusterNode: Sendable {
         let session = self.session
         let logger = self.store.logger
         _ = try? await withDeadline(
-            ContinuousClock.now + self.store.configuration.lease, doing: "removing node \(self.id)", onTimeout: { try? await session.close() }
+            ContinuousClock.now + self.store.configuration.lease, doing: "removing node \(self.id)",
+            onTimeout: { try? await session.close() }
         ) { [id = self.id] () async throws(DatabaseError) in
             _ = try? await session.query("DELETE FROM canopy.nodes WHERE id = \(id)", logger: logger)
         }
