@@ -13,9 +13,8 @@ extension Database {
     /// On this (embedded) database the block runs once, on the loop thread, with no other write
     /// between its reads and its commit, so transactions from any number of threads never lose an
     /// update. Write `block` so that it may run more than once all the same: a transaction against a
-    /// remote server (`Database(url:)`, not available yet) will run it optimistically, check every
-    /// location it read at commit, and run it again on a conflict, up to a limit, failing while
-    /// offline. So the block must not change app state (assign results to your variables after this
+    /// server (`Database(url:)`, module `CanopyRemote`) runs it optimistically, checks every location
+    /// it read at commit, and runs it again on a conflict, up to 25 times, failing while offline. So the block must not change app state (assign results to your variables after this
     /// returns), and must stay fast: the whole database waits while it runs.
     ///
     /// ```swift
