@@ -18,6 +18,7 @@ let package = Package(
     name: "canopy",
     products: [
         .library(name: "Canopy", targets: ["Canopy"]),
+        .library(name: "CanopyRemote", targets: ["CanopyRemote"]),
         .executable(name: "canopy-bench", targets: ["canopy-bench"]),
         .library(name: "CanopyServer", targets: ["CanopyServer"]),
         .executable(name: "canopy", targets: ["canopy"]),
@@ -60,8 +61,14 @@ let package = Package(
             swiftSettings: settings),
         .target(
             name: "Canopy",
+            dependencies: ["CanopyCore", "CanopyLoop", "CanopyStorage", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: settings),
+        // `Database(url:)`, a client of a server: apart from Canopy, so that an app that only embeds
+        // it builds and links no NIO, WebSocket or Crypto.
+        .target(
+            name: "CanopyRemote",
             dependencies: [
-                "CanopyCore", "CanopyLoop", "CanopyStorage", "CanopyWire", "CanopyConnection",
+                "Canopy", "CanopyCore", "CanopyLoop", "CanopyStorage", "CanopyWire", "CanopyConnection",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: settings),
@@ -114,14 +121,14 @@ let package = Package(
         .executableTarget(
             name: "canopy-bench",
             dependencies: [
-                "Canopy", "CanopyCore", "CanopyRules", "CanopyServer", .product(name: "NIOCore", package: "swift-nio"),
+                "Canopy", "CanopyRemote", "CanopyCore", "CanopyRules", "CanopyServer", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: settings
         ),
         .executableTarget(name: "QuickStart", dependencies: ["Canopy"], path: "Samples/QuickStart"),
-        .executableTarget(name: "BlogPosts", dependencies: ["Canopy", "CanopyServer"], path: "Samples/BlogPosts"),
+        .executableTarget(name: "BlogPosts", dependencies: ["CanopyRemote", "CanopyServer"], path: "Samples/BlogPosts"),
         .executableTarget(name: "Restaurants", dependencies: ["Canopy"], path: "Samples/Restaurants"),
         .target(
             name: "CanopyTestSupport", dependencies: ["CanopyStorage", "CanopyLoop"], path: "Tests/CanopyTestSupport",
@@ -167,7 +174,7 @@ let package = Package(
         .testTarget(
             name: "CanopyServerTests",
             dependencies: [
-                "Canopy", "CanopyCore", "CanopyRules", "CanopyServer", "CanopyTestSupport",
+                "Canopy", "CanopyRemote", "CanopyCore", "CanopyRules", "CanopyServer", "CanopyTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -183,13 +190,14 @@ let package = Package(
             name: "CanopyCLITests", dependencies: ["canopy", "Canopy", "CanopyStorage", "CanopyCore", "CanopyTestSupport"],
             exclude: ["Snapshots"], swiftSettings: settings),
         .testTarget(
-            name: "BlogPostsTests", dependencies: ["BlogPosts", "Canopy", "CanopyServer", "CanopyTestSupport"], swiftSettings: settings),
+            name: "BlogPostsTests", dependencies: ["BlogPosts", "Canopy", "CanopyRemote", "CanopyServer", "CanopyTestSupport"],
+            swiftSettings: settings),
         .testTarget(name: "RestaurantsTests", dependencies: ["Restaurants", "Canopy", "CanopyTestSupport"], swiftSettings: settings),
         .testTarget(
             name: "CanopyTests",
             dependencies: [
-                "Canopy", "CanopyCore", "CanopyLoop", "CanopyStorage", "CanopyServer", "CanopyTestSupport", "canopy-crash-writer",
-                "canopy-await-probe", "canopy",
+                "Canopy", "CanopyRemote", "CanopyCore", "CanopyLoop", "CanopyStorage", "CanopyServer", "CanopyTestSupport",
+                "canopy-crash-writer", "canopy-await-probe", "canopy",
             ],
             resources: [.copy("Fixtures")], swiftSettings: settings),
     ]

@@ -1,9 +1,9 @@
-import CanopyStorage
+package import CanopyStorage
 
 extension Database.Configuration {
     /// How a durable store opened with this configuration is set up; its periodic sync measures
     /// intervals on `journalClock`.
-    func storeOptions(journalClock: any JournalClock) -> DurableStore.Options {
+    package func storeOptions(journalClock: any JournalClock) -> DurableStore.Options {
         DurableStore.Options(
             checkpointThreshold: self.checkpointThreshold, journalPolicy: self.syncPolicy.journalPolicy,
             journalClock: journalClock, logger: self.logger)

@@ -15,7 +15,7 @@ public struct DataSnapshot: Sendable {
     /// A child snapshot (``childSnapshot(forPath:)``, ``children``) carries its parent's.
     public let metadata: SnapshotMetadata
 
-    init(node: Node, path: DatabasePath, index: QueryIndex = .priority, database: Database, metadata: SnapshotMetadata = .settled) {
+    package init(node: Node, path: DatabasePath, index: QueryIndex = .priority, database: Database, metadata: SnapshotMetadata = .settled) {
         self.node = node
         self.base = path
         self.childKey = nil

@@ -13,9 +13,8 @@ extension Database {
     /// On this (embedded) database the block runs once, on the loop thread, with no other write
     /// between its reads and its commit, so transactions from any number of threads never lose an
     /// update. Write `block` so that it may run more than once all the same: a transaction against a
-    /// remote server (`Database(url:)`, not available yet) will run it optimistically, check every
-    /// location it read at commit, and run it again on a conflict, up to a limit, failing while
-    /// offline. So the block must not change app state (assign results to your variables after this
+    /// server (`Database(url:)`, module `CanopyRemote`) runs it optimistically, checks every location
+    /// it read at commit, and runs it again on a conflict, up to 25 times, failing while offline. So the block must not change app state (assign results to your variables after this
     /// returns), and must stay fast: the whole database waits while it runs.
     ///
     /// ```swift
@@ -72,27 +71,13 @@ extension Database {
     @usableFromInline
     func startTransaction(_ body: TransactionBody) {
         let core = self.core
-        let accepted = core.perform { [self] in
-            if let remote = core.remote {
-                self.remoteTransaction(body, remote: remote, attempt: 1, held: [])
-                return
-            }
-            let (transaction, outcome) = self.runBlock(body)
-            guard case .success(let committed) = outcome else {
-                if case .failure(let error) = outcome { body.fail(error) }
-                return
-            }
-            // The transaction carries the report: the completion then captures one reference.
-            transaction.report = committed
-            let finished = LoopCallback(transaction)
-            core.commit(transaction.writes) { error in finished.value.report?(error) }
-        }
+        let accepted = core.perform { [self] in core.backend.runTransaction(body, in: self) }
         if !accepted { body.fail(DatabaseCore.closedError) }
     }
 
     /// Runs the block in a new ``Transaction``, which ends when it returns (loop thread): what
     /// reports its value once committed (given the commit's error, if any), or the error it threw.
-    func runBlock(_ body: TransactionBody) -> (Transaction, Result<(DatabaseError?) -> Void, any Error>) {
+    package func runBlock(_ body: TransactionBody) -> (Transaction, Result<(DatabaseError?) -> Void, any Error>) {
         let transaction = Transaction(database: self)
         defer { transaction.finish() }
         do {
@@ -110,7 +95,7 @@ extension Database {
 // @unchecked Sendable: created on the calling thread and used only on the loop thread after that
 // (or on the calling thread when the database is closed, and then never on the loop).
 @usableFromInline
-struct TransactionBody: @unchecked Sendable {
+package struct TransactionBody: @unchecked Sendable {
     @usableFromInline
     enum Step {
         case run(Transaction)
@@ -128,5 +113,5 @@ struct TransactionBody: @unchecked Sendable {
     func run(_ transaction: Transaction) throws -> (DatabaseError?) -> Void { try self.step(.run(transaction)) }
 
     /// Reports `error`, which ended the transaction before its commit.
-    func fail(_ error: any Error) { _ = try? self.step(.fail(error)) }
+    package func fail(_ error: any Error) { _ = try? self.step(.fail(error)) }
 }

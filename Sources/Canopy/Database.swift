@@ -1,6 +1,6 @@
 import CanopyCore
 import CanopyLoop
-import CanopyStorage
+package import CanopyStorage
 public import Logging
 import Synchronization
 
@@ -54,28 +54,28 @@ public final class Database: Sendable {
         /// deeper than this is refused with `DatabaseError.Code.triggerDepthExceeded` (see
         /// <doc:TransactionsBatchesTriggers>).
         public var maxTriggerDepth = 16
-        /// For ``Database/init(url:configuration:)``: the credential the client signs in with (the
+        /// For `Database(url:)`: the credential the client signs in with (the
         /// server's admin token, or a user's ID token), sent after each connect. `nil`: unauthenticated.
         public var authToken: String?
-        /// For ``Database/init(url:configuration:)``: called before each connection signs in (and
+        /// For `Database(url:)`: called before each connection signs in (and
         /// again when the server revokes the credential, as when a user's token expires), for the
         /// credential to send; it takes precedence over ``authToken``. `nil` from it: signed out.
         /// A thrown error closes that connection; the next attempt asks again.
         public var authTokenProvider: (@Sendable () async throws -> String?)?
-        /// For ``Database/init(url:configuration:)``: a directory where the cache and the queue of
+        /// For `Database(url:)`: a directory where the cache and the queue of
         /// unacknowledged writes are kept durably (Canopy's own storage), so queued writes survive a
         /// restart and cached data is shown before the server answers (Firebase's
         /// `isPersistenceEnabled`). `nil`: in memory only.
         public var persistencePath: String?
-        /// For ``Database/init(url:configuration:)``: the first wait before reconnecting; each failed
+        /// For `Database(url:)`: the first wait before reconnecting; each failed
         /// attempt waits 1.3 times longer (with jitter), up to ``maximumRetryDelay``.
         public var minimumRetryDelay: Duration = .seconds(1)
-        /// For ``Database/init(url:configuration:)``: the longest wait between reconnection attempts.
+        /// For `Database(url:)`: the longest wait between reconnection attempts.
         public var maximumRetryDelay: Duration = .seconds(30)
-        /// For ``Database/init(url:configuration:)``: how long `getData()` waits for the server before
+        /// For `Database(url:)`: how long `getData()` waits for the server before
         /// answering from the cache (or failing when the cache has nothing there).
         public var requestTimeout: Duration = .seconds(10)
-        /// For ``Database/init(url:configuration:)``: how long a write's completion (or `async` form)
+        /// For `Database(url:)`: how long a write's completion (or `async` form)
         /// waits for the server's acknowledgement before it gets a `DatabaseError.Code.disconnected`
         /// error; the write itself stays queued and is still sent (its outcome is then no longer
         /// reported). `nil` (the default, as in the Firebase SDKs): wait until the server answers.
@@ -84,14 +84,14 @@ public final class Database: Sendable {
         public init() {}
     }
 
-    let core: DatabaseCore
+    package let core: DatabaseCore
     let loopMode: LoopMode
     /// For a database opened at a path: when write completions fire.
     let syncPolicy: SyncPolicy
     /// The directory this database keeps its files in, or `nil` for an in-memory database.
     public let path: String?
 
-    init(
+    package init(
         configuration: Configuration, path: String? = nil, io: any FileIO = POSIXFileIO(),
         journalClock: any JournalClock = SystemJournalClock()
     ) throws(DatabaseError) {

@@ -123,7 +123,7 @@ extension DatabaseQuery {
         self.core.removeAllObservers(matching: self)
     }
 
-    /// On a database connected to a server (``Database/init(url:configuration:)``), `keepSynced(true)`
+    /// On a database connected to a server (`Database(url:)`), `keepSynced(true)`
     /// keeps the location listened to, so its cached data stays current with no observer (and, with a
     /// persistent cache, is there after a restart); `false` stops that.
     ///
@@ -140,7 +140,7 @@ extension DatabaseQuery {
         let core = self.core
         self.core.read { engine in
             engine.setPinned(keepSynced, at: path, params: params)
-            core.remote?.setKeepSynced(keepSynced, at: path, params: params)
+            core.backend.setKeepSynced(keepSynced, at: path, params: params)
         }
     }
 

@@ -38,15 +38,11 @@ extension DatabaseQuery {
     }
 
     /// Reads the query's data once, on the loop: from the engine that holds its path, or on a
-    /// remote database from the cache or the server (see `RemoteSync.get`). `done` runs once, on the
+    /// remote database from the cache or the server (see ``DatabaseBackend/get(at:params:_:)``). `done` runs once, on the
     /// loop thread. Returns `false`, and does not call `done`, when the database is closed.
     private func readOnce(_ done: @escaping @Sendable (Result<DataSnapshot, DatabaseError>) -> Void) -> Bool {
         self.core.perform { [self] in
-            if let remote = self.core.remote {
-                remote.get(at: self.path, params: self.params) { done($0.map { self.snapshot(of: $0) }) }
-            } else {
-                done(.success(self.currentSnapshot()))
-            }
+            self.core.backend.get(at: self.path, params: self.params) { done($0.map { self.snapshot(of: $0) }) }
         }
     }
 

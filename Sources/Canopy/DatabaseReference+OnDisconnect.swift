@@ -3,7 +3,7 @@ import CanopyCore
 extension DatabaseReference {
     /// Has the server set this location to `value` when this client disconnects (closes, loses its
     /// network, or its process dies). The server keeps the operation until then, across this
-    /// client's reconnects. Only on a database connected to a server (``Database/init(url:configuration:)``);
+    /// client's reconnects. Only on a database connected to a server (`Database(url:)`);
     /// an embedded database never disconnects, so it refuses with `DatabaseError.Code.invalidOperation`.
     ///
     /// ```swift
@@ -112,15 +112,7 @@ extension DatabaseReference {
         }
         let path = self.path
         let accepted = core.perform {
-            guard let remote = core.remote else {
-                let error = DatabaseError(
-                    .invalidOperation,
-                    "onDisconnect at \(path.string) needs a database connected to a server (Database(url:)): an embedded database never disconnects."
-                )
-                callback.value?(error, ref)
-                return
-            }
-            remote.onDisconnect(write, at: path) { error in callback.value?(error, ref) }
+            core.backend.onDisconnect(write, at: path) { error in callback.value?(error, ref) }
         }
         if !accepted { callback.value?(DatabaseCore.closedError, ref) }
     }

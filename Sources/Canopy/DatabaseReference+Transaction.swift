@@ -117,40 +117,7 @@ extension DatabaseReference {
         // set issued after a transaction never finds it waiting (see *Transactions*): it
         // overwrites the committed value, and a set issued before it is what the transaction reads.
         let accepted = core.perform {
-            if let remote = core.remote {
-                remote.transaction(at: path) { store throws(DatabaseError) in
-                    let result = try update(MutableData(store: store, path: []))
-                    if let error = store.error { throw error }
-                    guard let data = result.data else { return nil }
-                    return data.store === store ? store.node : data.store.node
-                } completion: { error, committed, node in
-                    completion(error, committed, DataSnapshot(node: node, path: path, database: database))
-                }
-                return
-            }
-            let current = core.engine.node(at: path)
-            let store = MutableData.Store(node: current, location: path, now: core.clock())
-            let result: TransactionResult
-            do throws(DatabaseError) {
-                result = try update(MutableData(store: store, path: []))
-            } catch {
-                completion(error, false, DataSnapshot(node: current, path: path, database: database))
-                return
-            }
-            if let error = store.error {
-                completion(error, false, DataSnapshot(node: current, path: path, database: database))
-                return
-            }
-            guard let data = result.data else {
-                completion(nil, false, DataSnapshot(node: current, path: path, database: database))
-                return
-            }
-            let committed = data.store === store ? store.node : data.store.node
-            core.apply(.set(path, WriteValue(node: committed))) { error in
-                let snapshot = DataSnapshot(
-                    node: core.engine.node(at: path), path: path, database: database, metadata: core.metadata(at: path))
-                completion(error, error == nil, snapshot)
-            }
+            core.backend.transaction(at: path, in: database, update: update, completion: completion)
         }
         if !accepted { completion(DatabaseCore.closedError, false, nil) }
     }

@@ -7,25 +7,25 @@ public import Foundation
 /// obtained with ``childData(byAppendingPath:)`` write through to it. Use it only inside the
 /// transaction block, on the thread that calls the block.
 public final class MutableData {
-    let store: Store
+    package let store: Store
     let relativePath: [ChildKey]
 
     /// The working copy of a transaction.
-    final class Store {
-        var node: Node
+    package final class Store {
+        package var node: Node
         let location: DatabasePath
         let now: Int64
         /// The first invalid value set, reported to the transaction's completion.
-        var error: DatabaseError?
+        package var error: DatabaseError?
 
-        init(node: Node, location: DatabasePath, now: Int64) {
+        package init(node: Node, location: DatabasePath, now: Int64) {
             self.node = node
             self.location = location
             self.now = now
         }
     }
 
-    init(store: Store, path: [ChildKey]) {
+    package init(store: Store, path: [ChildKey]) {
         self.store = store
         self.relativePath = path
     }

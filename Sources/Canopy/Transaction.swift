@@ -14,8 +14,8 @@ public final class Transaction {
     // the dynamic checks (one per read and per write of the block) cannot fail.
     /// The locations read, kept for a remote database only (it checks their hashes at commit).
     /// Only paths: holding the nodes read would make the commit copy the tree's nodes along them.
-    @exclusivity(unchecked) private(set) var reads: [DatabasePath] = []
-    @exclusivity(unchecked) private(set) var writes: [WriteOperation] = []
+    @exclusivity(unchecked) package private(set) var reads: [DatabasePath] = []
+    @exclusivity(unchecked) package private(set) var writes: [WriteOperation] = []
     @exclusivity(unchecked) private var finished = false
     /// What reports the block's value once the writes are committed (set when the block returned).
     @exclusivity(unchecked) var report: ((DatabaseError?) -> Void)?
@@ -39,7 +39,7 @@ public final class Transaction {
             )
         }
         let node = self.database.core.engine.node(at: ref.path)
-        if self.database.core.remote != nil { self.reads.append(ref.path) }
+        if self.database.core.backend.tracksTransactionReads { self.reads.append(ref.path) }
         return DataSnapshot(node: node, path: ref.path, database: self.database, metadata: self.database.core.metadata(at: ref.path))
     }
 

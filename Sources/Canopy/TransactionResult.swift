@@ -1,6 +1,6 @@
 /// What a transaction block returns: the new data, or abort (Firebase's `TransactionResult`).
 public struct TransactionResult {
-    let data: MutableData?
+    package let data: MutableData?
 
     /// Commit `value` (normally the `MutableData` the block received, changed).
     public static func success(withValue value: MutableData) -> TransactionResult { TransactionResult(data: value) }

@@ -16,8 +16,8 @@ import Synchronization
 /// try await batch.commit()
 /// ```
 ///
-/// A batch may be built on any thread (it is thread-safe) and committed once. Against a remote
-/// server (`Database(url:)`, not available yet) a batch will be queued while offline like any write.
+/// A batch may be built on any thread (it is thread-safe) and committed once. Against a server
+/// (`Database(url:)`, module `CanopyRemote`) a batch is queued while offline like any write.
 public final class WriteBatch: Sendable {
     let database: Database
     private let state = Mutex<(writes: [WriteOperation], committed: Bool)>(([], false))

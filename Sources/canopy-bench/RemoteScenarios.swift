@@ -1,4 +1,4 @@
-import Canopy
+import CanopyRemote
 import Dispatch
 import Foundation
 import Synchronization

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import Canopy
+@testable import CanopyRemote
 
 /// Every transition of `Database(url:)`'s connection lifecycle (``ConnectionStateMachine``), with
 /// stand-in connections and timers: connecting, hello, signing in, drops and retries, going

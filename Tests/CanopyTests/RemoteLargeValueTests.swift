@@ -1,4 +1,4 @@
-import Canopy
+import CanopyRemote
 import CanopyServer
 import CanopyTestSupport
 import Foundation

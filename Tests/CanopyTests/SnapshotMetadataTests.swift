@@ -241,7 +241,7 @@ struct SnapshotMetadataTests {
         defer { db.close() }
         let log = Log()
         var cached: Set<String> = ["/a", "/c"]
-        db.core.isFromCache = { path in cached.contains { Self.path($0).contains(path) } }
+        db.core.install(CacheHookBackend(core: db.core) { path in cached.contains { Self.path($0).contains(path) } })
         try db.reference(withPath: "a/b").queueSetValue(1)
         db.reference(withPath: "a").observe(.value, includeMetadataChanges: true, with: log.record("a"))
         db.reference(withPath: "a").observe(.value, with: log.record("plain"))

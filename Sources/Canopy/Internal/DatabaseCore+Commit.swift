@@ -18,34 +18,12 @@ extension DatabaseCore {
             self.apply(write, completion: completion)
             return
         }
-        if self.remote != nil {
-            // Composing overlapping writes needs the data under them, which a cache may not hold:
-            // against a server they go as consecutive writes, in order; the completion reports the
-            // first failure once all are answered.
-            let remaining = Mutex((count: writes.count, error: DatabaseError?.none))
-            for write in writes {
-                self.apply(write) { error in
-                    let done: (Bool, DatabaseError?) = remaining.withLock { state in
-                        state.count -= 1
-                        if state.error == nil { state.error = error }
-                        return (state.count == 0, state.error)
-                    }
-                    if done.0 { completion(done.1) }
-                }
-            }
-            return
-        }
-        let now = self.clock()
-        guard let write = self.composed(writes, now: now) else {
-            completion(nil)
-            return
-        }
-        self.apply(write, now: now, completion: completion)
+        self.backend.commitOverlapping(writes, completion: completion)
     }
 
     /// `writes`, made one after another, as one write (`nil`: nothing to write), composed against
     /// the tree now where they overlap. Loop thread only.
-    func composed(_ writes: [WriteOperation], now: Int64? = nil) -> WriteOperation? {
+    package func composed(_ writes: [WriteOperation], now: Int64? = nil) -> WriteOperation? {
         if writes.count <= 1 { return writes.first }
         if let write = WriteComposer.disjoint(writes) { return write }
         let now = now ?? self.clock()

@@ -3,11 +3,11 @@ import CanopyLoop
 
 extension DatabaseCore {
     /// The metadata of a snapshot at `path` now (loop thread): pending writes from
-    /// ``pendingWrites``, the cache from ``isFromCache``.
+    /// ``pendingWrites``, the cache from ``DatabaseBackend/isFromCache(_:)``.
     ///
-    /// - Complexity: O(*d*) at depth *d* (O(1) with nothing pending), plus ``isFromCache``.
+    /// - Complexity: O(*d*) at depth *d* (O(1) with nothing pending), plus ``DatabaseBackend/isFromCache(_:)``.
     func metadata(at path: DatabasePath) -> SnapshotMetadata {
-        SnapshotMetadata(hasPendingWrites: self.pendingWrites.hasPending(overlapping: path), isFromCache: self.isFromCache(path))
+        SnapshotMetadata(hasPendingWrites: self.pendingWrites.hasPending(overlapping: path), isFromCache: self.backend.isFromCache(path))
     }
 
     /// Begins `write` in ``pendingWrites`` (loop thread): the completion returned ends it, which
@@ -24,12 +24,12 @@ extension DatabaseCore {
 
     /// Re-checks the metadata of the observers that asked for metadata changes at, above or below
     /// `path`, and gives each whose metadata changed a `.value` event with the same data and the new
-    /// metadata. For whoever changes what ``isFromCache`` answers there (loop thread); the end of a
+    /// metadata. For whoever changes what ``DatabaseBackend/isFromCache(_:)`` answers there (loop thread); the end of a
     /// pending write does this by itself.
     ///
     /// - Complexity: O(*w* · *d*) for *w* observers that asked for metadata changes, plus reading the
     ///   data of those that get an event.
-    func metadataChanged(at path: DatabasePath) {
+    package func metadataChanged(at path: DatabasePath) {
         self.metadataChanged(overlapping: [path])
     }
 
@@ -41,7 +41,7 @@ extension DatabaseCore {
     }
 
     /// ``metadataChanged(at:)`` for several locations.
-    func metadataChanged(overlapping paths: [DatabasePath]) {
+    package func metadataChanged(overlapping paths: [DatabasePath]) {
         guard !self.metadataWatchers.isEmpty, !self.isClosed else { return }
         self.loop.assertOnLoop()
         var events: [Event] = []

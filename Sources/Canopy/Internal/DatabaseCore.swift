@@ -1,5 +1,5 @@
-import CanopyCore
-import CanopyLoop
+package import CanopyCore
+package import CanopyLoop
 import CanopyStorage
 import Foundation
 import Logging
@@ -9,11 +9,11 @@ import Synchronization
 /// loop thread, and events are delivered there, in order, right after the write that raised them.
 // @unchecked Sendable: `engine` is touched only on the loop thread (inside `loop.execute` jobs or
 // while draining); the cross-thread state is in `Mutex`/`Atomic` values.
-final class DatabaseCore: @unchecked Sendable {
-    let loop: EventLoop
+package final class DatabaseCore: @unchecked Sendable {
+    package let loop: EventLoop
     /// Loop-thread only.
-    let engine: SyncEngine
-    let clock: @Sendable () -> Int64
+    package let engine: SyncEngine
+    package let clock: @Sendable () -> Int64
     private let registrations = Mutex<[DatabaseHandle: EventRegistration]>([:])
     private let nextHandle = Atomic<UInt>(1)
     private let closed = Atomic<Bool>(false)
@@ -22,7 +22,7 @@ final class DatabaseCore: @unchecked Sendable {
     let delivering = Atomic<UInt>(0)
     /// Aggregate observers by handle (see `DatabaseCore+Aggregate.swift`).
     let aggregateObservers = Mutex<[DatabaseHandle: AggregateObserverBox]>([:])
-    // Unchecked exclusivity (`changeListeners`, `remote`, `metadataWatchers`): each change is an
+    // Unchecked exclusivity (`changeListeners`, `backend`, `metadataWatchers`): each change is an
     // assignment, append or removal that calls no user code, and the listeners are called on a
     // copy, so the dynamic checks on every write cannot fail.
     /// Loop-thread only: followers of every applied write (see ``LoopAccess/followChanges(_:)``).
@@ -35,15 +35,16 @@ final class DatabaseCore: @unchecked Sendable {
     let triggers: TriggerState
     /// Loop-thread only: the `.info` tree (`connected`, `serverTimeOffset`), kept apart from the data.
     let infoEngine = SyncEngine(root: DatabaseCore.infoTree(connected: true, serverTimeOffset: 0))
-    /// For a database connected to a server (`Database(url:)`): what keeps the local cache in step
-    /// with it. Set once, before the first job runs; loop-thread only after that.
-    @exclusivity(unchecked) var remote: RemoteSync?
+    /// What an embedded database and a client of a server do differently: an ``EmbeddedBackend``
+    /// (set at the end of `init`) or, for `Database(url:)`, the remote client (``install(_:)``,
+    /// before the first job). Read on any thread; loop-thread only for its calls but `isRemote`.
+    // An implicitly unwrapped optional: the embedded backend refers to the core, so it is made once
+    // every other property is set.
+    @exclusivity(unchecked) package private(set) var backend: (any DatabaseBackend)!
 
     // Snapshot metadata (see `DatabaseCore+Metadata.swift`), all loop-thread only.
     /// The writes applied but not yet durable (or, for a remote database, not yet acknowledged).
-    let pendingWrites = PendingWrites()
-    /// Whether the data at a location came from the cache (always `false` embedded).
-    var isFromCache: (DatabasePath) -> Bool = { _ in false }
+    package let pendingWrites = PendingWrites()
     /// The `.value` observers that asked for metadata changes.
     @exclusivity(unchecked) var metadataWatchers = MetadataWatchers()
     // Unchecked exclusivity: swapped with the engine's queue and back around the deliveries, never
@@ -67,6 +68,13 @@ final class DatabaseCore: @unchecked Sendable {
             store.currentRoot = { engine.root }
             store.undo = { [unowned self] root in self.undo(to: root) }
         }
+        self.backend = EmbeddedBackend(core: self)
+    }
+
+    /// Makes this database a client of a server: `backend` replaces the embedded one. Before the
+    /// first job runs only.
+    package func install(_ backend: any DatabaseBackend) {
+        self.backend = backend
     }
 
     var isClosed: Bool { self.closed.load(ordering: .acquiring) }
@@ -77,14 +85,14 @@ final class DatabaseCore: @unchecked Sendable {
         return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
     }
 
-    static var closedError: DatabaseError { .databaseClosed }
+    package static var closedError: DatabaseError { .databaseClosed }
 
     /// Runs `job` on the loop thread; returns `false` when the database is closed.
     ///
     /// Called by a trigger's handler, the job runs right after the triggers of the write being
     /// handled, before any other queued job (see ``TriggerState``).
     @discardableResult
-    func perform(_ job: @escaping @Sendable () -> Void) -> Bool {
+    package func perform(_ job: @escaping @Sendable () -> Void) -> Bool {
         guard !self.isClosed else { return false }
         if self.loop.inLoop, let depth = self.triggers.handlerDepth {
             self.triggers.enqueue(job, depth: depth + 1)
@@ -101,53 +109,21 @@ final class DatabaseCore: @unchecked Sendable {
         if !accepted { completion?(Self.closedError) }
     }
 
-    /// Applies `write` now, its server values resolved at `now` (the clock's time when `nil`), calls
-    /// `applied` (unless the write failed), then runs the triggers it fires. Loop thread only.
-    func apply(
+    /// Applies `write` now, its server values resolved at `now` (the clock's time when `nil`), as
+    /// the backend does it (see ``DatabaseBackend/apply(_:now:completion:applied:)``). Loop thread only.
+    package func apply(
         _ write: WriteOperation, now: Int64? = nil, completion: (@Sendable (DatabaseError?) -> Void)?, applied: (() -> Void)? = nil
     ) {
         self.loop.assertOnLoop()
-        if let remote = self.remote {
-            remote.localWrite(write, completion: completion)
-            return
-        }
-        if let refusal = self.store?.refusal {
-            completion?(refusal)
-            return
-        }
-        let depth = self.triggers.depth
-        if depth > self.triggers.maxDepth {
-            self.refuseTooDeep(write, completion: completion)
-            return
-        }
-        // With a trigger watching what the write changes, keep what it needs of the tree before it.
-        var before = self.triggers.tree.isEmpty ? nil : self.triggers.before(write, root: self.engine.root)
-        let events: [Event]
-        let now = now ?? self.clock()
-        do throws(DatabaseError) {
-            events = try self.engine.apply(write, now: now)
-        } catch {
-            completion?(error)
-            return
-        }
-        self.releaseReplaced()
-        // Durable: the completion waits for the journal; observers fire now, the write pending.
-        if let store = self.store { store.record(write, now: now, completion: self.pendingUntilCompleted(write, completion: completion)) }
-        self.deliver(events)
-        self.deliverViewChanges()
-        self.deliverAggregateChanges()
-        if !self.changeListeners.isEmpty {
-            let root = self.engine.root
-            for listener in self.changeListeners { listener.change(write, root) }
-        }
-        if self.store == nil { completion?(nil) }
-        applied?()
-        if before != nil {
-            // Let go of the tree before the write first: the writes the triggers queued (run by
-            // `drain`) then change the tree in place instead of copying the nodes it shares.
-            self.runTriggers(of: write, before: before.take()!, depth: depth)
-            self.triggers.drain()
-        }
+        self.backend.apply(write, now: now, completion: completion, applied: applied)
+    }
+
+    /// Calls the followers of every applied write (see ``LoopAccess/followChanges(_:)``) with
+    /// `write` and the tree after it. Loop thread only.
+    func followersChanged(by write: WriteOperation, root: @autoclosure () -> Node) {
+        guard !self.changeListeners.isEmpty else { return }
+        let root = root()
+        for listener in self.changeListeners { listener.change(write, root) }
     }
 
     /// Hands what the engine's last write replaced to the loop, which releases it with its
@@ -166,10 +142,7 @@ final class DatabaseCore: @unchecked Sendable {
         self.deliver(events)
         self.deliverViewChanges()
         self.deliverAggregateChanges()
-        if !self.changeListeners.isEmpty {
-            let write = WriteOperation.set(.root, WriteValue(node: root))
-            for listener in self.changeListeners { listener.change(write, root) }
-        }
+        self.followersChanged(by: .set(.root, WriteValue(node: root)), root: root)
     }
 
     /// Loop thread only.
@@ -321,7 +294,7 @@ final class DatabaseCore: @unchecked Sendable {
 
     /// The engine that holds `path`: the `.info` tree's for `.info` paths, else the data's.
     /// Loop thread only.
-    func engine(for path: DatabasePath) -> SyncEngine {
+    package func engine(for path: DatabasePath) -> SyncEngine {
         path.isInfo ? self.infoEngine : self.engine
     }
 
@@ -333,7 +306,7 @@ final class DatabaseCore: @unchecked Sendable {
         guard !self.closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         let cancelObservers: @Sendable () -> Void = { [self] in
             let error = DatabaseError(.closed, "The database was closed.")
-            self.remote?.close()
+            self.backend.close()
             for registration in self.engine.allRegistrations + self.infoEngine.allRegistrations where registration.isActive {
                 self.end(registration, error: error)
             }

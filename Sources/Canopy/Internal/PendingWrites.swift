@@ -19,9 +19,9 @@ import CanopyCore
 /// of them is at, above or below it: siblings are independent.
 ///
 /// Loop-thread only, like the engine (not `Sendable`).
-final class PendingWrites {
+package final class PendingWrites {
     /// One begun write, to pass to ``end(_:)`` once.
-    struct Token: Hashable, Sendable {
+    package struct Token: Hashable, Sendable {
         fileprivate let id: UInt64
     }
 
@@ -73,7 +73,7 @@ final class PendingWrites {
     ///
     /// - Complexity: O(*e*) for *e* entries (one for a `set`), plus O(*e* · *d*) at depth *d* once, to
     ///   index it, if ``hasPending(overlapping:)`` is called while it is pending.
-    func begin(_ write: WriteOperation) -> Token {
+    package func begin(_ write: WriteOperation) -> Token {
         let id = self.nextID
         self.nextID &+= 1
         self.open.append(Open(write: write, indexed: false))
@@ -95,7 +95,7 @@ final class PendingWrites {
     ///
     /// - Complexity: O(*e* · *d*) for *e* entries at depth *d* (O(*e*) when it was never indexed), plus
     ///   what ``settled`` does; amortized O(1) to drop its slot.
-    func end(_ token: Token) {
+    package func end(_ token: Token) {
         guard let i = self.slot(token.id), let ended = self.open[i] else { return }
         self.open[i] = nil
         self.openCount -= 1
@@ -121,7 +121,7 @@ final class PendingWrites {
     ///
     /// - Complexity: O(*d*) at depth *d*; O(1) when nothing is pending. Amortized: the writes begun
     ///   since the last call are indexed first (see ``begin(_:)``).
-    func hasPending(overlapping path: DatabasePath) -> Bool {
+    package func hasPending(overlapping path: DatabasePath) -> Bool {
         if self.openCount == 0 { return false }
         if self.indexedBelow < self.nextID { self.index() }
         var node = self.root

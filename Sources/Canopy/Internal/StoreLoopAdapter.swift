@@ -1,17 +1,21 @@
-import CanopyLoop
+package import CanopyLoop
 import CanopyStorage
 
 /// The database's event loop as its durable store sees it.
-struct StoreLoopAdapter: StoreLoop {
+package struct StoreLoopAdapter: StoreLoop {
     let loop: EventLoop
 
-    func execute(_ job: @escaping @Sendable () -> Void) -> Bool { self.loop.execute(job) }
+    package init(loop: EventLoop) {
+        self.loop = loop
+    }
 
-    func executeUnbounded(_ job: @escaping @Sendable () -> Void) -> Bool { self.loop.executeUnbounded(job) }
+    package func execute(_ job: @escaping @Sendable () -> Void) -> Bool { self.loop.execute(job) }
 
-    func runInThreadPool<Value: Sendable>(_ work: @escaping @Sendable () -> Value, then completion: @escaping (Value) -> Void) {
+    package func executeUnbounded(_ job: @escaping @Sendable () -> Void) -> Bool { self.loop.executeUnbounded(job) }
+
+    package func runInThreadPool<Value: Sendable>(_ work: @escaping @Sendable () -> Value, then completion: @escaping (Value) -> Void) {
         self.loop.runInThreadPool(work, then: completion)
     }
 
-    var isLoopConfinementSatisfied: Bool { self.loop.isLoopConfinementSatisfied }
+    package var isLoopConfinementSatisfied: Bool { self.loop.isLoopConfinementSatisfied }
 }

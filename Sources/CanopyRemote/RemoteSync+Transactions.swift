@@ -1,3 +1,4 @@
+import Canopy
 import CanopyConnection
 import CanopyCore
 import CanopyWire

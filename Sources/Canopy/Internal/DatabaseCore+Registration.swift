@@ -6,10 +6,10 @@ extension DatabaseCore {
     func register(_ registration: EventRegistration, query: DatabaseQuery) {
         let engine = self.engine(for: query.path)
         let register = { [self] in self.deliver(engine.register(registration, at: query.path, params: query.params)) }
-        if let remote = self.remote, !query.path.isInfo {
-            remote.register(registration, at: query.path, register: register)
-        } else {
+        if query.path.isInfo {
             register()
+        } else {
+            self.backend.register(registration, at: query.path, register: register)
         }
     }
 
@@ -18,17 +18,17 @@ extension DatabaseCore {
     func unregister(_ registration: EventRegistration) {
         if !self.engine.unregister(registration) { _ = self.infoEngine.unregister(registration) }
         self.metadataWatchers.remove(DatabaseHandle(registration.id))
-        self.remote?.unregistered(registration)
+        self.backend.unregistered(registration)
     }
 
     /// Ends an observer with `error` (its cancel block runs). Loop thread only.
-    func cancel(_ registration: EventRegistration, error: DatabaseError) {
+    package func cancel(_ registration: EventRegistration, error: DatabaseError) {
         self.end(registration, error: error)
     }
 
     /// Applies a write to the local tree and delivers its events, and nothing else: no journal, no
     /// triggers, no server (a remote database's cache). Loop thread only.
-    func applyLocally(_ write: WriteOperation, now: Int64, failed: (DatabaseError) -> Void) {
+    package func applyLocally(_ write: WriteOperation, now: Int64, failed: (DatabaseError) -> Void) {
         let events: [Event]
         do throws(DatabaseError) {
             events = try self.engine.apply(write, now: now)
@@ -51,23 +51,9 @@ extension DatabaseCore {
     }
 
     /// Updates `.info/connected` and `.info/serverTimeOffset`. Loop thread only.
-    func setInfo(connected: Bool, serverTimeOffset: Int64) {
+    package func setInfo(connected: Bool, serverTimeOffset: Int64) {
         let tree = Self.infoTree(connected: connected, serverTimeOffset: serverTimeOffset)
         guard let events = try? self.infoEngine.apply(.set(.root, WriteValue(node: tree)), now: self.clock()) else { return }
         self.deliver(events)
-    }
-}
-
-extension DatabaseCore {
-    /// A remote write was applied to the cache and awaits the server. Loop thread only.
-    func pendingWritesBegan(_ write: PendingWrite) {
-        write.token = self.pendingWrites.begin(write.write)
-    }
-
-    /// The server answered a remote write. Loop thread only.
-    func pendingWritesEnded(_ write: PendingWrite) {
-        guard let token = write.token else { return }
-        write.token = nil
-        self.pendingWrites.end(token)
     }
 }

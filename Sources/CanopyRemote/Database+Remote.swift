@@ -1,3 +1,4 @@
+public import Canopy
 import CanopyConnection
 import CanopyCore
 
@@ -10,10 +11,12 @@ extension Database {
     /// write changes it at once (observers fire then) and is sent to the server in order, at once
     /// when connected, else after reconnecting; its completion reports the server's answer, and a
     /// refused write is reverted (observers see it go). Observers start once the server has sent
-    /// their location's data. The connection is retried with back-off until ``close()`` or
-    /// ``goOffline()``. See <doc:RemoteDatabase>.
+    /// their location's data. The connection is retried with back-off until `close()` or
+    /// `goOffline()`. See the Canopy documentation's *Remote database* article.
     ///
     /// ```swift
+    /// import CanopyRemote
+    ///
     /// var configuration = Database.Configuration()
     /// configuration.authToken = adminToken
     /// let db = try Database(url: "http://127.0.0.1:9000?ns=blog", configuration: configuration)
@@ -27,40 +30,11 @@ extension Database {
         try self.init(configuration: configuration)
         let remote = RemoteSync(core: self.core, url: parsed, options: RemoteOptions(configuration))
         try remote.openPersistence()
-        self.core.remote = remote
-        self.core.isFromCache = { [unowned remote] path in !remote.isLive(path) }
+        self.core.install(remote)
         self.core.perform { [core = self.core] in
             core.setInfo(connected: false, serverTimeOffset: 0)
             remote.restoreCache()
             remote.connect()
         }
-    }
-
-    /// Whether this database is a client of a server (``init(url:configuration:)``).
-    public var isRemote: Bool { self.core.remote != nil }
-
-    /// Closes the connection to the server and stays offline (writes queue up, observers keep
-    /// the cache) until ``goOnline()``. Does nothing on an embedded database.
-    public func goOffline() {
-        self.core.perform { [core = self.core] in core.remote?.goOffline() }
-    }
-
-    /// Reconnects after ``goOffline()``. Does nothing on an embedded database.
-    public func goOnline() {
-        self.core.perform { [core = self.core] in core.remote?.goOnline() }
-    }
-}
-
-extension Database {
-    /// For tests driving the loop: whether a remote database is connected with nothing in flight
-    /// (no write unacknowledged, no listen or request unanswered). Always true when embedded.
-    /// Loop thread only (the draining thread in `.manual` mode).
-    package var isRemoteSettled: Bool { self.core.remote?.isSettled ?? true }
-}
-
-extension RemoteSync {
-    var isSettled: Bool {
-        self.isConnected && self.pending.isEmpty && self.inFlight.isEmpty && self.outbox.isEmpty
-            && self.listens.values.allSatisfy { $0.users == 0 || $0.isLive }
     }
 }

@@ -1,3 +1,4 @@
+import Canopy
 import Logging
 
 /// What a remote database's sync needs of its configuration.

@@ -1,3 +1,4 @@
+import Canopy
 /// The unacknowledged writes in the order they were made: append at the end, remove any (the
 /// server acknowledges in order, so usually the first), iterate in order. Loop thread only.
 ///

@@ -1,3 +1,4 @@
+import Canopy
 import CanopyCore
 import CanopyLoop
 

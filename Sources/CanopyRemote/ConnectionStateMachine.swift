@@ -1,3 +1,4 @@
+import Canopy
 /// The lifecycle of `Database(url:)`'s connection to its server, as a state machine whose
 /// transitions return what the caller must do (close a connection, cancel a timer, open a
 /// connection). It holds the connection and the retry timer, so no flag can disagree with them.
