@@ -49,8 +49,6 @@ final class EventStream: Sendable {
     /// Coalesces wakes of busy streams (see ``WakeScheduler``); `nil` wakes at once.
     private let scheduler: WakeScheduler?
 
-    private static let nextID = Atomic<UInt64>(1)
-
     /// Who opened it: new rules that no longer let it read cancel it.
     let identity: Identity
 
@@ -59,7 +57,7 @@ final class EventStream: Sendable {
         scheduler: WakeScheduler? = nil,
         disconnect: @escaping @Sendable () -> Void
     ) {
-        self.id = Self.nextID.wrappingAdd(1, ordering: .relaxed).oldValue
+        self.id = SubscriberID.next()
         self.identity = identity
         self.location = location
         self.query = query
@@ -68,8 +66,6 @@ final class EventStream: Sendable {
         self.scheduler = scheduler
         self.disconnect = disconnect
     }
-
-    var isDropped: Bool { self.state.withLock { $0.dropped } }
 
     /// Queues event bytes (any thread).
     ///
