@@ -13,6 +13,26 @@ struct EventStreamStateMachineTests {
 
     static func text(_ buffer: ByteBuffer?) -> String? { buffer.map { String(buffer: $0) } }
 
+    /// What `send` asks, as text.
+    static func describe(_ action: Machine.SendAction) -> String {
+        switch action {
+        case .none: "none"
+        case .wake(let waiter): "wake(\(waiter))"
+        case .schedule: "schedule"
+        case .overflow(let waiter): "overflow(\(waiter.map(String.init) ?? "nil"))"
+        }
+    }
+
+    /// What `next()` finds, as text (a batch by its parts).
+    static func next(_ machine: inout Machine) -> String {
+        switch machine.next() {
+        case .batch(let batch):
+            "batch(\(batch.snapshot?.bytes.count ?? 0), \(Self.text(batch.bytes) ?? "-"), \(Self.text(batch.trailer) ?? "-"))"
+        case .end: "end"
+        case .wait: "wait"
+        }
+    }
+
     /// The batch `next()` takes, as text.
     static func take(_ machine: inout Machine) -> (snapshot: Int?, bytes: String?, trailer: String?)? {
         guard case .batch(let batch) = machine.next() else { return nil }
@@ -23,30 +43,20 @@ struct EventStreamStateMachineTests {
     func streaming() {
         var machine = Machine(limit: OutboxLimit(100), interval: nil)
         #expect(machine.phase == .streaming)
-        let idle = machine.next()
-        guard case .wait = idle else {
-            Issue.record("nothing queued: wait")
-            return
-        }
+        let idle = Self.next(&machine)
+        #expect(idle == "wait", "nothing queued: wait")
         let waits = machine.wait(1)
         #expect(waits)
-        guard case .wake(1) = machine.send(Self.bytes("a"), now: 0) else {
-            Issue.record("the waiting task is woken")
-            return
-        }
-        guard case .none = machine.send(Self.bytes("b"), now: 0) else {
-            Issue.record("no task waits")
-            return
-        }
+        let first = Self.describe(machine.send(Self.bytes("a"), now: 0))
+        #expect(first == "wake(1)", "the waiting task is woken")
+        let second = Self.describe(machine.send(Self.bytes("b"), now: 0))
+        #expect(second == "none", "no task waits")
         let batch = Self.take(&machine)
         #expect(batch?.bytes == "ab" && batch?.snapshot == nil && batch?.trailer == nil)
         let woken = machine.wakeDeferred(now: 0)
         #expect(woken == nil, "no task waits, nothing queued")
-        let again = machine.send(Self.bytes("c"), now: 0)
-        guard case .none = again else {
-            Issue.record("no task waits")
-            return
-        }
+        let again = Self.describe(machine.send(Self.bytes("c"), now: 0))
+        #expect(again == "none", "no task waits")
         let mustNotWait = machine.wait(2)
         #expect(!mustNotWait, "something is queued: take it at once")
     }
@@ -68,50 +78,35 @@ struct EventStreamStateMachineTests {
     func coalescing() {
         var machine = Machine(limit: OutboxLimit(100), interval: 10)
         _ = machine.wait(1)
-        guard case .wake(1) = machine.send(Self.bytes("a"), now: 100) else {
-            Issue.record("woken at once")
-            return
-        }
+        let quiet = Self.describe(machine.send(Self.bytes("a"), now: 100))
+        #expect(quiet == "wake(1)", "woken at once")
         _ = Self.take(&machine)
         _ = machine.wait(2)
-        guard case .schedule = machine.send(Self.bytes("b"), now: 105) else {
-            Issue.record("deferred")
-            return
-        }
+        let busy = Self.describe(machine.send(Self.bytes("b"), now: 105))
+        #expect(busy == "schedule", "deferred")
         #expect(machine.deferred)
-        guard case .none = machine.send(Self.bytes("c"), now: 106) else {
-            Issue.record("already deferred")
-            return
-        }
+        let busier = Self.describe(machine.send(Self.bytes("c"), now: 106))
+        #expect(busier == "none", "already deferred")
         let woken = machine.wakeDeferred(now: 111)
         #expect(woken == 2 && !machine.deferred)
-        #expect(Self.take(&machine)?.bytes == "bc")
+        let batched = Self.take(&machine)?.bytes
+        #expect(batched == "bc")
         _ = machine.wait(3)
-        guard case .wake(3) = machine.send(Self.bytes("d"), now: 200) else {
-            Issue.record("a quiet stream is woken at once")
-            return
-        }
+        let later = Self.describe(machine.send(Self.bytes("d"), now: 200))
+        #expect(later == "wake(3)", "a quiet stream is woken at once")
     }
 
     @Test("overflow: more than the limit waiting ends the stream; a single event alone never does")
     func overflow() {
         var machine = Machine(limit: OutboxLimit(4), interval: nil)
-        guard case .none = machine.send(Self.bytes("123456"), now: 0) else {
-            Issue.record("one event alone fits")
-            return
-        }
+        let alone = Self.describe(machine.send(Self.bytes("123456"), now: 0))
+        #expect(alone == "none", "one event alone fits")
         _ = machine.wait(1)
-        guard case .overflow(let waiter) = machine.send(Self.bytes("7"), now: 0) else {
-            Issue.record("overflow")
-            return
-        }
-        #expect(waiter == nil, "the task does not wait while something is queued")
+        let beyond = Self.describe(machine.send(Self.bytes("7"), now: 0))
+        #expect(beyond == "overflow(nil)", "overflow")
         #expect(machine.phase == .ended)
-        let end = machine.next()
-        guard case .end = end else {
-            Issue.record("dropped: nothing more")
-            return
-        }
+        let afterOverflow = Self.next(&machine)
+        #expect(afterOverflow == "end", "dropped: nothing more")
     }
 
     @Test("finishing: what is queued, then the trailer, then the end; nothing more is taken")
@@ -122,59 +117,54 @@ struct EventStreamStateMachineTests {
         let woken = machine.finish(trailer: Self.bytes("bye"))
         #expect(machine.phase == .finishing && woken == nil)
         // Illegal in finishing: ignored.
-        guard case .none = machine.send(Self.bytes("b"), now: 0) else {
-            Issue.record("no events after finish")
-            return
-        }
-        #expect(machine.sendInitial(Rendering([1])) == nil)
-        #expect(machine.finish(trailer: Self.bytes("again")) == nil)
+        let lateEvent = Self.describe(machine.send(Self.bytes("b"), now: 0))
+        #expect(lateEvent == "none", "no events after finish")
+        let lateInitial = machine.sendInitial(Rendering([1]))
+        #expect(lateInitial == nil)
+        let secondFinish = machine.finish(trailer: Self.bytes("again"))
+        #expect(secondFinish == nil)
         let batch = Self.take(&machine)
         #expect(batch?.bytes == "a" && batch?.trailer == "bye")
-        let end = machine.next()
-        guard case .end = end else {
-            Issue.record("then the end")
-            return
-        }
+        let afterTrailer = Self.next(&machine)
+        #expect(afterTrailer == "end", "then the end")
         #expect(machine.phase == .ended)
 
         var waiting = Machine(limit: OutboxLimit(100), interval: nil)
         _ = waiting.wait(7)
-        #expect(waiting.finish(trailer: nil) == 7, "the waiting task is woken to see the end")
+        let finished = waiting.finish(trailer: nil)
+        #expect(finished == 7, "the waiting task is woken to see the end")
         let mustNotWait = waiting.wait(8)
         #expect(!mustNotWait)
-        let last = waiting.next()
-        guard case .end = last else {
-            Issue.record("the end")
-            return
-        }
+        let end = Self.next(&waiting)
+        #expect(end == "end", "the end")
     }
 
     @Test("ended: dropped from any phase, everything queued is forgotten, nothing is taken any more")
     func ended() {
         var streaming = Machine(limit: OutboxLimit(100), interval: nil)
         _ = streaming.wait(1)
-        #expect(streaming.drop() == 1 && streaming.phase == .ended)
+        let dropped = streaming.drop()
+        #expect(dropped == 1 && streaming.phase == .ended)
 
         var finishing = Machine(limit: OutboxLimit(100), interval: nil)
         _ = finishing.send(Self.bytes("a"), now: 0)
         _ = finishing.finish(trailer: Self.bytes("t"))
         _ = finishing.drop()
-        let end = finishing.next()
-        guard case .end = end else {
-            Issue.record("dropped: what was queued is gone")
-            return
-        }
+        let afterDrop = Self.next(&finishing)
+        #expect(afterDrop == "end", "dropped: what was queued is gone")
 
         // Illegal once ended: every transition is ignored.
         var machine = streaming
-        guard case .none = machine.send(Self.bytes("x"), now: 0) else {
-            Issue.record("ignored")
-            return
-        }
-        #expect(machine.sendInitial(Rendering([1])) == nil)
-        #expect(machine.finish(trailer: nil) == nil)
-        #expect(machine.drop() == nil)
-        #expect(machine.wakeDeferred(now: 0) == nil)
+        let lateEvent = Self.describe(machine.send(Self.bytes("x"), now: 0))
+        #expect(lateEvent == "none", "ignored")
+        let lateInitial = machine.sendInitial(Rendering([1]))
+        #expect(lateInitial == nil)
+        let lateFinish = machine.finish(trailer: nil)
+        #expect(lateFinish == nil)
+        let secondDrop = machine.drop()
+        #expect(secondDrop == nil)
+        let lateWake = machine.wakeDeferred(now: 0)
+        #expect(lateWake == nil)
         let mustNotWait = machine.wait(2)
         #expect(!mustNotWait)
         #expect(machine.phase == .ended)

@@ -75,7 +75,8 @@ struct WireOutboxStateMachineTests {
         machine.jobStarted(deferred: false)
         let done = machine.written(queued: false, drained: true)
         #expect(done.schedule == nil && done.resume.isEmpty && Self.phase(machine) == "open(c)")
-        #expect(machine.idle(drained: true).isEmpty, "nobody waits")
+        let nobody = machine.idle(drained: true)
+        #expect(nobody.isEmpty, "nobody waits")
     }
 
     @Test("coalescing: a push within an interval of the last write waits for its end; an answer does not")
@@ -129,7 +130,8 @@ struct WireOutboxStateMachineTests {
         scheduled.jobStarted(deferred: false)
         let idleNow = scheduled.finish(3, drained: true)
         #expect(Self.finish(idleNow) == "resume(drop: false)")
-        #expect(scheduled.idle(drained: true) == [1, 2] && Self.phase(scheduled) == "closed")
+        let resumed = scheduled.idle(drained: true)
+        #expect(resumed == [1, 2] && Self.phase(scheduled) == "closed")
     }
 
     @Test("closed: by an overflow, a cut-off or a failed write, from any phase; final")
@@ -143,7 +145,8 @@ struct WireOutboxStateMachineTests {
         var finishing = Machine(coalescing: 0)
         _ = finishing.attach("c", watch: nil, queued: false)
         _ = finishing.finish(1, drained: false)
-        #expect(finishing.close().resume == [1], "the callers are resumed: nothing more is written")
+        let cut = finishing.close()
+        #expect(cut.resume == [1], "the callers are resumed: nothing more is written")
 
         var failing = Machine(coalescing: 0)
         _ = failing.attach("c", watch: nil, queued: false)
@@ -165,7 +168,8 @@ struct WireOutboxStateMachineTests {
         machine.jobStarted(deferred: false)
         let waits = machine.finish(1, drained: false)
         #expect(Self.finish(waits) == "wait")
-        #expect(machine.idle(drained: true) == [1])
+        let inFlightDone = machine.idle(drained: true)
+        #expect(inFlightDone == [1])
         let idle = machine.finish(2, drained: true)
         #expect(Self.finish(idle) == "resume(drop: true)")
         let attached = machine.attach("d", watch: nil, queued: true)
