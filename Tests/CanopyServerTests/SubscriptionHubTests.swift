@@ -109,6 +109,8 @@ struct SubscriptionHubTests {
         db.drain()
         #expect(wire.renders == ["/a"] && sse.renders == ["/a", "/a"])
         #expect(a3.got.count == 2 && a1.got.last == "sse update /a")
+        // The database's follower refers to the hub unowned: it lives as long as the writes.
+        withExtendedLifetime(hub) {}
     }
 
     @Test("subscribers of one query share its listener, each under its tag; revoking tells them; closing ends everything")

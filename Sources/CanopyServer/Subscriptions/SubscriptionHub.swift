@@ -24,7 +24,8 @@ final class SubscriptionHub: @unchecked Sendable {
         var subscriptions: Set<Subscription> = []
     }
 
-    /// Weak: the namespace holds both.
+    /// Weak: the namespace holds both (the database's followers and listeners refer to the hub
+    /// unowned).
     weak let database: Database?
     /// Every topic with subscribers.
     private var groups: [Topic: SubscriptionGroup] = [:]
