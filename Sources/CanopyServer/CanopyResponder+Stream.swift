@@ -12,7 +12,7 @@ extension CanopyResponder {
     static let sliceBytes = 128 << 10
 
     /// A server-sent event stream of the location (or of a filtered query's window): the initial
-    /// `put`, then one event per write that changes what it shows (see ``StreamHub``).
+    /// `put`, then one event per write that changes what it shows (see ``SubscriptionHub``).
     ///
     /// A stream the rules do not allow is refused (401) before it starts; one that new rules no
     /// longer allow gets `cancel` and ends; one opened with a user token gets `auth_revoked` and
@@ -41,14 +41,14 @@ extension CanopyResponder {
         let hub = namespace.hub
         let cleanup: @Sendable () -> Void = {
             state.unregister(stream)
-            database.onLoop { access in hub.remove(stream, access: access) }
+            database.onLoop { access in hub.unsubscribe(stream, from: stream.subscription, access: access) }
         }
-        let added: StreamHub.Start?
+        let added: SubscriptionHub.Start?
         do {
             added = try await database.loop { access in
                 // Judged and added in one step: rules replaced after it see the stream.
                 guard namespace.mayRead(path, query: stream.query, identity: identity, access: access) else { return nil }
-                return hub.add(stream, limit: configuration.maxResponseBytes, access: access)
+                return hub.subscribe(stream, to: stream.subscription, limit: configuration.maxResponseBytes, access: access)
             }
         } catch {
             cleanup()

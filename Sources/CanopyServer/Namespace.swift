@@ -4,13 +4,12 @@ import Foundation
 import HTTPTypes
 import Synchronization
 
-/// One namespace: its database, the streams that follow it, and its rules document.
+/// One namespace: its database, the subscriptions that follow it (event streams and SDK listens),
+/// and its rules document.
 final class Namespace: Sendable {
     let name: String
     let database: Database
-    let hub: StreamHub
-    /// The WebSocket listens.
-    let wire: WireHub
+    let hub: SubscriptionHub
     /// The rules in force; read on the loop thread when a request is judged, replaced by
     /// `PUT /.settings/rules.json`.
     let rules: Mutex<NamespaceRules>
@@ -20,8 +19,7 @@ final class Namespace: Sendable {
     private init(name: String, database: Database, rules: NamespaceRules, rulesFile: String?) {
         self.name = name
         self.database = database
-        self.hub = StreamHub(database: database)
-        self.wire = WireHub(database: database)
+        self.hub = SubscriptionHub(database: database)
         self.rules = Mutex(rules)
         self.rulesFile = rulesFile
     }

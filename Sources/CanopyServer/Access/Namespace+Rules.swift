@@ -15,11 +15,9 @@ extension Namespace {
         }
         self.rules.withLock { $0 = rules }
         let hub = self.hub
-        let wire = self.wire
         try await self.database.loop { access in
-            hub.revoke(where: { !self.mayRead($0.location, query: $0.query, identity: $0.identity, access: access) }, access: access)
-            wire.revoke(access: access) { session, location, query in
-                !self.mayRead(location, query: query, identity: session.identity, access: access)
+            hub.revoke(access: access) { subscriber, subscription in
+                !self.mayRead(subscription.topic.location, query: subscription.topic.query, identity: subscriber.identity, access: access)
             }
         }
     }

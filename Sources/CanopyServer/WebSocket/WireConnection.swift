@@ -158,8 +158,8 @@ final class WireConnection: Sendable {
             // The server closes its databases only after this (see ``WireSessions/ended()``).
             defer { sessions.ended() }
             guard let namespace = session.namespace else { return }
-            let hub = namespace.wire
-            _ = try? await namespace.database.loop { access in hub.removeAll(session, access: access) }
+            let hub = namespace.hub
+            _ = try? await namespace.database.loop { access in session.unlistenAll(hub: hub, access: access) }
             await Self.runCloseWrites(of: session, logger: logger)
         }
     }

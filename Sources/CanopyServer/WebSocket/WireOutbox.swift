@@ -59,24 +59,16 @@ final class WireOutbox: Sendable {
         var chunksInFlight = 0
         /// The bytes of the long answers queued or being written.
         var answerBytes = 0
-        /// A write job is queued on the event loop.
-        var scheduled = false
-        /// A write job is scheduled for the end of the coalescing interval.
-        var deferred = false
-        /// When the last write job ran (nanoseconds, monotonic).
-        var lastWrite: UInt64 = 0
-        var channel: (any Channel)?
-        var watch: StallWatch?
-        /// No more messages are taken.
-        var closed = false
-        /// ``finish()`` callers, waiting for everything to be written.
-        var drained: [CheckedContinuation<Void, Never>] = []
+        /// The lifecycle and the write jobs.
+        var machine: StateMachine<any Channel, StallWatch, CheckedContinuation<Void, Never>>
+
+        /// Something waits to be written.
+        var isQueued: Bool { self.current != nil || !self.pending.isEmpty || self.tail != nil }
 
         /// Nothing waits for the client.
         var isDrained: Bool {
             self.pending.isEmpty && self.tail == nil && self.inFlightBytes == 0 && self.current == nil && self.chunksInFlight == 0
         }
-        var isIdle: Bool { self.isDrained && !self.scheduled }
 
         /// Forgets everything queued (the connection is cut off or gone).
         mutating func drop() {
@@ -88,12 +80,11 @@ final class WireOutbox: Sendable {
         }
     }
 
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     private let allocator = ByteBufferAllocator()
-    private let limit: Int
-    private let answerLimit: Int
+    private let limit: OutboxLimit
+    private let answerLimit: OutboxLimit
     private let stallTimeout: TimeAmount?
-    private let coalescing: UInt64
     private let overflow: @Sendable () -> Void
 
     /// The bytes of split frames written to the channel at once; two such chunks at most wait
@@ -110,10 +101,10 @@ final class WireOutbox: Sendable {
         limit: Int, answerLimit: Int = .max, stallTimeout: TimeAmount? = nil, coalescing: UInt64 = 0,
         overflow: @escaping @Sendable () -> Void
     ) {
-        self.limit = limit
-        self.answerLimit = answerLimit
+        self.limit = OutboxLimit(limit)
+        self.answerLimit = OutboxLimit(answerLimit)
         self.stallTimeout = stallTimeout
-        self.coalescing = coalescing
+        self.state = Mutex(State(machine: StateMachine(coalescing: coalescing)))
         self.overflow = overflow
     }
 
@@ -122,14 +113,10 @@ final class WireOutbox: Sendable {
         let watch = self.stallTimeout.map { timeout in
             StallWatch(timeout: timeout, eventLoop: channel.eventLoop) { [self] in self.cutOff() }
         }
-        let schedule = self.state.withLock { state -> Bool in
-            state.channel = channel
-            state.watch = watch
-            guard !state.pending.isEmpty || state.tail != nil, !state.scheduled else { return false }
-            state.scheduled = true
-            return true
+        let schedule = self.state.withLock { state in
+            state.machine.attach(channel, watch: watch, queued: state.isQueued)
         }
-        if schedule { channel.eventLoop.execute { self.write(to: channel) } }
+        if let schedule { schedule.eventLoop.execute { self.write(to: schedule) } }
     }
 
     /// Queues one application message (its JSON text), split into frames when it is longer than
@@ -187,16 +174,14 @@ final class WireOutbox: Sendable {
 
     private func enqueue(_ message: Message, push: Bool) {
         enum Action {
-            case none
-            case schedule(any Channel)
-            case later(any Channel, TimeAmount)
+            case job(StateMachine<any Channel, StallWatch, CheckedContinuation<Void, Never>>.JobAction)
             case overflow([CheckedContinuation<Void, Never>], StallWatch?)
         }
         let action: Action = self.state.withLock { state in
-            guard !state.closed else { return .none }
+            guard state.machine.accepts else { return .job(.none) }
             let size = message.wireBytes
             if case .answer(let rendering) = message {
-                if state.answerBytes > 0 && state.answerBytes + size > self.answerLimit {
+                guard self.answerLimit.admits(size, queued: state.answerBytes) else {
                     let (waiters, watch) = Self.close(&state)
                     return .overflow(waiters, watch)
                 }
@@ -207,30 +192,18 @@ final class WireOutbox: Sendable {
                 state.pending.append(.split(SplitMessage(rendering)))
                 state.answerBytes += size
             } else {
-                let queued = state.pendingBytes + state.inFlightBytes
-                if queued > 0 && queued + size > self.limit {
+                guard self.limit.admits(size, queued: state.pendingBytes + state.inFlightBytes) else {
                     let (waiters, watch) = Self.close(&state)
                     return .overflow(waiters, watch)
                 }
                 state.pendingBytes += self.append(message, size: size, to: &state)
             }
-            guard let channel = state.channel, !state.scheduled else { return .none }
-            if push && self.coalescing > 0 {
-                if state.deferred { return .none }
-                let now = WakeScheduler.now()
-                let due = state.lastWrite &+ self.coalescing
-                if now < due {
-                    state.deferred = true
-                    return .later(channel, .nanoseconds(Int64(due - now)))
-                }
-            }
-            state.scheduled = true
-            return .schedule(channel)
+            return .job(state.machine.queued(push: push, now: WakeScheduler.now()))
         }
         switch action {
-        case .none: break
-        case .schedule(let channel): channel.eventLoop.execute { self.write(to: channel) }
-        case .later(let channel, let wait): channel.eventLoop.scheduleTask(in: wait) { self.write(to: channel, deferred: true) }
+        case .job(.none): break
+        case .job(.now(let channel)): channel.eventLoop.execute { self.write(to: channel) }
+        case .job(.later(let channel, let wait)): channel.eventLoop.scheduleTask(in: wait) { self.write(to: channel, deferred: true) }
         case .overflow(let waiters, let watch):
             watch?.stop()
             for waiter in waiters { waiter.resume() }
@@ -240,10 +213,8 @@ final class WireOutbox: Sendable {
 
     /// Closes the queue for a client that does not read; returns the ``finish()`` callers.
     private static func close(_ state: inout State) -> ([CheckedContinuation<Void, Never>], StallWatch?) {
-        state.closed = true
         state.drop()
-        defer { state.drained = [] }
-        return (state.drained, state.watch)
+        return state.machine.close()
     }
 
     /// The ``StallWatch``'s verdict: the client took nothing for a whole timeout.
@@ -294,9 +265,8 @@ final class WireOutbox: Sendable {
     /// context, as it writes the frames it encodes); a channel with no encoder (a test's) takes
     /// them as they are.
     private func write(to channel: any Channel, deferred: Bool = false) {
-        let now = self.coalescing > 0 ? WakeScheduler.now() : 0
         let (writes, watch): ([Write], StallWatch?) = self.state.withLock { state in
-            if deferred { state.deferred = false } else { state.scheduled = false }
+            state.machine.jobStarted(deferred: deferred)
             var writes: [Write] = []
             while true {
                 if var current = state.current {
@@ -333,8 +303,8 @@ final class WireOutbox: Sendable {
                 state.pending.removeFirst()
                 state.current = message
             }
-            if !writes.isEmpty { state.lastWrite = now }
-            return (writes, state.watch)
+            if !writes.isEmpty && state.machine.coalescing > 0 { state.machine.wrote(at: WakeScheduler.now()) }
+            return (writes, state.machine.watch)
         }
         guard !writes.isEmpty else {
             // Dropped by an overflow after this job was queued, or waiting for the client: a
@@ -381,34 +351,26 @@ final class WireOutbox: Sendable {
     /// On the event loop, when a write reached the socket (or never will: the connection closed):
     /// counts the client's progress and writes what waited for it.
     private func written(_ result: Result<Void, any Error>, to channel: any Channel, _ update: (inout State) -> Void) {
-        let (schedule, drained, watch): (Bool, Bool, StallWatch?) = self.state.withLock { state in
+        let (next, drained, watch) = self.state.withLock { state in
             update(&state)
             if case .failure = result {
                 // Gone: nothing more will be written.
-                state.closed = true
+                state.machine.failed()
                 state.drop()
             }
-            let more = state.current != nil || !state.pending.isEmpty || state.tail != nil
-            let schedule = more && !state.scheduled && !state.deferred
-            if schedule { state.scheduled = true }
-            return (schedule, state.isDrained, state.watch)
+            return (state.machine.written(queued: state.isQueued, drained: state.isDrained), state.isDrained, state.machine.watch)
         }
         watch?.progressed(drained: drained)
-        if schedule {
+        if let channel = next.schedule {
             // A job of its own: a write that completes at once (a fast client) does not recurse.
             channel.eventLoop.execute { self.write(to: channel) }
-        } else {
-            self.resumeIfIdle()
         }
+        for waiter in next.resume { waiter.resume() }
     }
 
     /// Resumes the ``finish()`` callers once nothing is queued, scheduled or in flight.
     private func resumeIfIdle() {
-        let waiters: [CheckedContinuation<Void, Never>] = self.state.withLock { state in
-            guard state.isIdle else { return [] }
-            defer { state.drained = [] }
-            return state.drained
-        }
+        let waiters = self.state.withLock { $0.machine.idle(drained: $0.isDrained) }
         for waiter in waiters { waiter.resume() }
     }
 
@@ -417,14 +379,14 @@ final class WireOutbox: Sendable {
     func finish() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let done = self.state.withLock { state -> Bool in
-                state.closed = true
-                // Never attached (or cut off): nothing will be written.
-                if state.isIdle || state.channel == nil {
-                    state.drop()
+                switch state.machine.finish(continuation, drained: state.isDrained) {
+                case .resume(let drop):
+                    // Never attached, or nothing left: nothing more will be written.
+                    if drop { state.drop() }
                     return true
+                case .wait:
+                    return false
                 }
-                state.drained.append(continuation)
-                return false
             }
             if done { continuation.resume() }
         }

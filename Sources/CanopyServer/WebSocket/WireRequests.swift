@@ -97,10 +97,10 @@ struct WireRequests {
     /// Revokes the listens `identity` may not read, when it differs from `previous`.
     static func revokeListens(of session: WireSession, changedFrom previous: Identity, to identity: Identity) async {
         guard previous != identity, let namespace = session.namespace else { return }
-        let wire = namespace.wire
+        let hub = namespace.hub
         _ = try? await namespace.database.loop { access in
-            wire.revoke(of: session, access: access) { location, query in
-                !namespace.mayRead(location, query: query, identity: identity, access: access)
+            hub.revoke(of: session, access: access) { subscription in
+                !namespace.mayRead(subscription.topic.location, query: subscription.topic.query, identity: identity, access: access)
             }
         }
     }
@@ -138,27 +138,28 @@ struct WireRequests {
     private func listen(id: Int64, path: DatabasePath, query: QueryParams?, tag: Int64?, namespace: Namespace) {
         let session = self.session
         let metrics = self.state.metrics
-        let hub = namespace.wire
+        let hub = namespace.hub
         let identity = session.identity
-        let judged = tag != nil && query?.isFiltered == true ? query : nil
+        let listen = WireListen(location: path, query: query, tag: tag)
         let limit = self.state.configuration.maxResponseBytes
         let accepted = namespace.database.onLoop { access in
-            guard namespace.mayRead(path, query: judged, identity: identity, access: access) else {
+            guard namespace.mayRead(path, query: listen.subscription.topic.query, identity: identity, access: access) else {
                 return session.outbox.send(Self.denied(id, metrics))
             }
-            guard hub.listen(session, at: path, query: query, tag: tag, limit: limit, access: access) else {
-                return session.outbox.send(Self.tooBig(id, limit))
+            switch session.listen(listen, hub: hub, limit: limit, access: access) {
+            case .added: session.outbox.send(ServerMessage.listenOK(id: id))
+            case .tooLarge: session.outbox.send(Self.tooBig(id, limit))
+            case .closed: session.outbox.send(Self.closed(id))
             }
-            session.outbox.send(ServerMessage.listenOK(id: id))
         }
         if !accepted { session.outbox.send(Self.closed(id)) }
     }
 
     private func unlisten(id: Int64, path: DatabasePath, query: QueryParams?, tag: Int64?, namespace: Namespace) {
         let session = self.session
-        let hub = namespace.wire
+        let hub = namespace.hub
         let accepted = namespace.database.onLoop { access in
-            hub.unlisten(session, at: path, query: query, tag: tag, access: access)
+            session.unlisten(WireListen(location: path, query: query, tag: tag), hub: hub, access: access)
             session.outbox.send(ServerMessage.ok(id: id))
         }
         if !accepted { session.outbox.send(Self.closed(id)) }

@@ -23,20 +23,20 @@ final class WireSession: Sendable {
     /// Opened by the first request allowed to read or write, not by the connection itself: a
     /// client without the admin token cannot make the server open a database.
     private let opened = Mutex<Namespace?>(nil)
+    /// The listens of the connection (used on its namespace's loop thread: see ``WireListen``).
+    let listens = Mutex<Set<WireListen>>([])
 
     /// The timer that ends a user token's identity when the token expires.
     let expiryTimer = Mutex<Task<Void, Never>?>(nil)
     /// The executor the expiry timer runs on (the server's, see `ServerState.taskExecutor`).
     let taskExecutor: (any TaskExecutor)?
 
-    private static let nextID = Atomic<UInt64>(1)
-
     init(
         sessionID: String, namespaceName: String, outbox: WireOutbox, identity: Identity = .anonymous,
         taskExecutor: (any TaskExecutor)? = nil, disconnect: @escaping @Sendable () -> Void
     ) {
         self.taskExecutor = taskExecutor
-        self.id = Self.nextID.wrappingAdd(1, ordering: .relaxed).oldValue
+        self.id = SubscriberID.next()
         self.currentIdentity = Mutex(identity)
         self.sessionID = sessionID
         self.namespaceName = namespaceName
