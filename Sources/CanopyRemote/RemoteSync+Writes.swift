@@ -16,14 +16,8 @@ extension RemoteSync {
         let root = self.core.engine.root
         var resolved: [(path: [ChildKey], node: Node)] = []
         resolved.reserveCapacity(write.entries.count)
-        for entry in write.entries {
-            var node = entry.value.node
-            if !entry.value.placeholders.isEmpty {
-                let target = root.node(at: write.path.keys + entry.path.prefix { !$0.isPriorityKey })
-                let current = entry.isPriority ? (target.priority.map(Node.leaf) ?? .empty) : target
-                node = entry.value.resolved(against: current, now: now)
-            }
-            resolved.append((entry.path, node))
+        for index in write.entries.indices {
+            resolved.append((write.entries[index].path, write.resolvedNode(ofEntry: index, root: root, now: now)))
         }
         let pendingWrite = PendingWrite(id: self.nextWriteID, write: write, resolved: resolved, hash: hash, completion: completion)
         pendingWrite.readHashes = readHashes

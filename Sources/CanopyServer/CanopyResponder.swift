@@ -96,7 +96,7 @@ struct CanopyResponder: HTTPResponder {
                 {
                     throw .badRequest("\(name) is only supported when reading (GET); this is a \(method).")
                 }
-                if path.isInfo { throw .badRequest("Can't modify data under /.info/.") }
+                do { try path.checkWritable() } catch { throw .badRequest(error.message) }
             }
             if (method == .patch || method == .post) && request.headers[.ifMatch] != nil {
                 throw .badRequest("if-match is not supported for \(method); use it with PUT or DELETE.")

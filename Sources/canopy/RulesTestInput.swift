@@ -35,18 +35,15 @@ enum RulesTestInput {
     /// server values resolved against `root` at `now`.
     static func setValue(_ bytes: [UInt8], at path: DatabasePath, root: Node, now: Int64) throws(CLIError) -> Node {
         let write = try self.naming("--data") { () throws(CLIError) in try LocalDatabase.setOperation(bytes, at: path, function: "set") }
-        return write.entries[0].value.resolved(against: root.node(at: path.keys), now: now)
+        return write.resolvedNode(ofEntry: 0, root: root, now: now)
     }
 
     /// The changes of `--data` for a multi-path update at `path`, validated as `canopy update`
-    /// validates it: one per member, priorities last (as the database applies them).
+    /// validates it, resolved and split into changes as the server judges them (a priority as a
+    /// change of the node that gets it).
     static func updateChanges(_ bytes: [UInt8], at path: DatabasePath, root: Node, now: Int64) throws(CLIError) -> [RulesEngine.Change] {
         let write = try self.naming("--data") { () throws(CLIError) in try LocalDatabase.updateOperation(bytes, at: path) }
-        let entries = write.entries.filter { !$0.isPriority } + write.entries.filter(\.isPriority)
-        return entries.map { entry in
-            let keys = path.keys + entry.path
-            return RulesEngine.Change(path: DatabasePath(keys), value: entry.value.resolved(against: root.node(at: keys), now: now))
-        }
+        return write.resolved(root: root, now: now).ruleChanges(root: root)
     }
 
     /// What `query.*` shows for the query flags; `nil` (a plain read) without any.

@@ -187,7 +187,7 @@ struct BadInputMatrix {
                     arguments: ["set", ".info/x", "1"], expect: .error(64, .exact(#"Invalid path ".info/x": .info is not stored data."#))),
                 rest: RESTStep(
                     method: "PUT", target: "/.info/x.json", body: Array("1".utf8),
-                    expect: .error(400, .exact("Can't modify data under /.info/.")))
+                    expect: .error(400, .exact("Can't modify data under /.info/")))
             ),
         ]
     }
@@ -503,7 +503,7 @@ struct BadInputMatrix {
                     expect: .error(
                         64,
                         .exact(
-                            "Unknown command 'sett': use one of get, set, update, push, remove, observe, import, export, serve, info, compact, repair, rules, backup, restore (canopy --help)."
+                            "Unknown command 'sett': use one of get, set, update, push, remove, observe, import, export, serve, info, compact, repair, rules, backup, restore, cluster (canopy --help)."
                         )))))
         rows.append(
             MatrixRow(

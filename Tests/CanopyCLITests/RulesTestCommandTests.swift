@@ -141,6 +141,20 @@ struct RulesTestCommandTests {
         #expect(r.status == 0, "\(r)")
     }
 
+    /// A priority in an update is judged as the server judges it: as a change of the node that
+    /// gets it, whose new data carries the priority.
+    @Test func aPriorityInAnUpdateIsJudgedAsTheServerJudgesIt() throws {
+        let rules = #"{"rules": {".read": true, "items": {"$id": {".write": true, ".validate": "newData.getPriority() == 5"}}}}"#
+        let root = ["--root", #"{"items": {"a": 1}}"#]
+        var r = try self.test(["--update", "/", "--data", #"{"items/a/.priority": 5}"#] + root, rules: rules)
+        #expect(r.status == 0, "\(r)")
+        #expect(r.output.hasPrefix("ALLOWED update / (/items/a)"), "\(r)")
+        r = try self.test(["--update", "/", "--data", #"{"items/a/.priority": 4}"#] + root, rules: rules)
+        #expect(r.status == 1, "\(r)")
+        #expect(r.output.hasPrefix("DENIED update / (/items/a)"), "\(r)")
+        #expect(r.output.contains("newData.getPriority() == 5"), "\(r)")
+    }
+
     @Test func multiPathUpdateSeenByNewDataParent() throws {
         let city = #""cities/lyon": {"name": "Lyon", "country": "fr"}"#
         var r = try self.test(

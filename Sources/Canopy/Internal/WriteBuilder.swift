@@ -5,7 +5,7 @@ import Foundation
 enum WriteBuilder {
     static func checkWritable(_ ref: DatabaseReference, function: String) throws(DatabaseError) {
         if let error = ref.constraintError { throw error }
-        if ref.path.isInfo { throw DatabaseError(.invalidPath, "\(function) failed = Can't modify data under /.info/") }
+        try ref.path.checkWritable(function: function)
         if ref.core.isClosed { throw DatabaseCore.closedError }
     }
 

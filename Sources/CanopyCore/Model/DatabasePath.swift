@@ -83,6 +83,14 @@ package struct DatabasePath: Sendable, Hashable {
     /// Whether the path is under the reserved `.info` tree.
     package var isInfo: Bool { self.keys.first?.string == ".info" }
 
+    /// Refuses a write here when the path is under `/.info/`, which no client writes (the
+    /// embedded API, REST and the SDKs' protocol refuse it with this one message; `function`, when
+    /// given, prefixes it as Firebase's SDKs do: "set failed = …").
+    package func checkWritable(function: String? = nil) throws(DatabaseError) {
+        guard self.isInfo else { return }
+        throw DatabaseError(.invalidPath, (function.map { "\($0) failed = " } ?? "") + "Can't modify data under /.info/")
+    }
+
     /// `/a/b`, or `/` for the root.
     package var string: String { self.keys.isEmpty ? "/" : "/" + self.keys.map(\.string).joined(separator: "/") }
 }

@@ -85,11 +85,8 @@ extension SyncEngine {
             let isPriority = path.last?.isPriorityKey ?? false
             var node = write.entries[e].value.node
             if !write.entries[e].value.placeholders.isEmpty {
-                let entry = write.entries[e]
-                // A `.priority` entry's server value resolves against the current priority, not the node.
-                let target = self.root.node(at: base.keys + path.prefix { $0.string != ".priority" })
-                let current = isPriority ? (target.priority.map(Node.leaf) ?? .empty) : target
-                node = entry.value.resolved(against: current, now: now)
+                let target = self.root.node(at: base.keys + path.prefix { !$0.isPriorityKey })
+                node = write.entries[e].value.resolved(forEntryAt: path, target: target, now: now)
             }
             if isPriority {
                 priorities.append((path, node))

@@ -301,9 +301,7 @@ package struct WriteComposer {
     /// `value` written at `path` with its server values resolved against `node`, the data at the
     /// path's target (a `.priority` value resolves against the target's priority).
     private static func resolve(_ value: WriteValue, at path: [ChildKey], in node: Node, now: Int64) -> Node {
-        guard !value.placeholders.isEmpty else { return value.node }
-        let current = path.last?.isPriorityKey == true ? (node.priority.map(Node.leaf) ?? .empty) : node
-        return value.resolved(against: current, now: now)
+        value.resolved(forEntryAt: path, target: node, now: now)
     }
 
     /// The live entries whose target is at, above or below `target`.

@@ -244,7 +244,7 @@ struct WireRequests {
     }
 
     private static func checkWritable(_ path: DatabasePath) throws(DatabaseError) {
-        if path.isInfo { throw DatabaseError(.invalidPath, "Can't modify data under /.info/.") }
+        try path.checkWritable()
     }
 
     /// Records an onDisconnect write, if the rules allow it now (it is judged again when it runs).

@@ -1,32 +1,11 @@
-import CanopyCore
-import CanopyRules
+package import CanopyCore
 
 extension WriteOperation {
-    /// This write with every server value resolved at `now` against `root`, so that the rules and
-    /// the stored data see the same values (`newData.child('at').val() == now`).
-    /// - Complexity: O(*d*) per server value at depth *d*; the write itself when it has none.
-    func resolved(root: Node, now: Int64) -> WriteOperation {
-        guard self.entries.contains(where: { !$0.value.placeholders.isEmpty }) else { return self }
-        var resolved = self
-        for i in resolved.entries.indices where !resolved.entries[i].value.placeholders.isEmpty {
-            let entry = resolved.entries[i]
-            let current: Node
-            if entry.isPriority {
-                let owner = root.node(at: self.path.keys + entry.path.dropLast())
-                current = owner.priority.map { .leaf($0) } ?? .empty
-            } else {
-                current = root.node(at: self.path.keys + entry.path)
-            }
-            resolved.entries[i].value = WriteValue(node: entry.value.resolved(against: current, now: now))
-        }
-        return resolved
-    }
-
     /// The changes rules judge for this (resolved) write, all at once: one per entry, and a
     /// priority entry as a change of the node that gets it (rules judge a priority as part of its
     /// node; one given to a node left empty changes nothing).
     /// - Complexity: O(*e*) for *e* entries, plus O(*e* · *d* log *n*) when some set priorities.
-    func ruleChanges(root: Node) -> [RulesEngine.Change] {
+    package func ruleChanges(root: Node) -> [RulesEngine.Change] {
         // A set (one entry at the write's own path): its change, with no array grown.
         if self.entries.count == 1, self.entries[0].path.isEmpty {
             return [RulesEngine.Change(path: self.path, value: self.entries[0].value.node)]
