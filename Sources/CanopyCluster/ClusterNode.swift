@@ -29,8 +29,11 @@ public final class ClusterNode: Sendable {
 
     deinit {
         // A node dropped without ``leave()`` ends its session (the advisory lock frees).
-        let closing: EventLoopFuture<Void> = self.session.close()
-        _ = closing
+        // The completion holds the connection until it is closed (postgres-nio asserts that a
+        // connection is closed before it is freed).
+        let session = self.session
+        let closing: EventLoopFuture<Void> = session.close()
+        closing.whenComplete { _ in withExtendedLifetime(session) {} }
     }
 
     /// When the lease runs out unless a heartbeat renews it.
@@ -50,8 +53,10 @@ public final class ClusterNode: Sendable {
         let session = self.session
         let logger = self.store.logger
         let seconds = Double(lease) / 1e6
+        // A heartbeat that takes longer than the interval between two has failed.
+        let deadline = min(self.leaseDeadline, sentAt + self.store.configuration.lease / 3)
         let renewed = try await withDeadline(
-            self.leaseDeadline, doing: "renewing the lease of node \(self.id)", onTimeout: { try? await session.close() }
+            deadline, doing: "renewing the lease of node \(self.id)", onTimeout: { try? await session.close() }
         ) { [id = self.id, configuration = self.store.configuration] () async throws(DatabaseError) in
             do {
                 let query: PostgresQuery =

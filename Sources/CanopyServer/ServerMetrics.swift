@@ -118,8 +118,8 @@ extension ClientAction {
         switch self {
         case .listen: return 0
         case .unlisten: return 1
-        case .put, .putValue, .putPriority: return 2
-        case .merge, .mergeValue, .transactionMerge: return 3
+        case .put, .putPriority: return 2
+        case .merge, .transactionMerge: return 3
         case .get: return 4
         case .onDisconnectPut, .onDisconnectMerge, .onDisconnectCancel: return 5
         case .auth, .unauth: return 6

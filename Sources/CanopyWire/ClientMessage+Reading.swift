@@ -7,9 +7,15 @@ extension ClientMessage {
     ///
     /// - Throws: ``Malformed``, as ``init(parsing:)``.
     package static func reading(_ text: String) throws(Malformed) -> ClientMessage {
-        var text = text
-        if let write = text.withUTF8({ Self.write(fromJSON: UnsafeRawBufferPointer($0)) }) { return write }
+        if let write = Self.fastWrite(text) { return write }
         return try ClientMessage(parsing: text)
+    }
+
+    /// `text` read the fast way when it is a put or merge as the SDKs write it; `nil` otherwise
+    /// (then ``reading(_:)`` reads it the general way).
+    package static func fastWrite(_ text: String) -> ClientMessage? {
+        var text = text
+        return text.withUTF8 { Self.write(fromJSON: UnsafeRawBufferPointer($0)) }
     }
 
     /// A put or merge as the SDKs write it, `{"t":"d","d":{"r":ID,"a":"p","b":{"p":PATH,"d":DATA}}}`
@@ -64,10 +70,10 @@ extension ClientMessage {
             let path = try DatabasePath(validating: text, function: "path")
             if let data {
                 guard let value = NodeImporter.writeValue(data, location: path.keys) else { return nil }
-                return .request(id: id, action: .putValue(path: path, value: value, hash: hash))
+                return .request(id: id, action: .put(path: path, value: value, hash: hash))
             }
             guard let members, let entries = Self.entries(members, at: path) else { return nil }
-            return .request(id: id, action: .mergeValue(path: path, entries: entries))
+            return .request(id: id, action: .merge(path: path, entries: entries))
         } catch {
             return nil
         }

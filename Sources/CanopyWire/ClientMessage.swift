@@ -44,29 +44,25 @@ package enum ClientAction: Sendable, Equatable {
     case listen(path: DatabasePath, query: QueryParams?, tag: Int64?, hash: String)
     /// `n`: unlisten.
     case unlisten(path: DatabasePath, query: QueryParams?, tag: Int64?)
-    /// `p`: set (`hash` present: a transaction's compare-and-set).
-    case put(path: DatabasePath, data: JSONValue, hash: String?)
-    /// `p` read by ``ClientMessage/reading(_:)``: the data already a valid value for `path`
-    /// (never a priority path, never server values); otherwise as ``put(path:data:hash:)``.
-    case putValue(path: DatabasePath, value: WriteValue, hash: String?)
+    /// `p`: set (`hash` present: a transaction's compare-and-set); the data already checked and
+    /// converted into the value a set of `path` writes (never under `/.info/`).
+    case put(path: DatabasePath, value: WriteValue, hash: String?)
     /// `p` at `PATH/.priority`: set the priority of the location (`setPriority`).
     case putPriority(path: DatabasePath, priority: JSONValue)
-    /// `m`: update; keys are relative paths.
-    case merge(path: DatabasePath, data: [String: JSONValue])
-    /// `m` read by ``ClientMessage/reading(_:)``: the entries already valid and in order, as
-    /// ``UpdateEntries`` gives them (never empty paths, `.priority` or server values).
-    case mergeValue(path: DatabasePath, entries: [WriteOperation.Entry])
+    /// `m`: update; the members already checked and converted into entries, in the order
+    /// ``UpdateEntries`` gives them (none for an empty update).
+    case merge(path: DatabasePath, entries: [WriteOperation.Entry])
     /// `g`: read once.
     case get(path: DatabasePath, query: QueryParams)
-    /// `o`: set when the connection closes.
-    case onDisconnectPut(path: DatabasePath, data: JSONValue)
-    /// `om`: update when the connection closes.
-    case onDisconnectMerge(path: DatabasePath, data: [String: JSONValue])
+    /// `o`: set when the connection closes (converted as a put's).
+    case onDisconnectPut(path: DatabasePath, value: WriteValue)
+    /// `om`: update when the connection closes (converted as a merge's).
+    case onDisconnectMerge(path: DatabasePath, entries: [WriteOperation.Entry])
     /// `oc`: forget the close-time writes at and below the path.
     case onDisconnectCancel(path: DatabasePath)
     /// `tm` (a Canopy extension, sent by `Database(url:)` for `runTransaction`): a merge applied only
     /// when the data at each location of `readHashes` (path → Firebase data hash) still hashes so.
-    case transactionMerge(path: DatabasePath, data: [String: JSONValue], readHashes: [String: String])
+    case transactionMerge(path: DatabasePath, entries: [WriteOperation.Entry], readHashes: [String: String])
     /// `s`: client statistics (acknowledged, otherwise ignored).
     case stats
     /// `auth` (a JWT) or `gauth` (any other credential, such as the emulator's `owner`).
@@ -100,15 +96,19 @@ package enum ClientAction: Sendable, Equatable {
             return .unlisten(path: try self.path(body), query: query.params, tag: query.tag)
         case "p":
             if let location = try self.priorityPath(body) { return .putPriority(path: location, priority: try self.data(body)) }
-            return .put(path: try self.path(body), data: try self.data(body), hash: body["h"]?.stringValue)
+            let path = try self.path(body)
+            return .put(path: path, value: try self.value(body, at: path, function: "set"), hash: body["h"]?.stringValue)
         case "m":
-            return .merge(path: try self.path(body), data: try self.members(body))
+            let path = try self.path(body)
+            return .merge(path: path, entries: try self.entries(body, at: path, function: "update"))
         case "g":
             return .get(path: try self.path(body), query: try WireQuery.params(body["q"]))
         case "o":
-            return .onDisconnectPut(path: try self.path(body), data: try self.data(body))
+            let path = try self.path(body)
+            return .onDisconnectPut(path: path, value: try self.value(body, at: path, function: "onDisconnectSetValue"))
         case "om":
-            return .onDisconnectMerge(path: try self.path(body), data: try self.members(body))
+            let path = try self.path(body)
+            return .onDisconnectMerge(path: path, entries: try self.entries(body, at: path, function: "onDisconnectUpdateChildValues"))
         case "oc":
             return .onDisconnectCancel(path: try self.path(body))
         case "tm":
@@ -120,7 +120,8 @@ package enum ClientAction: Sendable, Equatable {
                 guard let text = hash.stringValue else { throw DatabaseError(.invalidValue, "the hash of \"\(path)\" must be a string") }
                 readHashes[path] = text
             }
-            return .transactionMerge(path: try self.path(body), data: try self.members(body), readHashes: readHashes)
+            let path = try self.path(body)
+            return .transactionMerge(path: path, entries: try self.entries(body, at: path, function: "transaction"), readHashes: readHashes)
         case "s":
             return .stats
         case "auth", "gauth":
@@ -162,6 +163,20 @@ package enum ClientAction: Sendable, Equatable {
     private static func members(_ body: JSONValue) throws(DatabaseError) -> [String: JSONValue] {
         guard let members = body["d"]?.objectValue else { throw DatabaseError(.invalidValue, "a merge needs an object \"d\"") }
         return members
+    }
+
+    /// The value a set of `path` writes, as `function` (`set`, `onDisconnectSetValue`) checks it.
+    private static func value(_ body: JSONValue, at path: DatabasePath, function: String) throws(DatabaseError) -> WriteValue {
+        try path.checkWritable()
+        var converter = try ValueConverter(function: function, location: path.keys.map(\.string))
+        return try converter.convert(try self.data(body))
+    }
+
+    /// The entries an update of `path` writes, as `function` (`update`, …) checks them.
+    private static func entries(_ body: JSONValue, at path: DatabasePath, function: String) throws(DatabaseError) -> [WriteOperation.Entry]
+    {
+        try path.checkWritable()
+        return try UpdateEntries.entries(try self.members(body), location: path.keys, function: function)
     }
 
     /// A listen's query and tag: none for a default listen (no `q`, or a `q` that filters nothing).

@@ -31,7 +31,7 @@ enum ClusterHarness {
     }
 
     /// Runs `body` with a fresh database of its own (dropped afterwards).
-    static func withDatabase<T>(lease: Duration = .seconds(3), _ body: (ClusterConfiguration) async throws -> T) async throws -> T {
+    static func withDatabase<T>(lease: Duration = .seconds(60), _ body: (ClusterConfiguration) async throws -> T) async throws -> T {
         let admin = try Self.configuration()
         let name = "canopy_test_\(UInt64.random(in: 0...UInt64.max))"
         try await Self.execute("CREATE DATABASE \(name)", admin)
@@ -86,8 +86,10 @@ struct TestCluster {
     var store: ClusterStore
     var nodes: [ClusterNode]
 
+    /// The lease is long by default, so that a loaded machine's pauses never make a node look
+    /// dead; a test of lease expiry gives a short one.
     static func with<T>(
-        nodes count: Int, port: Int, lease: Duration = .seconds(3), _ body: (TestCluster) async throws -> T
+        nodes count: Int, port: Int, lease: Duration = .seconds(60), _ body: (TestCluster) async throws -> T
     ) async throws -> T {
         try await ClusterHarness.withDatabase(lease: lease) { configuration in
             let store = try await ClusterStore.connect(configuration, logger: ClusterHarness.logger)

@@ -5,7 +5,9 @@ import Testing
 @Suite(.enabled(if: ClusterHarness.runnable, ClusterHarness.skipReason), .timeLimit(.minutes(2)))
 struct ClusterNodeTests {
     @Test func aLiveNodesAddressCannotBeTakenButADeadNodesCan() async throws {
-        try await ClusterHarness.withDatabase { configuration in
+        // A lease long enough that only the lock tells the nodes' liveness here, and short enough
+        // that the dead node's heartbeat gives up soon (a third of it).
+        try await ClusterHarness.withDatabase(lease: .seconds(15)) { configuration in
             let store = try await ClusterStore.connect(configuration, logger: ClusterHarness.logger)
             let first = try await store.register(advertise: "http://127.0.0.1:9001", version: "0.1.0")
             let other = try await store.register(advertise: "http://127.0.0.2:9001", version: "0.1.0")

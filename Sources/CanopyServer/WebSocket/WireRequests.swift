@@ -28,7 +28,7 @@ struct WireRequests {
             outbox.send(ServerMessage.failure(id: id, status: status, message: message))
         case .unknown(let name):
             outbox.send(ServerMessage.failure(id: id, status: "invalid_action", message: "Unknown action \"\(name)\"."))
-        case .listen, .unlisten, .get, .put, .putValue, .putPriority, .merge, .mergeValue, .onDisconnectCancel, .transactionMerge:
+        case .listen, .unlisten, .get, .put, .putPriority, .merge, .onDisconnectCancel, .transactionMerge:
             guard let namespace = self.session.namespace, !self.session.identity.hasExpired(by: WireConnection.now()) else { return false }
             self.handleData(id: id, action: action, namespace: namespace)
         case .auth, .unauth, .onDisconnectPut, .onDisconnectMerge:
@@ -56,7 +56,7 @@ struct WireRequests {
             outbox.send(ServerMessage.ok(id: id))
         case .stats, .appCheck, .unAppCheck, .invalid, .unknown:
             break  // handled at once
-        case .listen, .unlisten, .get, .put, .putValue, .putPriority, .merge, .mergeValue, .onDisconnectPut,
+        case .listen, .unlisten, .get, .put, .putPriority, .merge, .onDisconnectPut,
             .onDisconnectMerge, .onDisconnectCancel, .transactionMerge:
             await self.expireIdentity()
             let namespace: Namespace
@@ -189,31 +189,18 @@ struct WireRequests {
     private func write(id: Int64, action: ClientAction, namespace: Namespace) {
         do {
             switch action {
-            case .put(let path, let data, let hash):
-                try Self.checkWritable(path)
-                var converter = try ValueConverter(function: "set", location: path.keys.map(\.string))
-                self.write(id: id, on: namespace, .set(path, try converter.convert(data)), expectedHash: hash)
-            case .putValue(let path, let value, let hash):
-                // The value was checked when the message was read (``ClientMessage/reading(_:)``).
-                try Self.checkWritable(path)
+            case .put(let path, let value, let hash):
+                // Checked and converted when the message was read (``ClientAction``).
                 self.write(id: id, on: namespace, .set(path, value), expectedHash: hash)
             case .putPriority(let path, let priority):
-                try Self.checkWritable(path)
+                try path.checkWritable()
                 self.write(
                     id: id, on: namespace, .setPriority(path, try ValueConverter.priority(priority, function: "setPriority")),
                     expectedHash: nil)
-            case .merge(let path, let data):
-                try Self.checkWritable(path)
-                let entries = try UpdateEntries.entries(data, location: path.keys, function: "update")
+            case .merge(let path, let entries):
                 if entries.isEmpty { return self.session.outbox.send(ServerMessage.ok(id: id)) }
                 self.write(id: id, on: namespace, WriteOperation(path: path, entries: entries), expectedHash: nil)
-            case .mergeValue(let path, let entries):
-                try Self.checkWritable(path)
-                if entries.isEmpty { return self.session.outbox.send(ServerMessage.ok(id: id)) }
-                self.write(id: id, on: namespace, WriteOperation(path: path, entries: entries), expectedHash: nil)
-            case .transactionMerge(let path, let data, let readHashes):
-                try Self.checkWritable(path)
-                let entries = try UpdateEntries.entries(data, location: path.keys, function: "transaction")
+            case .transactionMerge(let path, let entries, let readHashes):
                 var reads: [(DatabasePath, String)] = []
                 for (text, hash) in readHashes.sorted(by: { $0.key < $1.key }) {
                     reads.append((try DatabasePath(validating: text, function: "transaction", argument: "read path"), hash))
@@ -228,36 +215,19 @@ struct WireRequests {
     }
 
     /// The write an onDisconnect put or merge asks for; `nil` for an empty merge.
-    private static func closeWrite(of action: ClientAction) throws(DatabaseError) -> WriteOperation? {
+    private static func closeWrite(of action: ClientAction) -> WriteOperation? {
         switch action {
-        case .onDisconnectPut(let path, let data):
-            try Self.checkWritable(path)
-            var converter = try ValueConverter(function: "onDisconnectSetValue", location: path.keys.map(\.string))
-            return .set(path, try converter.convert(data))
-        case .onDisconnectMerge(let path, let data):
-            try Self.checkWritable(path)
-            let entries = try UpdateEntries.entries(data, location: path.keys, function: "onDisconnectUpdateChildValues")
-            return entries.isEmpty ? nil : WriteOperation(path: path, entries: entries)
-        default:
-            return nil
+        case .onDisconnectPut(let path, let value): return .set(path, value)
+        case .onDisconnectMerge(let path, let entries): return entries.isEmpty ? nil : WriteOperation(path: path, entries: entries)
+        default: return nil
         }
-    }
-
-    private static func checkWritable(_ path: DatabasePath) throws(DatabaseError) {
-        try path.checkWritable()
     }
 
     /// Records an onDisconnect write, if the rules allow it now (it is judged again when it runs).
     @inline(never)
     private func addCloseWrite(id: Int64, action: ClientAction, namespace: Namespace) async {
         let session = self.session
-        let write: WriteOperation
-        do {
-            guard let asked = try Self.closeWrite(of: action) else { return session.outbox.send(ServerMessage.ok(id: id)) }
-            write = asked
-        } catch {
-            return session.outbox.send(ServerMessage.failure(id: id, status: error.code.name, message: error.message))
-        }
+        guard let write = Self.closeWrite(of: action) else { return session.outbox.send(ServerMessage.ok(id: id)) }
         let identity = session.identity
         let allowed = await Self.onLoop(namespace.database) { access in
             namespace.permitted(write, identity: identity, access: access) != nil
