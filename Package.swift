@@ -121,7 +121,8 @@ let package = Package(
         .executableTarget(
             name: "canopy-bench",
             dependencies: [
-                "Canopy", "CanopyRemote", "CanopyCore", "CanopyRules", "CanopyServer", .product(name: "NIOCore", package: "swift-nio"),
+                "Canopy", "CanopyRemote", "CanopyCore", "CanopyRules", "CanopyServer", "CanopyCluster",
+                .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
