@@ -76,12 +76,14 @@ public final class ClusterNode: Sendable {
     }
 
     /// Leaves the cluster: deletes the node's row (the namespaces it led have no leader until
-    /// another node takes them) and closes its session.
+    /// another node takes them) and closes its session. A PostgreSQL that does not answer within
+    /// 5 s (or a third of the lease) leaves the row, which the others judge dead once its lease
+    /// runs out.
     public func leave() async {
         let session = self.session
         let logger = self.store.logger
         _ = try? await withDeadline(
-            ContinuousClock.now + self.store.configuration.lease, doing: "removing node \(self.id)",
+            ContinuousClock.now + min(self.store.configuration.lease / 3, .seconds(5)), doing: "removing node \(self.id)",
             onTimeout: { try? await session.close() }
         ) { [id = self.id] () async throws(DatabaseError) in
             _ = try? await session.query("DELETE FROM canopy.nodes WHERE id = \(id)", logger: logger)

@@ -42,6 +42,22 @@ enum ClusterSchema {
             data bytea NOT NULL,
             PRIMARY KEY (namespace, seq, part))
         """,
+        """
+        CREATE TABLE IF NOT EXISTS canopy.rules (
+            namespace text PRIMARY KEY REFERENCES canopy.namespaces (name),
+            rules text NOT NULL,
+            epoch bigint NOT NULL,
+            updated_at timestamptz NOT NULL DEFAULT now())
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS canopy.on_disconnect (
+            id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            namespace text NOT NULL REFERENCES canopy.namespaces (name),
+            node integer NOT NULL,
+            session text NOT NULL,
+            write bytea NOT NULL)
+        """,
+        "CREATE INDEX IF NOT EXISTS on_disconnect_by_node ON canopy.on_disconnect (namespace, node)",
         // A node is alive while its lease runs (judged by PostgreSQL's clock alone) and its
         // session holds its advisory lock (which frees the moment its process dies). Advisory
         // locks belong to a database: a node's is looked up in this one.

@@ -26,19 +26,10 @@ extension ClusterStore {
     ///   committed is unknown (``head(of:)`` and ``read(_:after:limit:)`` tell).
     public func append(_ records: [ByteBuffer], from first: Int64, under lease: NamespaceLease) async throws(DatabaseError) {
         guard !records.isEmpty else { return }
-        let seqs = (0..<Int64(records.count)).map { first + $0 }
         let rows: [PostgresRow]
         do {
             rows = try await self.run(
-                """
-                WITH lease AS (SELECT 1 FROM canopy.namespaces WHERE name = \(lease.namespace) AND epoch = \(lease.epoch) FOR SHARE),
-                     appended AS (
-                         INSERT INTO canopy.log (namespace, seq, epoch, record)
-                         SELECT \(lease.namespace), t.seq, \(lease.epoch), t.record
-                           FROM lease, unnest(\(seqs)::bigint[], \(records)::bytea[]) AS t(seq, record)
-                         RETURNING 1)
-                SELECT count(*)::bigint FROM appended
-                """, doing: "appending to the log of namespace \(lease.namespace)")
+                Self.fencedAppend(records, from: first, under: lease), doing: "appending to the log of namespace \(lease.namespace)")
         } catch  where error.code == .inUse {
             throw DatabaseError(
                 .notLeader, "The log of namespace \(lease.namespace) already has a record at \(first) or after: another leader appended.")
@@ -49,6 +40,22 @@ extension ClusterStore {
         guard count == Int64(records.count) else {
             throw DatabaseError(.notLeader, "Namespace \(lease.namespace) is no longer led at epoch \(lease.epoch): nothing was appended.")
         }
+    }
+
+    /// The statement of every append: it inserts `records` at `first`, `first + 1`, … only while
+    /// the namespace's epoch is the lease's, holding the namespace's row in share mode so that a
+    /// takeover waits for it; it returns how many rows it inserted (all or none).
+    static func fencedAppend(_ records: [ByteBuffer], from first: Int64, under lease: NamespaceLease) -> PostgresQuery {
+        let seqs = (0..<Int64(records.count)).map { first + $0 }
+        return """
+            WITH lease AS (SELECT 1 FROM canopy.namespaces WHERE name = \(lease.namespace) AND epoch = \(lease.epoch) FOR SHARE),
+                 appended AS (
+                     INSERT INTO canopy.log (namespace, seq, epoch, record)
+                     SELECT \(lease.namespace), t.seq, \(lease.epoch), t.record
+                       FROM lease, unnest(\(seqs)::bigint[], \(records)::bytea[]) AS t(seq, record)
+                     RETURNING 1)
+            SELECT count(*)::bigint FROM appended
+            """
     }
 
     /// The position of the newest record of `namespace` (its checkpoint's when the log after it is
