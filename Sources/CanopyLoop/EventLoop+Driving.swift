@@ -1,4 +1,5 @@
 import CLibUV
+import CanopyCore
 
 extension EventLoop {
     /// Starts a dedicated thread that runs the loop until ``shutdown()``.
