@@ -83,9 +83,7 @@ func pushEach(_ store: Store, input: PostInput) throws -> BenchResult {
     defer { db.close() }
     let posts = db.reference(withPath: "posts")
     var generator = PostGenerator(seed: 1)
-    var sampleRNG = BenchRNG(seed: 11)
-    let sampleAt = sampleRNG.sampleIndices(16, below: n)
-    var samples: [(key: String, post: PostGenerator.Post)] = []
+    var samples = PostSamples(below: n)
     var latencies = [UInt64](repeating: 0, count: n)  // touched now, so it is in the baseline RSS
     try db.reference(withPath: "warmup").queueSetValue(0)
     _ = try blockingGetData(db.reference(withPath: "warmup"))
@@ -93,7 +91,6 @@ func pushEach(_ store: Store, input: PostInput) throws -> BenchResult {
     let rssBefore = trimmedRSSBytes()
     log("B1a: \(n) setValue calls (\(input))")
     let t0 = monotonicNanos()
-    var nextSample = 0
     try latencies.withUnsafeMutableBufferPointer { latency in
         for i in 0..<n {
             let post = generator.post(i)
@@ -102,17 +99,14 @@ func pushEach(_ store: Store, input: PostInput) throws -> BenchResult {
             let start = monotonicNanos()
             try ref.queueSetValue(value)
             latency[i] = monotonicNanos() &- start
-            if nextSample < sampleAt.count && sampleAt[nextSample] == i {
-                samples.append((ref.key!, post))
-                nextSample += 1
-            }
+            samples.note(i, key: ref.key!, post: post)
         }
     }
     let t1 = monotonicNanos()
     let snapshot = try blockingGetData(posts)
     let t2 = monotonicNanos()
     let rssAfter = trimmedRSSBytes()
-    let check = verifyPosts(snapshot, count: n, samples: samples)
+    let check = verifyPosts(snapshot, count: n, samples: samples.posts)
     let summary = LatencySummary(sortingNanos: &latencies)
     let seconds = secondsBetween(t0, t2)
     let delta = rssAfter - rssBefore
@@ -140,9 +134,7 @@ func pushBatch(_ store: Store, input: PostInput) throws -> BenchResult {
     defer { db.close() }
     let posts = db.reference(withPath: "posts")
     var generator = PostGenerator(seed: 1)
-    var sampleRNG = BenchRNG(seed: 11)
-    let sampleAt = sampleRNG.sampleIndices(16, below: n)
-    var samples: [(key: String, post: PostGenerator.Post)] = []
+    var samples = PostSamples(below: n)
     try db.reference(withPath: "warmup").queueSetValue(0)
     _ = try blockingGetData(db.reference(withPath: "warmup"))
 
@@ -153,15 +145,11 @@ func pushBatch(_ store: Store, input: PostInput) throws -> BenchResult {
     do {
         var values: [AnyHashable: Any] = [:]
         values.reserveCapacity(n)
-        var nextSample = 0
         for i in 0..<n {
             let post = generator.post(i)
             let key = posts.childByAutoId().key!
             values[key] = input.value(post)
-            if nextSample < sampleAt.count && sampleAt[nextSample] == i {
-                samples.append((key, post))
-                nextSample += 1
-            }
+            samples.note(i, key: key, post: post)
         }
         t1 = monotonicNanos()
         try posts.queueUpdateChildValues(values)
@@ -170,7 +158,7 @@ func pushBatch(_ store: Store, input: PostInput) throws -> BenchResult {
     let snapshot = try blockingGetData(posts)
     let t3 = monotonicNanos()
     let rssAfter = trimmedRSSBytes()
-    let check = verifyPosts(snapshot, count: n, samples: samples)
+    let check = verifyPosts(snapshot, count: n, samples: samples.posts)
     let seconds = secondsBetween(t0, t3)
     let delta = rssAfter - rssBefore
     return BenchResult(
