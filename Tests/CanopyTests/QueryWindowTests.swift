@@ -4,13 +4,6 @@ import Testing
 
 // MARK: - Shared helpers of the query suites (QueryWindowTests, QueryErrorTests, QueryOrderingTests)
 
-/// A drain-mode database: nothing runs until `drain()`, so event sequences are deterministic.
-func queryTestDatabase() throws -> Database {
-    var configuration = Database.Configuration()
-    configuration.loopMode = .manual
-    return try Database.inMemory(configuration)
-}
-
 /// A synchronous write, for `async` tests on a drain-mode database (where the `async` overload
 /// would wait for a loop that nobody drains).
 func querySyncSet(_ ref: DatabaseReference, _ value: Any?) throws {
@@ -177,7 +170,7 @@ struct QueryWindowCase: Sendable, CustomTestStringConvertible {
     /// Writes the data, checks the window, and that every child shown carries its stored data
     /// (priority included) while the result itself has no priority when filtered.
     func run(sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         try ref.queueSetValue(self.data)
@@ -197,7 +190,7 @@ struct QueryWindowTests {
 
     @Test("limitToLast(2) pushes out the first child when a later one is added")
     func limitToLastPushesOutFirstChildOnLaterAdd() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         let log = QueryEventLog()
@@ -215,7 +208,7 @@ struct QueryWindowTests {
 
     @Test("startAt(nil, childKey: a).limitToFirst(2): an insert inside the full window evicts the last")
     func insertInFullStartAtWindowEvictsLast() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         let log = QueryEventLog()
@@ -232,7 +225,7 @@ struct QueryWindowTests {
 
     @Test("startAfter(nil, childKey: a).limitToFirst(2): an insert inside the full window evicts the last")
     func insertInFullStartAfterWindowEvictsLast() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         let log = QueryEventLog()
@@ -249,7 +242,7 @@ struct QueryWindowTests {
 
     @Test("a window that is not full only adds", arguments: ["startAt", "startAfter"])
     func windowNotFullOnlyAdds(start: String) throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         let base = start == "startAt" ? ref.queryStarting(atValue: nil, childKey: "a") : ref.queryStarting(afterValue: nil, childKey: "a")
@@ -267,7 +260,7 @@ struct QueryWindowTests {
 
     @Test("removing from a limitToLast(2) window with nothing left to pull in only removes")
     func removalWithNothingToPullInOnlyRemoves() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         let log = QueryEventLog()
@@ -287,7 +280,7 @@ struct QueryWindowTests {
 
     @Test("removals from limitToLast(2) refill the window from below, immediately")
     func removalsRefillLimitToLastFromBelow() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         let log = QueryEventLog()
@@ -310,7 +303,7 @@ struct QueryWindowTests {
 
     @Test("limitToLast(2) on existing {a,b,c}: initial events are the window, then removals refill")
     func section73InitialWindow() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         try ref.queueSetValue(["a": 1, "b": 2, "c": 3])
@@ -326,7 +319,7 @@ struct QueryWindowTests {
 
     @Test("previous keys are relative to the limitToLast(2) window")
     func previousKeysAreRelativeToWindow() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         let log = QueryEventLog()
@@ -349,7 +342,7 @@ struct QueryWindowTests {
 
     @Test("priority moves inside, out of and into a limitToLast(2) window")
     func priorityMovesInsideOutOfAndIntoWindow() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         try ref.queueSetValue(
@@ -378,7 +371,7 @@ struct QueryWindowTests {
 
     @Test("numeric priorities: a move to the end of a limitToLast(2) window")
     func numericPriorityMoveToWindowEnd() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         try ref.queueSetValue(
@@ -398,7 +391,7 @@ struct QueryWindowTests {
 
     @Test("limitToLast(2) with pushes of 0…4")
     func limitToLastWithPushes() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         try ref.queueSetValue([String: Any]())
@@ -424,7 +417,7 @@ struct QueryWindowTests {
 
     @Test("limitToLast(5) keeps only the last five of ten pushes")
     func limitToLastKeepsLastFiveOfTenPushes() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         let log = QueryEventLog()
@@ -713,7 +706,7 @@ struct QueryWindowTests {
 
     @Test("equalTo(2) exports the child with its priority")
     func equalToExportsChildWithPriority() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         try ref.queueSetValue(Self.equalToData)
@@ -850,7 +843,7 @@ struct QueryWindowTests {
 
     @Test("limitToLast(5) over mixed null and numeric priorities leaves the null one out", arguments: [false, true])
     func limitToLastLeavesNullPriorityOut(registerFirst: Bool) throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         let log = QueryEventLog()
@@ -869,7 +862,7 @@ struct QueryWindowTests {
 
     @Test("child_added of orderByChild arrive in index order per write")
     func orderByChildAddsArriveInIndexOrder() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         let log = QueryEventLog()
@@ -885,7 +878,7 @@ struct QueryWindowTests {
 
     @Test("an indexed value change inside orderByChild(age).limitToLast(4) moves the child")
     func indexedValueChangeInsideWindowMoves() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         try ref.queueSetValue(
@@ -920,7 +913,7 @@ struct QueryWindowTests {
 
     @Test("child_moved with orderByChild only when the indexed child changes")
     func section74() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         try ref.queueSetValue(Self.nuggets)
@@ -955,7 +948,7 @@ struct QueryWindowTests {
 
     @Test("limitToLast(2) on a node with a priority exports no top-level priority")
     func limitedQueryExportsNoTopLevelPriority() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         try ref.queueSetValue(["a": "blah", ".priority": "priority"])
@@ -979,7 +972,7 @@ struct QueryWindowTests {
             QueryWindowCase("orderByValue.equalTo(1)", .null, []) { $0.queryOrderedByValue().queryEqual(toValue: 1) },
         ])
     func filteredViewsHaveNoTopPriority(_ c: QueryWindowCase) throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         try ref.queueSetValue([".priority": "top", "a": [".value": 1, ".priority": 5], "b": ["x": 2, ".priority": "p"]] as JSONValue)
@@ -1008,7 +1001,7 @@ struct QueryWindowTests {
 
     @Test("a filtered view of a leaf is empty; leaf→leaf raises nothing, leaf→object raises child_added and value")
     func filteredLeaf() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         try ref.queueSetValue("leaf-node")
@@ -1040,7 +1033,7 @@ struct QueryWindowTests {
             QueryWindowCase("orderByPriority", .null, []) { $0.queryOrderedByPriority() },
         ])
     func unfilteredKeepPriority(_ c: QueryWindowCase) throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         try ref.queueSetValue("leaf", andPriority: 3)
@@ -1070,7 +1063,7 @@ struct QueryWindowTests {
 
     @Test("an update deleting the whole limitToLast(2) window refills it in one value event")
     func updateDeletingWholeWindowRefillsInOneValueEvent() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         try ref.queueSetValue(
@@ -1087,7 +1080,7 @@ struct QueryWindowTests {
 
     @Test("an out-of-window child keeps its own listener's value")
     func outOfWindowChildKeepsItsListenerValue() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         let log = QueryEventLog()
@@ -1105,7 +1098,7 @@ struct QueryWindowTests {
 
     @Test("a child query going out of view of the parent window")
     func childQueryGoingOutOfParentWindow() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         let log = QueryEventLog()
@@ -1126,7 +1119,7 @@ struct QueryWindowTests {
 
     @Test("diverging views of limitToLast(1) with different endAt keys")
     func divergingLimitToLastViewsWithEndAtKeys() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         let log = QueryEventLog()
@@ -1144,7 +1137,7 @@ struct QueryWindowTests {
 
     @Test("a priority moving between two adjacent ranges")
     func priorityMovingBetweenAdjacentRanges() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         let log = QueryEventLog()
@@ -1169,7 +1162,7 @@ struct QueryWindowTests {
 
     @Test("limitToLast(1) with orderByChild refills with the right child")
     func limitToLastOneWithOrderByChildRefills() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         try ref.queueSetValue(["a": ["age": 4], "b": ["age": 3], "c": ["age": 2], "d": ["age": 1]])
@@ -1185,7 +1178,7 @@ struct QueryWindowTests {
 
     @Test("an update moving a child out of a ranged limitToFirst(2) window")
     func updateMovesChildOutOfRangedLimitToFirst() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         try ref.queueSetValue(["a": ["index": 1], "b": ["index": 2], "c": ["index": 3]])
@@ -1206,7 +1199,7 @@ struct QueryWindowTests {
 
     @Test("a deep set deleting a window child pulls in the next one")
     func deepSetDeletingWindowChildPullsInNext() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         try ref.queueSetValue(["a": ["aa": 2], "b": ["bb": 2], "c": ["cc": 2]])
@@ -1222,7 +1215,7 @@ struct QueryWindowTests {
 
     @Test("a deep update deleting a window child pulls in the next one")
     func deepUpdateDeletingWindowChildPullsInNext() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         try ref.queueSetValue(["a": ["aa": 2, "aaa": 3], "b": ["bb": 2, "bbb": 3], "c": ["cc": 2, "ccc": 3]])
@@ -1241,7 +1234,7 @@ struct QueryWindowTests {
 
     @Test("items are pulled into a limitToLast(2) window")
     func itemsArePulledIntoLimitToLastWindow() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         let log = QueryEventLog()
@@ -1257,7 +1250,7 @@ struct QueryWindowTests {
 
     @Test("orderByChild(order).limitToLast(2) ignores inserts below the window")
     func limitToLastIgnoresInsertsBelowWindow() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         let a: JSONValue = ["order": 2, "name": "a"]
@@ -1280,7 +1273,7 @@ struct QueryWindowTests {
 
     @Test("a priority change out of the range raises child_removed with the old value", arguments: ["startAt(b)", "startAfter(a)"])
     func priorityChangeOutOfRangeRemovesWithOldValue(start: String) throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "l")
         try ref.child("a").queueSetValue("1", andPriority: "a")
@@ -1301,7 +1294,7 @@ struct QueryWindowTests {
 
     @Test("Addendum 1: limitToLast(1) of orderByChild(x) refills with d (missing values sort first, ties by key), not a")
     func refillPicksD() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         try ref.queueSetValue(["a": 2, "b": ["x": false], "d": 4] as JSONValue)
@@ -1317,7 +1310,7 @@ struct QueryWindowTests {
 
     @Test("Addendum 1: the same refill under the default (priority) order picks d")
     func refillPicksDByPriority() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         try ref.queueSetValue(["a": 2, "b": [".value": "b", ".priority": 1], "d": 4] as JSONValue)
@@ -1333,7 +1326,7 @@ struct QueryWindowTests {
 
     @Test("Addendum 2: setPriority on an empty location under orderByValue/orderByChild listeners is a no-op raising nothing")
     func setPriorityOnEmpty() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         let log = QueryEventLog()
@@ -1365,7 +1358,7 @@ struct QueryWindowTests {
 
     @Test("value index: any change of a child is a move, even deep inside an object or of its priority")
     func valueIndexMoves() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         try ref.queueSetValue(["a": ["x": 1], "b": ["x": 2]])
@@ -1387,7 +1380,7 @@ struct QueryWindowTests {
 
     @Test("child index: only a different indexed value is a move; 1 → 1.0 is nothing; object → object is a change")
     func childIndexMoves() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         try ref.queueSetValue(["a": ["v": ["x": 1]], "b": ["v": 1], "c": ["v": 3]] as JSONValue)
@@ -1417,7 +1410,7 @@ struct QueryWindowTests {
 
     @Test("key index: never a move; priority index: any priority change is a move")
     func keyAndPriorityIndexMoves() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         try ref.queueSetValue(
@@ -1447,7 +1440,7 @@ struct QueryWindowTests {
 
     @Test("a change moving a child past the first one outside a limitToFirst window swaps it for that one")
     func limitToFirstMovePastBoundary() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         try ref.queueSetValue(["a": 1, "b": 2, "c": 3])
@@ -1471,7 +1464,7 @@ struct QueryWindowTests {
 
     @Test("removing the location removes the window's children in index order, then value null")
     func removeWholeWindow() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         try ref.queueSetValue(["a": 3, "b": 1, "c": 2, "d": 0])
@@ -1546,7 +1539,7 @@ struct QueryWindowTests {
 
     @Test("views at one location fire in the order they were created, not in the order of later registrations")
     func viewCreationOrder() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         let log = QueryEventLog()
@@ -1571,7 +1564,7 @@ struct QueryWindowTests {
 
     @Test("rewriting identical data, or data outside the window, raises nothing for a query")
     func identicalWrites() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         try ref.queueSetValue(["a": 1, "b": 2, "c": 3])
@@ -1605,7 +1598,7 @@ struct QueryWindowTests {
 
     @Test("a query on a deep location follows writes at its ancestors")
     func ancestorWrites() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let root = db.reference()
         let ref = root.child("a/b/list")
@@ -1628,7 +1621,7 @@ struct QueryWindowTests {
 
     @Test("removal by handle on the reference reaches every query; on a query only that query's observers")
     func removalByHandleOnReferenceReachesEveryQuery() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         var calls: [String] = []
@@ -1662,7 +1655,7 @@ struct QueryWindowTests {
         "an observer of limitToLast(5) is removed from the reference, from an equal query, or by removeAllObservers",
         arguments: [0, 1, 2, 3])
     func limitToLastObserverRemovedEveryWay(way: Int) throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         var calls = 0
@@ -1684,7 +1677,7 @@ struct QueryWindowTests {
 
     @Test("removal from a different query at the same location is a no-op")
     func removalFromDifferentQueryIsNoOp() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         var calls = 0
