@@ -253,11 +253,7 @@ struct AggregateModelTests {
             var description = ""
             switch random.int(20) {
             case 0..<7:
-                let key = random.key()
-                let value = random.child()
-                try list.child(key).queueSetValue(value)
-                model.set(ModelNode.from(value), at: ["list", key])
-                description = "set \(key) = \(value.jsonString())"
+                description = try random.setChild(in: list, &model).description
             case 7..<11:
                 let key = random.key()
                 let field = random.chance(70) ? "v" : "w/x"
@@ -266,10 +262,7 @@ struct AggregateModelTests {
                 model.set(ModelNode.from(value), at: ["list", key] + field.split(separator: "/").map(String.init))
                 description = "set \(key)/\(field) = \(value.jsonString())"
             case 11..<14:
-                let key = random.key()
-                try list.child(key).queueRemoveValue()
-                model.set(nil, at: ["list", key])
-                description = "remove \(key)"
+                description = try random.removeChild(in: list, &model).description
             case 14:
                 description = random.setPriority(in: list, &model).description
             case 15..<19:

@@ -55,6 +55,25 @@ extension ModelRandom {
         return q
     }
 
+    /// Sets a random child of `list` to a random child value, in the database and in `model`;
+    /// returns the child's key and a description of the step.
+    mutating func setChild(in list: DatabaseReference, _ model: inout ModelTree) throws -> (key: String, description: String) {
+        let key = self.key()
+        let value = self.child()
+        try list.child(key).queueSetValue(value)
+        model.set(ModelNode.from(value), at: ["list", key])
+        return (key, "set \(key) = \(value.jsonString())")
+    }
+
+    /// Removes a random child of `list`, in the database and in `model`; returns the child's key
+    /// and a description of the step.
+    mutating func removeChild(in list: DatabaseReference, _ model: inout ModelTree) throws -> (key: String, description: String) {
+        let key = self.key()
+        try list.child(key).queueRemoveValue()
+        model.set(nil, at: ["list", key])
+        return (key, "remove \(key)")
+    }
+
     /// Sets a random priority on a random child of `list`, in the database and in `model` (where
     /// the child exists); returns the child's key and a description of the step.
     mutating func setPriority(in list: DatabaseReference, _ model: inout ModelTree) -> (key: String, description: String) {

@@ -106,12 +106,9 @@ struct QueryModelTests {
             var description = ""
             switch random.int(20) {
             case 0..<7:
-                let key = random.key()
-                let value = random.child()
-                try list.child(key).queueSetValue(value)
-                model.set(ModelNode.from(value), at: ["list", key])
-                written = ["list", key]
-                description = "set \(key) = \(value.jsonString())"
+                let step = try random.setChild(in: list, &model)
+                written = ["list", step.key]
+                description = step.description
             case 7..<10:
                 let key = random.key()
                 let value = random.scalar()
@@ -120,11 +117,9 @@ struct QueryModelTests {
                 written = ["list", key, "v"]
                 description = "set \(key)/v = \(value.jsonString())"
             case 10..<12:
-                let key = random.key()
-                try list.child(key).queueRemoveValue()
-                model.set(nil, at: ["list", key])
-                written = ["list", key]
-                description = "remove \(key)"
+                let step = try random.removeChild(in: list, &model)
+                written = ["list", step.key]
+                description = step.description
             case 12..<14:
                 let step = random.setPriority(in: list, &model)
                 written = ["list", step.key]
