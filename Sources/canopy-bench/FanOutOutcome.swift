@@ -1,4 +1,24 @@
 import Foundation
+import Synchronization
+
+/// A client of a fan-out scenario: whether it was disconnected, and the index of the last write
+/// it received.
+protocol FanOutClient: AnyObject {
+    var isClosed: Bool { get }
+    var lastReceived: Int { get }
+}
+
+/// Waits (60 s at most) until every client still connected received write `last`.
+func waitForDelivery(to clients: [some FanOutClient], of last: Int) {
+    let deadline = monotonicNanos() + 60_000_000_000
+    while monotonicNanos() < deadline {
+        if !clients.contains(where: { !$0.isClosed && $0.lastReceived != last }) { break }
+        usleep(5_000)
+    }
+}
+
+/// How many of `clients` were disconnected.
+func disconnected(_ clients: [some FanOutClient]) -> Int { clients.filter(\.isClosed).count }
 
 /// The outcome of a fan-out scenario (writes pushed to many clients): every write answered and
 /// every client given every change, and the write-to-receive latencies of the sampled clients.
@@ -22,4 +42,14 @@ struct FanOutOutcome {
             ($0.0.replacingOccurrences(of: "_us", with: "_write_to_receive_us"), $0.1)
         }
     }
+}
+
+extension SSECounter: FanOutClient {
+    var isClosed: Bool { self.closed.load(ordering: .relaxed) }
+    var lastReceived: Int { self.lastIndex.load(ordering: .relaxed) }
+}
+
+extension WSBenchClient: FanOutClient {
+    var isClosed: Bool { self.closed.load(ordering: .relaxed) }
+    var lastReceived: Int { self.lastIndex.load(ordering: .relaxed) }
 }

@@ -520,15 +520,10 @@ func sseFanOut(_ name: String, clients requested: Int, writesPerSecond: Int, que
         }
         let writeSeconds = secondsSince(start)
         // Wait for delivery to finish (every open client saw the last write), bounded.
-        let deadline = monotonicNanos() + 60_000_000_000
-        while monotonicNanos() < deadline {
-            let behind = counters.contains { !$0.closed.load(ordering: .relaxed) && $0.lastIndex.load(ordering: .relaxed) != totalWrites }
-            if !behind { break }
-            usleep(5_000)
-        }
+        waitForDelivery(to: counters, of: totalWrites)
         let seconds = secondsSince(start)
         let delivered = counters.reduce(0) { $0 + $1.events.load(ordering: .relaxed) } - initialEvents
-        let dropped = counters.filter { $0.closed.load(ordering: .relaxed) }.count
+        let dropped = disconnected(counters)
         // A query stream coalesces the changes of writes that arrive while it is busy into one patch,
         // so only its last index is checked.
         let complete = counters.filter {

@@ -307,19 +307,13 @@ func wsFanOut(_ name: String, clients requested: Int, writesPerSecond: Int, _ st
         httpRequest("PUT", "/fan.json?print=silent", body: "{\"i\":\(i + 1),\"w\":\(monotonicNanos())}")
     }
     let writeSeconds = secondsSince(start)
-    let deadline = monotonicNanos() + 60_000_000_000
-    while monotonicNanos() < deadline {
-        if !counters.contains(where: { !$0.closed.load(ordering: .relaxed) && $0.lastIndex.load(ordering: .relaxed) != totalWrites }) {
-            break
-        }
-        usleep(5_000)
-    }
+    waitForDelivery(to: counters, of: totalWrites)
     let seconds = secondsSince(start)
     let delivered = counters.reduce(0) { $0 + $1.pushes.load(ordering: .relaxed) } - initialPushes
     let complete = counters.filter {
         $0.lastIndex.load(ordering: .relaxed) == totalWrites && $0.pushes.load(ordering: .relaxed) == totalWrites + 1
     }.count
-    let dropped = counters.filter { $0.closed.load(ordering: .relaxed) }.count
+    let dropped = disconnected(counters)
     try group.syncShutdownGracefully()
     let outcome = FanOutOutcome(
         written: written, writes: totalWrites, complete: complete, clients: clients,
