@@ -37,35 +37,11 @@ var webSocketScenarios: [Scenario] {
 /// One protocol client: the opening handshake, then frames. Counts data pushes and, for a
 /// sampled client, the latency of each (the written value carries the writer's monotonic time as
 /// `"w"`); counts `ok` answers to its own requests.
-final class WSBenchClient: ChannelInboundHandler, @unchecked Sendable {
+final class WSBenchClient: ChannelInboundHandler, WebSocketFrameReceiver, @unchecked Sendable {
     // @unchecked Sendable: mutable state is touched on the channel's event loop; the driver reads
     // the atomics, and the latencies only after the loop is shut down.
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
-
-    /// The frames after the handshake.
-    final class Frames: ChannelInboundHandler, @unchecked Sendable {
-        typealias InboundIn = WebSocketFrame
-        unowned let client: WSBenchClient
-        init(_ client: WSBenchClient) { self.client = client }
-        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-            let frame = self.unwrapInboundIn(data)
-            if frame.opcode == .ping {
-                // Answered, as every WebSocket stack does: the server closes a connection that
-                // neither sends nor answers its pings.
-                let pong = WebSocketFrame(fin: true, opcode: .pong, maskKey: self.client.maskKey(), data: frame.unmaskedData)
-                return context.channel.writeAndFlush(pong, promise: nil)
-            }
-            guard frame.opcode == .text else { return }
-            self.client.received(frame.unmaskedData, context: context)
-        }
-        /// The answers of one read refill the window together, with one flush, as a pipelining
-        /// client library does (one write per answer would measure the client's system calls).
-        func channelReadComplete(context: ChannelHandlerContext) {
-            self.client.pumpWrites()
-            context.fireChannelReadComplete()
-        }
-    }
 
     let sampled: Bool
     /// Requests to send once the hello arrived (JSON texts).
@@ -95,16 +71,27 @@ final class WSBenchClient: ChannelInboundHandler, @unchecked Sendable {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard !self.upgraded else { return context.fireChannelRead(data) }
-        switch WebSocketUpgrade.read(self.unwrapInboundIn(data), into: &self.head) {
-        case .incomplete:
-            return
-        case .refused:
-            context.close(promise: nil)
-        case .upgraded(let rest):
-            self.upgraded = true
-            WebSocketUpgrade.installCodec(after: self, frames: Frames(self), maxFrameSize: 1 << 24, rest: rest, context: context)
+        let upgrading = WebSocketUpgrade.channelRead(
+            data, for: self, head: &self.head, upgraded: &self.upgraded, maxFrameSize: 1 << 24, context: context)
+        if !upgrading { context.close(promise: nil) }
+    }
+
+    func received(_ frame: WebSocketFrame, context: ChannelHandlerContext) {
+        if frame.opcode == .ping {
+            // Answered, as every WebSocket stack does: the server closes a connection that
+            // neither sends nor answers its pings.
+            let pong = WebSocketFrame(fin: true, opcode: .pong, maskKey: self.maskKey(), data: frame.unmaskedData)
+            return context.channel.writeAndFlush(pong, promise: nil)
         }
+        guard frame.opcode == .text else { return }
+        self.received(frame.unmaskedData, context: context)
+    }
+
+    /// The answers of one read refill the window together, with one flush, as a pipelining
+    /// client library does (one write per answer would measure the client's system calls).
+    func framesReadComplete(context: ChannelHandlerContext) {
+        self.pumpWrites()
+        context.fireChannelReadComplete()
     }
 
     /// The next frame's mask key (clients mask every frame).
@@ -129,7 +116,7 @@ final class WSBenchClient: ChannelInboundHandler, @unchecked Sendable {
             }
             if bytes.starts(with: Self.answerPrefix) {
                 if Self.find(Self.okStatus, in: bytes) != nil { self.acks.wrappingAdd(1, ordering: .relaxed) }
-                // The window is refilled when the read is complete (``Frames/channelReadComplete``).
+                // The window is refilled when the read is complete (``framesReadComplete(context:)``).
                 if self.inFlight > 0 { self.inFlight -= 1 }
                 return
             }
