@@ -15,14 +15,14 @@ func rulesWindow(_ mode: RulesMode, _ store: Store) throws -> BenchResult {
     let target = try RuledDatabase(store, mode)
     defer { target.close() }
     let postsRef = target.db.reference(withPath: "posts")
-    let users = BlogRules.users.map { AuthContext(uid: $0) }
     var rng = BenchRNG(seed: 42)
     let (keys, firstStars) = StarWindowModel.posts(count, &rng)
     var stars = firstStars
     var initial: [String: JSONValue] = [:]
     for i in 0..<count {
         initial[keys[i]] = [
-            "author": .string(BlogRules.users[i % users.count]), "title": .string("post \(i)"), "starCount": .int(Int64(stars[i])),
+            "author": .string(BlogRules.users[i % BlogRules.users.count]), "title": .string("post \(i)"),
+            "starCount": .int(Int64(stars[i])),
         ]
     }
     try target.load("posts", .object(initial))
@@ -54,7 +54,7 @@ func rulesWindow(_ mode: RulesMode, _ store: Store) throws -> BenchResult {
     let start = monotonicNanos()
     for (i, star) in plan {
         let path = DatabasePath([ChildKey("posts"), ChildKey(keys[i]), ChildKey("starCount")])
-        target.write(.set(path, WriteValue(node: .leaf(.int(Int64(star))))), as: users[i % users.count])
+        target.write(.set(path, WriteValue(node: .leaf(.int(Int64(star))))), as: BlogRules.authContexts[i % BlogRules.users.count])
     }
     let issued = secondsSince(start)
     let snapshot = try blockingGetData(query)
