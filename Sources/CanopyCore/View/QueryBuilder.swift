@@ -165,31 +165,22 @@ package struct QueryBuilder: Sendable, Hashable {
     private func validateEndpoints() throws(DatabaseError) {
         switch self.index {
         case .key:
-            if let start = self.start {
-                if start.key != nil {
-                    throw Self.invalid(
-                        "Can't use queryStartingAtValue:childKey:, queryStartingAfterValue:childKey:, or queryEqualTo:andChildKey: in combination with queryOrderedByKey"
-                    )
-                }
-                if case .string? = start.value {
-                } else {
-                    throw Self.invalid(
-                        "Can't use queryStartingAtValue: or queryStartingAfterValue: with non-string types when used with queryOrderedByKey"
-                    )
-                }
-            }
-            if let end = self.end {
-                if end.key != nil {
-                    throw Self.invalid(
-                        "Can't use queryEndingAtValue:childKey: or queryEndingBeforeValue:childKey: queryEqualToValue:childKey: in combination with queryOrderedByKey"
-                    )
-                }
-                if case .string? = end.value {
-                } else {
-                    throw Self.invalid(
-                        "Can't use queryEndingAtValue: or queryEndingBeforeValue: with other types than string in combination with queryOrderedByKey"
-                    )
-                }
+            // The start's rules, then the end's, each with its own message.
+            let checks = [
+                (
+                    self.start,
+                    "Can't use queryStartingAtValue:childKey:, queryStartingAfterValue:childKey:, or queryEqualTo:andChildKey: in combination with queryOrderedByKey",
+                    "Can't use queryStartingAtValue: or queryStartingAfterValue: with non-string types when used with queryOrderedByKey"
+                ),
+                (
+                    self.end,
+                    "Can't use queryEndingAtValue:childKey: or queryEndingBeforeValue:childKey: queryEqualToValue:childKey: in combination with queryOrderedByKey",
+                    "Can't use queryEndingAtValue: or queryEndingBeforeValue: with other types than string in combination with queryOrderedByKey"
+                ),
+            ]
+            for case (let endpoint?, let keyMessage, let typeMessage) in checks {
+                if endpoint.key != nil { throw Self.invalid(keyMessage) }
+                guard case .string? = endpoint.value else { throw Self.invalid(typeMessage) }
             }
         case .priority:
             for endpoint in [self.start, self.end].compactMap({ $0 }) {
