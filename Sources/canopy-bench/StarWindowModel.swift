@@ -1,3 +1,5 @@
+import CanopyCore
+
 /// The brute-force model of a `orderByChild("starCount").limitToLast(window)` over posts: the
 /// `(starCount, key)` pairs sorted, the window their last `window`; it counts the events each
 /// change of a star count must raise on the window (B2a, B12.window).
@@ -50,13 +52,5 @@ struct StarWindowModel {
         }
     }
 
-    private func insertionIndex(_ e: Entry) -> Int {
-        var low = 0
-        var high = self.entries.count
-        while low < high {
-            let mid = (low + high) / 2
-            if self.entries[mid] < e { low = mid + 1 } else { high = mid }
-        }
-        return low
-    }
+    private func insertionIndex(_ e: Entry) -> Int { leadingCount(self.entries.count) { self.entries[$0] < e } }
 }

@@ -184,41 +184,20 @@ final class AggregateTreeNode {
 
     func lowerBound(_ key: AggregateTreeKey) -> Int {
         // Through a buffer pointer: no retain of each probed key.
-        self.keys.withUnsafeBufferPointer { keys in
-            var low = 0
-            var high = keys.count
-            while low < high {
-                let mid = (low &+ high) >> 1
-                if AggregateTreeKey.compare(keys[mid], key) < 0 { low = mid &+ 1 } else { high = mid }
-            }
-            return low
-        }
+        self.keys.withUnsafeBufferPointer { keys in leadingCount(keys.count) { AggregateTreeKey.compare(keys[$0], key) < 0 } }
     }
 
     /// The child that may hold `key`: the last `i` with `keys[i] <= key`, or 0.
     func childIndex(for key: AggregateTreeKey) -> Int {
         self.keys.withUnsafeBufferPointer { keys in
-            var low = 0
-            var high = keys.count
-            while low < high {
-                let mid = (low &+ high) >> 1
-                if AggregateTreeKey.compare(key, keys[mid]) < 0 { high = mid } else { low = mid &+ 1 }
-            }
+            let low = leadingCount(keys.count) { AggregateTreeKey.compare(key, keys[$0]) >= 0 }
             return low == 0 ? 0 : low - 1
         }
     }
 
     /// The number of leading keys for which `isBelow` holds.
     func partition(_ isBelow: (IndexEntry) -> Bool) -> Int {
-        self.keys.withUnsafeBufferPointer { keys in
-            var low = 0
-            var high = keys.count
-            while low < high {
-                let mid = (low &+ high) >> 1
-                if isBelow(keys[mid].entry) { low = mid &+ 1 } else { high = mid }
-            }
-            return low
-        }
+        self.keys.withUnsafeBufferPointer { keys in leadingCount(keys.count) { isBelow(keys[$0].entry) } }
     }
 
     /// What an insertion did below a node, for its ancestors' summaries.

@@ -191,26 +191,15 @@ final class SortedMapNode<Key: Comparable, Value>: ManagedBuffer<SortedMapNodeHe
     @inlinable
     func lowerBound(_ key: Key) -> Int {
         let keys = self.keyBase
-        var low = 0
-        var high = self.head.pointee.width
-        while low < high {
-            let mid = (low &+ high) >> 1
-            if keys[mid] < key { low = mid &+ 1 } else { high = mid }
-        }
-        return low
+        return leadingCount(self.head.pointee.width) { keys[$0] < key }
     }
 
     /// In an internal node, the child that may hold `key`: the last `i` with `keys[i] <= key`, or 0.
     @inlinable
     func childIndex(for key: Key) -> Int {
         let keys = self.keyBase
-        var low = 0
-        var high = self.head.pointee.width
-        // first index with keys[i] > key
-        while low < high {
-            let mid = (low &+ high) >> 1
-            if key < keys[mid] { high = mid } else { low = mid &+ 1 }
-        }
+        // The first index with keys[i] > key.
+        let low = leadingCount(self.head.pointee.width) { !(key < keys[$0]) }
         return low == 0 ? 0 : low &- 1
     }
 }
