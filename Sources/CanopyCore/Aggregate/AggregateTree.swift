@@ -25,7 +25,7 @@ package struct AggregateTree {
         let capacity = AggregateTreeNode.capacity
         while start < elements.count {
             let remaining = elements.count - start
-            let take = remaining > capacity && remaining < capacity + AggregateTreeNode.minWidth ? remaining / 2 : min(capacity, remaining)
+            let take = bulkNodeWidth(remaining: remaining, capacity: capacity, minWidth: AggregateTreeNode.minWidth)
             let slice = elements[start..<(start + take)]
             level.append(
                 AggregateTreeNode(
@@ -37,8 +37,7 @@ package struct AggregateTree {
             var i = 0
             while i < level.count {
                 let remaining = level.count - i
-                let take =
-                    remaining > capacity && remaining < capacity + AggregateTreeNode.minWidth ? remaining / 2 : min(capacity, remaining)
+                let take = bulkNodeWidth(remaining: remaining, capacity: capacity, minWidth: AggregateTreeNode.minWidth)
                 next.append(AggregateTreeNode(children: ContiguousArray(level[i..<(i + take)])))
                 i += take
             }

@@ -179,6 +179,19 @@ final class SortedMapNode<Key: Comparable, Value>: ManagedBuffer<SortedMapNodeHe
         UnsafeMutableBufferPointer(start: self.childBase, count: self.head.pointee.isLeaf ? 0 : self.head.pointee.width)
     }
 
+    /// In an internal node, the child holding the element at position `rank` of this subtree, and
+    /// the element's position in that child.
+    @inlinable
+    func child(atRank rank: Int) -> (index: Int, rank: Int) {
+        var r = rank
+        var i = 0
+        while r >= self.children[i].count {
+            r -= self.children[i].count
+            i += 1
+        }
+        return (i, r)
+    }
+
     /// The largest key of this (non-empty) subtree.
     @inlinable
     var lastKey: Key {
