@@ -26,11 +26,8 @@ struct BulkUpdateTests {
         for key in entries.keys where key.hasSuffix("/w") && entries[String(key.dropLast(2))] != nil { entries[key] = nil }
 
         func run(bulk: Bool) throws -> (data: JSONValue, events: [String]) {
-            let db = try manualDatabase()
+            let (db, list) = try manualDatabase(holding: JSONValue.object(initial), at: "list")
             defer { db.close() }
-            let list = db.reference(withPath: "list")
-            try list.queueSetValue(JSONValue.object(initial))
-            db.drain()
             var events: [String] = []
             for type in [DataEventType.childAdded, .childRemoved, .childChanged] {
                 list.observe(

@@ -506,11 +506,8 @@ struct QueryErrorTests {
 
     @Test("the largest limit, 2^31-1, is accepted and shows everything")
     func largestLimit() throws {
-        let db = try manualDatabase()
+        let (db, ref) = try manualDatabase(holding: ["a": 1, "b": 2, "c": 3], at: "q")
         defer { db.close() }
-        let ref = db.reference(withPath: "q")
-        try ref.queueSetValue(["a": 1, "b": 2, "c": 3])
-        db.drain()
         expectWindow(ref.queryLimited(toFirst: (1 << 31) - 1), db, ["a", "b", "c"])
         expectWindow(ref.queryLimited(toLast: (1 << 31) - 1), db, ["a", "b", "c"])
         expectWindow(ref.queryOrderedByValue().queryLimited(toLast: UInt(Int32.max)), db, ["a", "b", "c"])

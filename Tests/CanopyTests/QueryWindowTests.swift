@@ -170,11 +170,8 @@ struct QueryWindowCase: Sendable, CustomTestStringConvertible {
     /// Writes the data, checks the window, and that every child shown carries its stored data
     /// (priority included) while the result itself has no priority when filtered.
     func run(sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let db = try manualDatabase()
+        let (db, ref) = try manualDatabase(holding: self.data, at: "list")
         defer { db.close() }
-        let ref = db.reference(withPath: "list")
-        try ref.queueSetValue(self.data)
-        db.drain()
         let snapshot = expectWindow(self.build(ref), db, self.keys, sourceLocation: sourceLocation)
         for child in snapshot?.childSnapshots ?? [] {
             #expect(child.exportJSON == self.data[child.key ?? ""], "child \(child.key ?? "")", sourceLocation: sourceLocation)
@@ -303,11 +300,8 @@ struct QueryWindowTests {
 
     @Test("limitToLast(2) on existing {a,b,c}: initial events are the window, then removals refill")
     func section73InitialWindow() throws {
-        let db = try manualDatabase()
+        let (db, ref) = try manualDatabase(holding: ["a": 1, "b": 2, "c": 3], at: "list")
         defer { db.close() }
-        let ref = db.reference(withPath: "list")
-        try ref.queueSetValue(["a": 1, "b": 2, "c": 3])
-        db.drain()
         let log = QueryEventLog()
         log.observe(ref.queryLimited(toLast: 2))
         db.drain()
@@ -706,11 +700,8 @@ struct QueryWindowTests {
 
     @Test("equalTo(2) exports the child with its priority")
     func equalToExportsChildWithPriority() throws {
-        let db = try manualDatabase()
+        let (db, ref) = try manualDatabase(holding: Self.equalToData, at: "list")
         defer { db.close() }
-        let ref = db.reference(withPath: "list")
-        try ref.queueSetValue(Self.equalToData)
-        db.drain()
         #expect(queryRead(ref.queryEqual(toValue: 2), db)?.exportJSON == ["b": [".priority": 2, ".value": 2]])
         #expect(queryRead(ref.queryEqual(toValue: "3", childKey: "c"), db)?.exportJSON == ["c": [".priority": "3", ".value": 3]])
         #expect(queryRead(ref.queryEqual(toValue: nil, childKey: "c"), db)?.exportJSON == .null)
@@ -913,11 +904,8 @@ struct QueryWindowTests {
 
     @Test("child_moved with orderByChild only when the indexed child changes")
     func section74() throws {
-        let db = try manualDatabase()
+        let (db, ref) = try manualDatabase(holding: Self.nuggets, at: "list")
         defer { db.close() }
-        let ref = db.reference(withPath: "list")
-        try ref.queueSetValue(Self.nuggets)
-        db.drain()
         let log = QueryEventLog()
         log.observe(ref.queryOrdered(byChild: "nuggets"))
         db.drain()
@@ -948,11 +936,8 @@ struct QueryWindowTests {
 
     @Test("limitToLast(2) on a node with a priority exports no top-level priority")
     func limitedQueryExportsNoTopLevelPriority() throws {
-        let db = try manualDatabase()
+        let (db, ref) = try manualDatabase(holding: ["a": "blah", ".priority": "priority"], at: "list")
         defer { db.close() }
-        let ref = db.reference(withPath: "list")
-        try ref.queueSetValue(["a": "blah", ".priority": "priority"])
-        db.drain()
         let limited = try #require(queryRead(ref.queryLimited(toLast: 2), db))
         #expect(limited.exportJSON == ["a": "blah"])
         #expect(limited.priority is NSNull)
@@ -972,11 +957,9 @@ struct QueryWindowTests {
             QueryWindowCase("orderByValue.equalTo(1)", .null, []) { $0.queryOrderedByValue().queryEqual(toValue: 1) },
         ])
     func filteredViewsHaveNoTopPriority(_ c: QueryWindowCase) throws {
-        let db = try manualDatabase()
+        let (db, ref) = try manualDatabase(
+            holding: [".priority": "top", "a": [".value": 1, ".priority": 5], "b": ["x": 2, ".priority": "p"]] as JSONValue, at: "list")
         defer { db.close() }
-        let ref = db.reference(withPath: "list")
-        try ref.queueSetValue([".priority": "top", "a": [".value": 1, ".priority": 5], "b": ["x": 2, ".priority": "p"]] as JSONValue)
-        db.drain()
         let query = c.build(ref)
         let snapshot = try #require(queryRead(query, db))
         #expect(snapshot.priority is NSNull)
@@ -1001,11 +984,8 @@ struct QueryWindowTests {
 
     @Test("a filtered view of a leaf is empty; leaf→leaf raises nothing, leaf→object raises child_added and value")
     func filteredLeaf() throws {
-        let db = try manualDatabase()
+        let (db, ref) = try manualDatabase(holding: "leaf-node", at: "list")
         defer { db.close() }
-        let ref = db.reference(withPath: "list")
-        try ref.queueSetValue("leaf-node")
-        db.drain()
         let query = ref.queryOrdered(byChild: "foo").queryLimited(toLast: 1)
         #expect(queryRead(query, db)?.exists() == false)
         #expect(queryRead(ref.queryStarting(atValue: nil), db)?.exists() == false)
@@ -1162,11 +1142,8 @@ struct QueryWindowTests {
 
     @Test("limitToLast(1) with orderByChild refills with the right child")
     func limitToLastOneWithOrderByChildRefills() throws {
-        let db = try manualDatabase()
+        let (db, ref) = try manualDatabase(holding: ["a": ["age": 4], "b": ["age": 3], "c": ["age": 2], "d": ["age": 1]], at: "list")
         defer { db.close() }
-        let ref = db.reference(withPath: "list")
-        try ref.queueSetValue(["a": ["age": 4], "b": ["age": 3], "c": ["age": 2], "d": ["age": 1]])
-        db.drain()
         let log = QueryEventLog()
         log.observe(ref.queryOrdered(byChild: "age").queryLimited(toLast: 1))
         db.drain()
@@ -1178,11 +1155,8 @@ struct QueryWindowTests {
 
     @Test("an update moving a child out of a ranged limitToFirst(2) window")
     func updateMovesChildOutOfRangedLimitToFirst() throws {
-        let db = try manualDatabase()
+        let (db, ref) = try manualDatabase(holding: ["a": ["index": 1], "b": ["index": 2], "c": ["index": 3]], at: "list")
         defer { db.close() }
-        let ref = db.reference(withPath: "list")
-        try ref.queueSetValue(["a": ["index": 1], "b": ["index": 2], "c": ["index": 3]])
-        db.drain()
         let log = QueryEventLog()
         log.observe(ref.queryOrdered(byChild: "index").queryStarting(atValue: 1).queryEnding(atValue: 10).queryLimited(toFirst: 2))
         db.drain()
@@ -1199,11 +1173,8 @@ struct QueryWindowTests {
 
     @Test("a deep set deleting a window child pulls in the next one")
     func deepSetDeletingWindowChildPullsInNext() throws {
-        let db = try manualDatabase()
+        let (db, ref) = try manualDatabase(holding: ["a": ["aa": 2], "b": ["bb": 2], "c": ["cc": 2]], at: "list")
         defer { db.close() }
-        let ref = db.reference(withPath: "list")
-        try ref.queueSetValue(["a": ["aa": 2], "b": ["bb": 2], "c": ["cc": 2]])
-        db.drain()
         let log = QueryEventLog()
         log.observe(ref.queryLimited(toLast: 2))
         db.drain()
@@ -1215,11 +1186,9 @@ struct QueryWindowTests {
 
     @Test("a deep update deleting a window child pulls in the next one")
     func deepUpdateDeletingWindowChildPullsInNext() throws {
-        let db = try manualDatabase()
+        let (db, ref) = try manualDatabase(
+            holding: ["a": ["aa": 2, "aaa": 3], "b": ["bb": 2, "bbb": 3], "c": ["cc": 2, "ccc": 3]], at: "list")
         defer { db.close() }
-        let ref = db.reference(withPath: "list")
-        try ref.queueSetValue(["a": ["aa": 2, "aaa": 3], "b": ["bb": 2, "bbb": 3], "c": ["cc": 2, "ccc": 3]])
-        db.drain()
         let log = QueryEventLog()
         log.observe(ref.queryLimited(toLast: 2))
         db.drain()
@@ -1294,11 +1263,8 @@ struct QueryWindowTests {
 
     @Test("Addendum 1: limitToLast(1) of orderByChild(x) refills with d (missing values sort first, ties by key), not a")
     func refillPicksD() throws {
-        let db = try manualDatabase()
+        let (db, ref) = try manualDatabase(holding: ["a": 2, "b": ["x": false], "d": 4] as JSONValue, at: "list")
         defer { db.close() }
-        let ref = db.reference(withPath: "list")
-        try ref.queueSetValue(["a": 2, "b": ["x": false], "d": 4] as JSONValue)
-        db.drain()
         let log = QueryEventLog()
         log.observe(ref.queryOrdered(byChild: "x").queryLimited(toLast: 1))
         db.drain()
@@ -1310,11 +1276,8 @@ struct QueryWindowTests {
 
     @Test("Addendum 1: the same refill under the default (priority) order picks d")
     func refillPicksDByPriority() throws {
-        let db = try manualDatabase()
+        let (db, ref) = try manualDatabase(holding: ["a": 2, "b": [".value": "b", ".priority": 1], "d": 4] as JSONValue, at: "list")
         defer { db.close() }
-        let ref = db.reference(withPath: "list")
-        try ref.queueSetValue(["a": 2, "b": [".value": "b", ".priority": 1], "d": 4] as JSONValue)
-        db.drain()
         let log = QueryEventLog()
         log.observe(ref.queryLimited(toLast: 1))
         db.drain()
@@ -1358,11 +1321,8 @@ struct QueryWindowTests {
 
     @Test("value index: any change of a child is a move, even deep inside an object or of its priority")
     func valueIndexMoves() throws {
-        let db = try manualDatabase()
+        let (db, ref) = try manualDatabase(holding: ["a": ["x": 1], "b": ["x": 2]], at: "list")
         defer { db.close() }
-        let ref = db.reference(withPath: "list")
-        try ref.queueSetValue(["a": ["x": 1], "b": ["x": 2]])
-        db.drain()
         let log = QueryEventLog()
         log.observe(ref.queryOrderedByValue())
         db.drain()
@@ -1380,11 +1340,8 @@ struct QueryWindowTests {
 
     @Test("child index: only a different indexed value is a move; 1 → 1.0 is nothing; object → object is a change")
     func childIndexMoves() throws {
-        let db = try manualDatabase()
+        let (db, ref) = try manualDatabase(holding: ["a": ["v": ["x": 1]], "b": ["v": 1], "c": ["v": 3]] as JSONValue, at: "list")
         defer { db.close() }
-        let ref = db.reference(withPath: "list")
-        try ref.queueSetValue(["a": ["v": ["x": 1]], "b": ["v": 1], "c": ["v": 3]] as JSONValue)
-        db.drain()
         let log = QueryEventLog()
         log.observe(ref.queryOrdered(byChild: "v"))
         db.drain()
@@ -1440,11 +1397,8 @@ struct QueryWindowTests {
 
     @Test("a change moving a child past the first one outside a limitToFirst window swaps it for that one")
     func limitToFirstMovePastBoundary() throws {
-        let db = try manualDatabase()
+        let (db, ref) = try manualDatabase(holding: ["a": 1, "b": 2, "c": 3], at: "list")
         defer { db.close() }
-        let ref = db.reference(withPath: "list")
-        try ref.queueSetValue(["a": 1, "b": 2, "c": 3])
-        db.drain()
         let log = QueryEventLog()
         log.observe(ref.queryOrderedByValue().queryLimited(toFirst: 2))
         db.drain()
@@ -1464,11 +1418,8 @@ struct QueryWindowTests {
 
     @Test("removing the location removes the window's children in index order, then value null")
     func removeWholeWindow() throws {
-        let db = try manualDatabase()
+        let (db, ref) = try manualDatabase(holding: ["a": 3, "b": 1, "c": 2, "d": 0], at: "list")
         defer { db.close() }
-        let ref = db.reference(withPath: "list")
-        try ref.queueSetValue(["a": 3, "b": 1, "c": 2, "d": 0])
-        db.drain()
         let log = QueryEventLog()
         log.observe(ref.queryOrderedByValue().queryLimited(toLast: 2))
         db.drain()
@@ -1564,11 +1515,8 @@ struct QueryWindowTests {
 
     @Test("rewriting identical data, or data outside the window, raises nothing for a query")
     func identicalWrites() throws {
-        let db = try manualDatabase()
+        let (db, ref) = try manualDatabase(holding: ["a": 1, "b": 2, "c": 3], at: "list")
         defer { db.close() }
-        let ref = db.reference(withPath: "list")
-        try ref.queueSetValue(["a": 1, "b": 2, "c": 3])
-        db.drain()
         let log = QueryEventLog()
         log.observe(ref.queryOrderedByValue().queryLimited(toLast: 2))
         db.drain()
