@@ -43,7 +43,7 @@ let package = Package(
     ],
     targets: [
         .systemLibrary(name: "CLibUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev"])]),
-        .target(name: "CanopyLoop", dependencies: ["CLibUV"], swiftSettings: settings),
+        .target(name: "CanopyLoop", dependencies: ["CLibUV", "CanopyCore"], swiftSettings: settings),
         .target(name: "CanopyCore", swiftSettings: settings),
         .target(name: "CanopyRules", dependencies: ["CanopyCore"], swiftSettings: settings),
         .target(

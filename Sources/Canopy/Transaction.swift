@@ -51,10 +51,7 @@ public final class Transaction {
     /// - Complexity: O(*s*) to validate a value of *s* nodes.
     @discardableResult
     public func setValue(_ value: Any?, for ref: DatabaseReference) throws(DatabaseError) -> Transaction {
-        try self.check(ref, function: "setValue")
-        let write = try WriteBuilder.set(ref, value)
-        self.add(write)
-        return self
+        try self.add(ref, function: "setValue") { () throws(DatabaseError) in try WriteBuilder.set(ref, value) }
     }
 
     /// Writes the relative paths of `values` below `ref` (as ``DatabaseReference/updateChildValues(_:)``)
@@ -64,10 +61,7 @@ public final class Transaction {
     /// - Complexity: O(*s* + *e* · *d*) to validate *e* entries of *s* nodes at depth *d*.
     @discardableResult
     public func updateChildValues(_ values: [AnyHashable: Any], for ref: DatabaseReference) throws(DatabaseError) -> Transaction {
-        try self.check(ref, function: "updateChildValues")
-        let write = try WriteBuilder.update(ref, values)
-        self.add(write)
-        return self
+        try self.add(ref, function: "updateChildValues") { () throws(DatabaseError) in try WriteBuilder.update(ref, values) }
     }
 
     /// `updateChildValues(_:for:)` for a dictionary with `String` keys (what a dictionary
@@ -77,10 +71,7 @@ public final class Transaction {
     /// - Complexity: O(*s* + *e* · *d*) to validate *e* entries of *s* nodes at depth *d*.
     @discardableResult
     public func updateChildValues(_ values: [String: Any], for ref: DatabaseReference) throws(DatabaseError) -> Transaction {
-        try self.check(ref, function: "updateChildValues")
-        let write = try WriteBuilder.update(ref, values)
-        self.add(write)
-        return self
+        try self.add(ref, function: "updateChildValues") { () throws(DatabaseError) in try WriteBuilder.update(ref, values) }
     }
 
     /// Removes the data at `ref` when the transaction commits.
@@ -89,17 +80,19 @@ public final class Transaction {
     /// - Complexity: O(1).
     @discardableResult
     public func removeValue(for ref: DatabaseReference) throws(DatabaseError) -> Transaction {
-        try self.check(ref, function: "removeValue")
-        let write = try WriteBuilder.set(ref, nil, function: "remove")
-        self.add(write)
-        return self
+        try self.add(ref, function: "removeValue") { () throws(DatabaseError) in try WriteBuilder.set(ref, nil, function: "remove") }
     }
 
-    /// Adds a write, with room for a few from the first (most transactions make two to four, which
-    /// then take one allocation).
-    private func add(_ write: WriteOperation) {
+    /// Checks `ref` for `function`, then adds the write `build` makes, with room for a few from the
+    /// first (most transactions make two to four, which then take one allocation); returns `self`.
+    private func add(_ ref: DatabaseReference, function: String, _ build: () throws(DatabaseError) -> WriteOperation)
+        throws(DatabaseError) -> Transaction
+    {
+        try self.check(ref, function: function)
+        let write = try build()
         if self.writes.isEmpty { self.writes.reserveCapacity(4) }
         self.writes.append(write)
+        return self
     }
 
     /// Ends the transaction: later calls throw.

@@ -1,3 +1,5 @@
+import CanopyCore
+
 extension EventLoop {
     /// Whether loop-confined state may be touched from the calling thread: it is the loop thread,
     /// or the loop has finished closing, so no thread runs it any more (closing code then cleans

@@ -1,4 +1,5 @@
 import CLibUV
+import CanopyCore
 
 extension EventLoop {
     /// Starts a dedicated thread that runs the loop until ``shutdown()``.
@@ -10,15 +11,7 @@ extension EventLoop {
     /// - Parameter name: The thread's name as `top` or `gdb` show it (at most 15 bytes are kept).
     /// - Throws: ``UVError`` if the thread cannot be created; the loop is then undriven again.
     package func startThread(name: String = "canopy-loop") throws {
-        let claimed = self.control.withLock { state -> Bool in
-            if state.driver == .none, state.accepting {
-                state.driver = .thread
-                return true
-            }
-            precondition(!state.accepting, "startThread(): the loop is already driven (\(state.driver))")
-            return false
-        }
-        guard claimed else { return }
+        guard self.claimDriver(.thread, "startThread()") else { return }
         // The thread holds the loop until it has finished it.
         let (status, thread) = startNamedThread(name) { self.threadMain() }
         guard status == 0 else {
@@ -33,6 +26,20 @@ extension EventLoop {
         }
         self.control.withLock { $0.thread = thread }
         self.control.broadcast()
+    }
+
+    /// Makes `driver` the loop's driver if it has none and accepts work; `false` (nothing to
+    /// drive) once it has been shut down. Driving a loop that is already driven is a
+    /// programming error, reported naming `function`.
+    private func claimDriver(_ driver: LoopDriver, _ function: String) -> Bool {
+        self.control.withLock { state -> Bool in
+            if state.driver == .none, state.accepting {
+                state.driver = driver
+                return true
+            }
+            precondition(!state.accepting, "\(function): the loop is already driven (\(state.driver))")
+            return false
+        }
     }
 
     func threadMain() {
@@ -51,15 +58,7 @@ extension EventLoop {
     ///   handles (see ``stopOnSignal(_:)``).
     /// - Throws: ``UVError`` if a signal handler cannot be installed; the loop is closed first.
     package func run(stopOn signals: [Int32] = []) throws {
-        let claimed = self.control.withLock { state -> Bool in
-            if state.driver == .none, state.accepting {
-                state.driver = .run
-                return true
-            }
-            precondition(!state.accepting, "run(): the loop is already driven (\(state.driver))")
-            return false
-        }
-        guard claimed else { return }
+        guard self.claimDriver(.run, "run()") else { return }
         self.claimLoopThread()
         do {
             for signal in signals {

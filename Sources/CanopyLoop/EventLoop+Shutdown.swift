@@ -1,4 +1,5 @@
 import CLibUV
+import CanopyCore
 
 extension EventLoop {
     /// Stops accepting jobs, runs the jobs already accepted, closes every handle (wake-up, timers,

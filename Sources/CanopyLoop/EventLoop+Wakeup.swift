@@ -1,4 +1,5 @@
 import CLibUV
+import CanopyCore
 
 extension EventLoop {
     /// Queues `job` to run on the loop thread; the only entry point from other threads.

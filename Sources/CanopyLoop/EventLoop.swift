@@ -1,4 +1,5 @@
 import CLibUV
+import CanopyCore
 import Glibc
 import Synchronization
 

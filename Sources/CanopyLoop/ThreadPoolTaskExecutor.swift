@@ -1,4 +1,5 @@
 import CLibUV
+import CanopyCore
 
 /// A task executor on threads of its own, which live as long as the process.
 ///

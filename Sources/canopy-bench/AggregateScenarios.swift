@@ -136,19 +136,5 @@ func liveAggregate(_ name: String, _ config: AggregateConfig, _ store: Store) th
 
 /// Reads an aggregate once and waits for it.
 func blockingAggregate(_ aggregate: AggregateQuery) throws -> AggregateSnapshot {
-    final class Outcome: @unchecked Sendable {  // written by the loop before `done` is signalled
-        var snapshot: AggregateSnapshot?
-        var error: (any Error)?
-    }
-    let outcome = Outcome()
-    let done = DispatchSemaphore(value: 0)
-    aggregate.getData { error, snapshot in
-        outcome.error = error
-        outcome.snapshot = snapshot
-        done.signal()
-    }
-    done.wait()
-    if let error = outcome.error { throw error }
-    guard let snapshot = outcome.snapshot else { throw BenchError("getData returned no aggregate") }
-    return snapshot
+    try blockingRead("aggregate", aggregate.getData(completion:))
 }

@@ -1,4 +1,5 @@
 import Canopy
+import CanopyCore
 import Dispatch
 import Foundation
 
@@ -29,26 +30,8 @@ enum JSONField {
     }
 }
 
-/// A JSON string literal for `s`.
-func jsonQuoted(_ s: String) -> String {
-    var out = "\""
-    for scalar in s.unicodeScalars {
-        switch scalar {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\t": out += "\\t"
-        case "\r": out += "\\r"
-        default:
-            if scalar.value < 0x20 {
-                out += String(format: "\\u%04x", scalar.value)
-            } else {
-                out.unicodeScalars.append(scalar)
-            }
-        }
-    }
-    return out + "\""
-}
+/// A JSON string literal for `s`, as the library writes one.
+func jsonQuoted(_ s: String) -> String { JSONWriter.string(.string(s)) }
 
 /// The outcome of one scenario run: the grdb-bench keys, scenario-specific extras, and the check.
 struct BenchResult {

@@ -1,6 +1,8 @@
 // B12's rules document: the blog's (owner-only writes, validated fields, indexed queries), its
 // users, and the secret the server child verifies their tokens with.
 
+import CanopyRules
+
 enum BlogRules {
     /// The rules document, as `canopy serve --rules` would load it.
     static let source = """
@@ -26,6 +28,9 @@ enum BlogRules {
 
     /// The writers of the in-process scenarios: post `i` is written by `users[i % users.count]`.
     static let users: [String] = (0..<16).map { paddedKey(UInt8(ascii: "u"), $0, digits: 2) }
+
+    /// The identities of ``users``, as writes in the process carry them.
+    static let authContexts = Self.users.map { AuthContext(uid: $0) }
 
     /// The user of HTTP client `client`.
     static func clientUser(_ client: Int) -> String { paddedKey(UInt8(ascii: "c"), client, digits: 3) }

@@ -44,7 +44,7 @@ private func seconds(since start: ContinuousClock.Instant) -> Double {
 /// "stars": {"uid…": true}}, …}, "meta": {…}}` with ASCII, accented, CJK and emoji text and
 /// escapes; returns the UTF-8 bytes and the number of posts.
 func makeFirebaseLikeDocument(targetBytes: Int) -> (bytes: [UInt8], posts: Int) {
-    var random = SplitMix64(seed: 0x5EED_CA90_B1)
+    var random = BenchRNG(seed: 0x5EED_CA90_B1)
     let words = [
         "realtime", "database", "tree", "listener", "snapshot", "query", "café", "naïve", "日本語",
         "データ", "emoji 🎉", "quoted \"text\"", "back\\slash", "line\nbreak", "tab\tbed", "swift",
@@ -97,17 +97,4 @@ func makeFirebaseLikeDocument(targetBytes: Int) -> (bytes: [UInt8], posts: Int) 
     }
     out.append(contentsOf: #"},"meta":{"version":3,"ratio":0.125,"note":null,"flags":[true,false]}}"#.utf8)
     return (out, posts)
-}
-
-/// A small deterministic generator (SplitMix64).
-private struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { self.state = seed }
-    mutating func next() -> UInt64 {
-        self.state &+= 0x9E37_79B9_7F4A_7C15
-        var z = self.state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }

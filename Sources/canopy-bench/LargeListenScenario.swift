@@ -139,21 +139,9 @@ func dechunked(_ bytes: [UInt8]) -> String {
 
 /// One SDK connection that listens to a location and collects its initial data: the count frame
 /// and the pieces (or a single frame), reassembled.
-final class FirstValueClient: ChannelInboundHandler, @unchecked Sendable {
+final class FirstValueClient: ChannelInboundHandler, WebSocketFrameReceiver, @unchecked Sendable {
     // @unchecked Sendable: its state is touched on the channel's event loop only.
     typealias InboundIn = ByteBuffer
-
-    /// The frames after the handshake.
-    final class Frames: ChannelInboundHandler, @unchecked Sendable {
-        typealias InboundIn = WebSocketFrame
-        unowned let client: FirstValueClient
-        init(_ client: FirstValueClient) { self.client = client }
-        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-            let frame = self.unwrapInboundIn(data)
-            guard frame.opcode == .text else { return }
-            self.client.received(String(buffer: frame.unmaskedData), context: context)
-        }
-    }
 
     private let path: String
     private let done: EventLoopPromise<String>
@@ -187,17 +175,17 @@ final class FirstValueClient: ChannelInboundHandler, @unchecked Sendable {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard !self.upgraded else { return context.fireChannelRead(data) }
-        switch WebSocketUpgrade.read(self.unwrapInboundIn(data), into: &self.head) {
-        case .incomplete:
-            return
-        case .refused:
+        let upgrading = WebSocketUpgrade.channelRead(
+            data, for: self, head: &self.head, upgraded: &self.upgraded, maxFrameSize: 1 << 28, context: context)
+        if !upgrading {
             self.done.fail(BenchError("the WebSocket upgrade was refused"))
             context.close(promise: nil)
-        case .upgraded(let rest):
-            self.upgraded = true
-            WebSocketUpgrade.installCodec(after: self, frames: Frames(self), maxFrameSize: 1 << 28, rest: rest, context: context)
         }
+    }
+
+    func received(_ frame: WebSocketFrame, context: ChannelHandlerContext) {
+        guard frame.opcode == .text else { return }
+        self.received(String(buffer: frame.unmaskedData), context: context)
     }
 
     fileprivate func received(_ text: String, context: ChannelHandlerContext) {

@@ -77,45 +77,33 @@ func verifyPosts(_ posts: DataSnapshot, count: Int, samples: [(key: String, post
 
 /// B1a: N pushes, each its own `setValue`; timed until the last is applied (a final read).
 func pushEach(_ store: Store, input: PostInput) throws -> BenchResult {
-    let n = Bench.scaled(200_000)
-    let leaves = 3 * n
-    let db = try Database.inMemory()
-    defer { db.close() }
-    let posts = db.reference(withPath: "posts")
-    var generator = PostGenerator(seed: 1)
-    var sampleRNG = BenchRNG(seed: 11)
-    let sampleAt = sampleRNG.sampleIndices(16, below: n)
-    var samples: [(key: String, post: PostGenerator.Post)] = []
+    var run = try PushRun()
+    defer { run.db.close() }
+    let n = run.count
+    let posts = run.posts
     var latencies = [UInt64](repeating: 0, count: n)  // touched now, so it is in the baseline RSS
-    try db.reference(withPath: "warmup").queueSetValue(0)
-    _ = try blockingGetData(db.reference(withPath: "warmup"))
 
     let rssBefore = trimmedRSSBytes()
     log("B1a: \(n) setValue calls (\(input))")
     let t0 = monotonicNanos()
-    var nextSample = 0
     try latencies.withUnsafeMutableBufferPointer { latency in
         for i in 0..<n {
-            let post = generator.post(i)
+            let post = run.generator.post(i)
             let ref = posts.childByAutoId()
             let value = input.value(post)
             let start = monotonicNanos()
             try ref.queueSetValue(value)
             latency[i] = monotonicNanos() &- start
-            if nextSample < sampleAt.count && sampleAt[nextSample] == i {
-                samples.append((ref.key!, post))
-                nextSample += 1
-            }
+            run.samples.note(i, key: ref.key!, post: post)
         }
     }
     let t1 = monotonicNanos()
     let snapshot = try blockingGetData(posts)
     let t2 = monotonicNanos()
     let rssAfter = trimmedRSSBytes()
-    let check = verifyPosts(snapshot, count: n, samples: samples)
+    let check = run.check(snapshot)
     let summary = LatencySummary(sortingNanos: &latencies)
     let seconds = secondsBetween(t0, t2)
-    let delta = rssAfter - rssBefore
     return BenchResult(
         scenario: "B1a.push.each" + input.suffix, store: store, n: n, seconds: seconds,
         extra: [
@@ -123,28 +111,18 @@ func pushEach(_ store: Store, input: PostInput) throws -> BenchResult {
             ("issue_seconds", .double(secondsBetween(t0, t1), 4)),
             ("drain_seconds", .double(secondsBetween(t1, t2), 4)),
         ] + summary.fields + [
-            ("leaves", .int(leaves)),
-            ("rss_before_mb", .double(megabytes(rssBefore), 1)), ("rss_after_mb", .double(megabytes(rssAfter), 1)),
-            ("rss_delta_per_post_b", .double(Double(delta) / Double(n), 1)),
-            ("rss_delta_per_leaf_b", .double(Double(delta) / Double(leaves), 1)),
-        ],
+            ("leaves", .int(run.leaves))
+        ] + run.memoryFields(before: rssBefore, after: rssAfter),
         check: check)
 }
 
 /// B1b: the same N posts in one `updateChildValues` at /posts (keys from `childByAutoId().key`).
 /// `n` and `ops_per_s` count leaves (3 per post); timed from building the update to applied.
 func pushBatch(_ store: Store, input: PostInput) throws -> BenchResult {
-    let n = Bench.scaled(200_000)
-    let leaves = 3 * n
-    let db = try Database.inMemory()
-    defer { db.close() }
-    let posts = db.reference(withPath: "posts")
-    var generator = PostGenerator(seed: 1)
-    var sampleRNG = BenchRNG(seed: 11)
-    let sampleAt = sampleRNG.sampleIndices(16, below: n)
-    var samples: [(key: String, post: PostGenerator.Post)] = []
-    try db.reference(withPath: "warmup").queueSetValue(0)
-    _ = try blockingGetData(db.reference(withPath: "warmup"))
+    var run = try PushRun()
+    defer { run.db.close() }
+    let n = run.count
+    let posts = run.posts
 
     let rssBefore = trimmedRSSBytes()
     log("B1b: one updateChildValues of \(n) posts (\(input))")
@@ -153,15 +131,11 @@ func pushBatch(_ store: Store, input: PostInput) throws -> BenchResult {
     do {
         var values: [AnyHashable: Any] = [:]
         values.reserveCapacity(n)
-        var nextSample = 0
         for i in 0..<n {
-            let post = generator.post(i)
+            let post = run.generator.post(i)
             let key = posts.childByAutoId().key!
             values[key] = input.value(post)
-            if nextSample < sampleAt.count && sampleAt[nextSample] == i {
-                samples.append((key, post))
-                nextSample += 1
-            }
+            run.samples.note(i, key: key, post: post)
         }
         t1 = monotonicNanos()
         try posts.queueUpdateChildValues(values)
@@ -170,20 +144,53 @@ func pushBatch(_ store: Store, input: PostInput) throws -> BenchResult {
     let snapshot = try blockingGetData(posts)
     let t3 = monotonicNanos()
     let rssAfter = trimmedRSSBytes()
-    let check = verifyPosts(snapshot, count: n, samples: samples)
+    let check = run.check(snapshot)
     let seconds = secondsBetween(t0, t3)
-    let delta = rssAfter - rssBefore
     return BenchResult(
-        scenario: "B1b.push.batch" + input.suffix, store: store, n: leaves, seconds: seconds,
+        scenario: "B1b.push.batch" + input.suffix, store: store, n: run.leaves, seconds: seconds,
         extra: [
             ("posts", .int(n)), ("posts_per_s", .int(Int((Double(n) / seconds).rounded()))),
             ("build_seconds", .double(secondsBetween(t0, t1), 4)),
             ("call_seconds", .double(secondsBetween(t1, t2), 4)),
             ("apply_seconds", .double(secondsBetween(t2, t3), 4)),
-            ("update_leaves_per_s", .int(Int((Double(leaves) / secondsBetween(t1, t3)).rounded()))),
-            ("rss_before_mb", .double(megabytes(rssBefore), 1)), ("rss_after_mb", .double(megabytes(rssAfter), 1)),
-            ("rss_delta_per_post_b", .double(Double(delta) / Double(n), 1)),
-            ("rss_delta_per_leaf_b", .double(Double(delta) / Double(leaves), 1)),
-        ],
+            ("update_leaves_per_s", .int(Int((Double(run.leaves) / secondsBetween(t1, t3)).rounded()))),
+        ] + run.memoryFields(before: rssBefore, after: rssAfter),
         check: check)
+}
+
+/// What B1a and B1b share: `count` posts (3 leaves each) from the same generator, written under
+/// /posts of an in-memory database whose loop is warmed up, 16 of them read back at the end.
+struct PushRun {
+    let count = Bench.scaled(200_000)
+    var leaves: Int { 3 * self.count }
+    let db: Database
+    let posts: DatabaseReference
+    var generator = PostGenerator(seed: 1)
+    var samples: PostSamples
+
+    init() throws {
+        self.db = try Database.inMemory()
+        self.posts = self.db.reference(withPath: "posts")
+        self.samples = PostSamples(below: self.count)
+        do {
+            try self.db.reference(withPath: "warmup").queueSetValue(0)
+            _ = try blockingGetData(self.db.reference(withPath: "warmup"))
+        } catch {
+            self.db.close()
+            throw error
+        }
+    }
+
+    /// Checks the posts read back: their number and the samples.
+    func check(_ snapshot: DataSnapshot) -> String { verifyPosts(snapshot, count: self.count, samples: self.samples.posts) }
+
+    /// The resident memory before and after, and its growth per post and per leaf.
+    func memoryFields(before: Int, after: Int) -> [(String, JSONField)] {
+        let delta = after - before
+        return [
+            ("rss_before_mb", .double(megabytes(before), 1)), ("rss_after_mb", .double(megabytes(after), 1)),
+            ("rss_delta_per_post_b", .double(Double(delta) / Double(self.count), 1)),
+            ("rss_delta_per_leaf_b", .double(Double(delta) / Double(self.leaves), 1)),
+        ]
+    }
 }

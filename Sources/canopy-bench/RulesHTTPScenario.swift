@@ -12,70 +12,70 @@ func rulesHTTPWrites(_ mode: RulesMode, _ store: Store) throws -> BenchResult {
     let name = "B12.http.writes.\(mode.rawValue)"
     let clients = 50
     let total = Bench.scaled(200_000)
-    let server = try ServerChild(store, rules: mode == .rules)
-    defer { server.stop() }
-    let port = server.port
-    let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-    defer { try? group.syncShutdownGracefully() }
-    let perClient = (total + clients - 1) / clients
-    let issued = SharedCounter()
-    let auth = (0..<clients).map { client in
-        mode == .rules ? "&auth=" + hs256Token(uid: BlogRules.clientUser(client), secret: BlogRules.secret) : ""
-    }
-    // Open the namespace before timing: on a guarded server only the admin may (users get 401).
-    let opened = try blocking { try await fetch(port: port, mode == .rules ? "/posts.json?auth=\(BlogRules.adminToken)" : "/posts.json") }
-    guard opened == "null" else { throw BenchError("opening the namespace answered \(opened)") }
-    log("\(name): \(clients) clients, \(total) writes")
-    let start = monotonicNanos()
-    let outcomes: [(client: Int, outcome: Result<Int, any Error>)] = try blocking {
-        try await withThrowingTaskGroup(of: (Int, Result<Int, any Error>).self) { tasks in
-            for client in 0..<clients {
-                let user = BlogRules.clientUser(client)
-                let token = auth[client]
-                tasks.addTask {
-                    let outcome = try await httpLoad(port: port, group: group) { i in
-                        guard i < perClient, issued.next() < total else { return nil }
-                        return httpRequest(
-                            "PUT", "/posts/\(user)-k\(i % 100).json?print=silent\(token)",
-                            body: "{\"author\":\"\(user)\",\"title\":\"t\",\"starCount\":\(i)}")
+    return try withServerChild(store, rules: mode == .rules) { server, group in
+        let port = server.port
+        let perClient = (total + clients - 1) / clients
+        let issued = SharedCounter()
+        let auth = (0..<clients).map { client in
+            mode == .rules ? "&auth=" + hs256Token(uid: BlogRules.clientUser(client), secret: BlogRules.secret) : ""
+        }
+        // Open the namespace before timing: on a guarded server only the admin may (users get 401).
+        let opened = try blocking {
+            try await fetch(port: port, mode == .rules ? "/posts.json?auth=\(BlogRules.adminToken)" : "/posts.json")
+        }
+        guard opened == "null" else { throw BenchError("opening the namespace answered \(opened)") }
+        log("\(name): \(clients) clients, \(total) writes")
+        let start = monotonicNanos()
+        let outcomes: [(client: Int, outcome: Result<Int, any Error>)] = try blocking {
+            try await withThrowingTaskGroup(of: (Int, Result<Int, any Error>).self) { tasks in
+                for client in 0..<clients {
+                    let user = BlogRules.clientUser(client)
+                    let token = auth[client]
+                    tasks.addTask {
+                        let outcome = try await httpLoad(port: port, group: group) { i in
+                            guard i < perClient, issued.next() < total else { return nil }
+                            return httpRequest(
+                                "PUT", "/posts/\(user)-k\(i % 100).json?print=silent\(token)",
+                                body: "{\"author\":\"\(user)\",\"title\":\"t\",\"starCount\":\(i)}")
+                        }
+                        return (client, outcome)
                     }
-                    return (client, outcome)
                 }
+                var all: [(client: Int, outcome: Result<Int, any Error>)] = []
+                for try await outcome in tasks { all.append(outcome) }
+                return all
             }
-            var all: [(client: Int, outcome: Result<Int, any Error>)] = []
-            for try await outcome in tasks { all.append(outcome) }
-            return all
         }
-    }
-    let seconds = secondsSince(start)
-    var done = 0
-    var expectedPosts = 0
-    var failures: [String] = []
-    for (_, outcome) in outcomes {
-        switch outcome {
-        case .success(let n):
-            done += n
-            expectedPosts += min(n, 100)
-        case .failure(let error): failures.append("\(error)")
+        let seconds = secondsSince(start)
+        var done = 0
+        var expectedPosts = 0
+        var failures: [String] = []
+        for (_, outcome) in outcomes {
+            switch outcome {
+            case .success(let n):
+                done += n
+                expectedPosts += min(n, 100)
+            case .failure(let error): failures.append("\(error)")
+            }
         }
+        let check: String
+        if !failures.isEmpty {
+            let refused = failures.contains { $0.contains("401") } ? " (401: the rules refused a write)" : ""
+            check = "FAIL \(failures.count) connections failed\(refused): \(failures[0])"
+        } else if done != total {
+            check = "FAIL \(done) of \(total) writes answered"
+        } else {
+            let text = try blocking { try await fetch(port: port, "/posts.json") }
+            check = checkPosts(text, expected: expectedPosts)
+        }
+        return BenchResult(
+            scenario: name, store: store, n: done, seconds: seconds,
+            extra: [
+                ("rules", .bool(mode == .rules)), ("writes_per_s", .int(Int((Double(done) / seconds).rounded()))),
+                ("clients", .int(clients)), ("posts", .int(expectedPosts)),
+            ],
+            check: check)
     }
-    let check: String
-    if !failures.isEmpty {
-        let refused = failures.contains { $0.contains("401") } ? " (401: the rules refused a write)" : ""
-        check = "FAIL \(failures.count) connections failed\(refused): \(failures[0])"
-    } else if done != total {
-        check = "FAIL \(done) of \(total) writes answered"
-    } else {
-        let text = try blocking { try await fetch(port: port, "/posts.json") }
-        check = checkPosts(text, expected: expectedPosts)
-    }
-    return BenchResult(
-        scenario: name, store: store, n: done, seconds: seconds,
-        extra: [
-            ("rules", .bool(mode == .rules)), ("writes_per_s", .int(Int((Double(done) / seconds).rounded()))),
-            ("clients", .int(clients)), ("posts", .int(expectedPosts)),
-        ],
-        check: check)
 }
 
 /// Checks the server's `/posts` (as JSON text): `expected` posts, each carrying its writer as

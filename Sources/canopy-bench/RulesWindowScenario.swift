@@ -15,39 +15,20 @@ func rulesWindow(_ mode: RulesMode, _ store: Store) throws -> BenchResult {
     let target = try RuledDatabase(store, mode)
     defer { target.close() }
     let postsRef = target.db.reference(withPath: "posts")
-    let users = BlogRules.users.map { AuthContext(uid: $0) }
     var rng = BenchRNG(seed: 42)
-    var keys: [String] = []
-    var stars: [Int] = []
+    let (keys, firstStars) = StarWindowModel.posts(count, &rng)
+    var stars = firstStars
     var initial: [String: JSONValue] = [:]
     for i in 0..<count {
-        let key = paddedKey(UInt8(ascii: "p"), i, digits: 7)
-        let star = rng.next(below: 1_000_000)
-        keys.append(key)
-        stars.append(star)
-        initial[key] = [
-            "author": .string(BlogRules.users[i % users.count]), "title": .string("post \(i)"), "starCount": .int(Int64(star)),
+        initial[keys[i]] = [
+            "author": .string(BlogRules.users[i % BlogRules.users.count]), "title": .string("post \(i)"),
+            "starCount": .int(Int64(stars[i])),
         ]
     }
     try target.load("posts", .object(initial))
     initial = [:]
 
-    struct Entry: Comparable {
-        var star: Int
-        var key: String
-        static func < (a: Entry, b: Entry) -> Bool { a.star != b.star ? a.star < b.star : a.key < b.key }
-    }
-    var model = zip(stars, keys).map { Entry(star: $0, key: $1) }.sorted()
-    func insertionIndex(_ e: Entry) -> Int {
-        var low = 0
-        var high = model.count
-        while low < high {
-            let mid = (low + high) / 2
-            if model[mid] < e { low = mid + 1 } else { high = mid }
-        }
-        return low
-    }
-    func shown() -> Set<String> { Set(model.suffix(window).map(\.key)) }
+    var model = StarWindowModel(stars: stars, keys: keys, window: window)
 
     let counter = EventCounter()
     let query = postsRef.queryOrdered(byChild: "starCount").queryLimited(toLast: UInt(window))
@@ -60,31 +41,20 @@ func rulesWindow(_ mode: RulesMode, _ store: Store) throws -> BenchResult {
 
     // The sets, and the events they must raise (computed before timing).
     var plan: [(index: Int, star: Int)] = []
-    var expected = (added: 0, removed: 0, changed: 0, moved: 0)
     for _ in 0..<updates {
         let i = rng.next(below: count)
         let star = rng.next(below: 1_000_000)
         plan.append((i, star))
-        let before = shown()
-        let old = Entry(star: stars[i], key: keys[i])
-        model.remove(at: insertionIndex(old))
-        let new = Entry(star: star, key: keys[i])
-        model.insert(new, at: insertionIndex(new))
+        model.change(keys[i], from: stars[i], to: star)
         stars[i] = star
-        let after = shown()
-        expected.added += after.subtracting(before).count
-        expected.removed += before.subtracting(after).count
-        if before.contains(keys[i]) && after.contains(keys[i]) && old.star != new.star {
-            expected.changed += 1
-            expected.moved += 1
-        }
     }
+    let expected = model.expected
 
     log("\(name): \(updates) starCount sets over \(count) posts, window \(window)")
     let start = monotonicNanos()
     for (i, star) in plan {
         let path = DatabasePath([ChildKey("posts"), ChildKey(keys[i]), ChildKey("starCount")])
-        target.write(.set(path, WriteValue(node: .leaf(.int(Int64(star))))), as: users[i % users.count])
+        target.write(.set(path, WriteValue(node: .leaf(.int(Int64(star))))), as: BlogRules.authContexts[i % BlogRules.users.count])
     }
     let issued = secondsSince(start)
     let snapshot = try blockingGetData(query)
@@ -96,7 +66,7 @@ func rulesWindow(_ mode: RulesMode, _ store: Store) throws -> BenchResult {
     let got = (counter.added - initialAdded, counter.removed, counter.changed, counter.moved)
     if let error = target.completions.firstError {
         check = "FAIL \(error)"
-    } else if snapshot.childSnapshots.map({ $0.key ?? "" }) != model.suffix(window).map(\.key) {
+    } else if snapshot.childSnapshots.map({ $0.key ?? "" }) != model.shown {
         check = "FAIL window differs from brute force"
     } else if got != (expected.added, expected.removed, expected.changed, expected.moved) {
         check = "FAIL events \(got) expected \(expected)"

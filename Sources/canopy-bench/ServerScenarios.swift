@@ -150,6 +150,16 @@ final class ServerChild {
     }
 }
 
+/// Runs `body` with a server child on `store` (with the blog's rules if `rules`) and a one-thread
+/// event loop group for the clients; shuts the group down, then stops the server.
+func withServerChild<T>(_ store: Store, rules: Bool = false, _ body: (ServerChild, MultiThreadedEventLoopGroup) throws -> T) throws -> T {
+    let server = try ServerChild(store, rules: rules)
+    defer { server.stop() }
+    let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    defer { try? group.syncShutdownGracefully() }
+    return try body(server, group)
+}
+
 // MARK: - Blocking on async work
 
 /// Runs `body` to completion from synchronous code.
@@ -281,50 +291,48 @@ final class SharedCounter: Sendable {
 /// B10: `clients` concurrent keep-alive connections share `writes` small PUTs (`print=silent`).
 func httpWrites(_ name: String, clients: Int, writes: Int, _ store: Store) throws -> BenchResult {
     let total = Bench.scaled(writes)
-    let server = try ServerChild(store)
-    defer { server.stop() }
-    let port = server.port
-    let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-    defer { try? group.syncShutdownGracefully() }
-    let perClient = (total + clients - 1) / clients
-    let issued = SharedCounter()
-    let start = monotonicNanos()
-    let outcomes: [Result<Int, any Error>] = try blocking {
-        try await withThrowingTaskGroup(of: Result<Int, any Error>.self) { tasks in
-            for client in 0..<clients {
-                tasks.addTask {
-                    try await httpLoad(port: port, group: group) { i in
-                        guard i < perClient, issued.next() < total else { return nil }
-                        return httpRequest("PUT", "/b10/c\(client)/k\(i % 100).json?print=silent", body: "{\"v\":\(i),\"c\":\(client)}")
+    return try withServerChild(store) { server, group in
+        let port = server.port
+        let perClient = (total + clients - 1) / clients
+        let issued = SharedCounter()
+        let start = monotonicNanos()
+        let outcomes: [Result<Int, any Error>] = try blocking {
+            try await withThrowingTaskGroup(of: Result<Int, any Error>.self) { tasks in
+                for client in 0..<clients {
+                    tasks.addTask {
+                        try await httpLoad(port: port, group: group) { i in
+                            guard i < perClient, issued.next() < total else { return nil }
+                            return httpRequest("PUT", "/b10/c\(client)/k\(i % 100).json?print=silent", body: "{\"v\":\(i),\"c\":\(client)}")
+                        }
                     }
                 }
+                var all: [Result<Int, any Error>] = []
+                for try await outcome in tasks { all.append(outcome) }
+                return all
             }
-            var all: [Result<Int, any Error>] = []
-            for try await outcome in tasks { all.append(outcome) }
-            return all
         }
-    }
-    let seconds = secondsSince(start)
-    var done = 0
-    var failures: [String] = []
-    for outcome in outcomes {
-        switch outcome {
-        case .success(let n): done += n
-        case .failure(let error): failures.append("\(error)")
+        let seconds = secondsSince(start)
+        var done = 0
+        var failures: [String] = []
+        for outcome in outcomes {
+            switch outcome {
+            case .success(let n): done += n
+            case .failure(let error): failures.append("\(error)")
+            }
         }
+        // Check: every client's last value per key is on the server.
+        let check: String
+        if !failures.isEmpty {
+            check = "FAIL \(failures.count) connections failed: \(failures[0])"
+        } else if done != total {
+            check = "FAIL \(done) of \(total) writes answered"
+        } else {
+            let text = try blocking { try await fetch(port: port, "/b10.json?shallow=true") }
+            let clientsSeen = text.components(separatedBy: "\"c").count - 1
+            check = clientsSeen == min(clients, total) ? "ok" : "FAIL \(clientsSeen) client locations on the server"
+        }
+        return BenchResult(scenario: name, store: store, n: done, seconds: seconds, extra: [("clients", .int(clients))], check: check)
     }
-    // Check: every client's last value per key is on the server.
-    let check: String
-    if !failures.isEmpty {
-        check = "FAIL \(failures.count) connections failed: \(failures[0])"
-    } else if done != total {
-        check = "FAIL \(done) of \(total) writes answered"
-    } else {
-        let text = try blocking { try await fetch(port: port, "/b10.json?shallow=true") }
-        let clientsSeen = text.components(separatedBy: "\"c").count - 1
-        check = clientsSeen == min(clients, total) ? "ok" : "FAIL \(clientsSeen) client locations on the server"
-    }
-    return BenchResult(scenario: name, store: store, n: done, seconds: seconds, extra: [("clients", .int(clients))], check: check)
 }
 
 /// GET `target` on a new connection; the body as text.
@@ -451,103 +459,90 @@ func sseFanOut(_ name: String, clients requested: Int, writesPerSecond: Int, que
     let queryChildren = 5_000
     let clients = Bench.scaled(requested)
     let duration = max(1.0, 10 * Bench.scale)
-    let server = try ServerChild(store)
-    defer { server.stop() }
-    let port = server.port
-    let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-    defer { try? group.syncShutdownGracefully() }
-    // The value every stream starts with: {"i": 0, "t": 0}; the writes are i = 1…n.
-    let initialBody: String
-    if query {
-        initialBody =
-            "{"
-            + (0..<queryChildren).map { "\"\(paddedKey(UInt8(ascii: "p"), $0, digits: 5))\":{\"i\":0,\"t\":0,\"v\":\($0)}" }.joined(
-                separator: ",") + "}"
-    } else {
-        initialBody = #"{"i":0,"t":0}"#
-    }
-    _ = try blocking { try await fetch(port: port, "/fan.json?print=silent", method: "PUT", body: initialBody) }
-    let baseline = server.rssBytes
-    // Sample the latency of every 10th client (and at least one).
-    let target = query ? "/fan.json?orderBy=%22v%22&limitToLast=10" : "/fan.json"
-    let counters = (0..<clients).map { SSECounter(sampled: $0 % 10 == 0, target: target) }
-    _ = try blocking {
-        try await withThrowingTaskGroup(of: Void.self) { tasks in
-            for counter in counters {
-                tasks.addTask {
-                    _ = try await ClientBootstrap(group: group)
-                        .channelInitializer { channel in
-                            channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(counter) }
-                        }
-                        .connect(host: "127.0.0.1", port: port).get()
-                }
-            }
-            try await tasks.waitForAll()
-        }
-        return 0
-    }
-    // Wait until every stream is registered (each got its initial put).
-    let connectDeadline = monotonicNanos() + 60_000_000_000
-    while counters.contains(where: { $0.events.load(ordering: .relaxed) < 1 }) && monotonicNanos() < connectDeadline { usleep(10_000) }
-    guard !counters.contains(where: { $0.events.load(ordering: .relaxed) < 1 }) else { throw BenchError("streams did not all start") }
-    usleep(200_000)
-    let idleRSS = server.rssBytes
-    let perStream = Double(idleRSS - baseline) / Double(clients)
-    let initialEvents = counters.reduce(0) { $0 + $1.events.load(ordering: .relaxed) }
-
-    // The writer: one keep-alive connection, paced to `writesPerSecond`.
-    let totalWrites = Int(Double(writesPerSecond) * duration)
-    let interval = 1_000_000_000 / UInt64(writesPerSecond)
-    // Its own loop, which the pacing sleeps block.
-    let writerGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-    defer { try? writerGroup.syncShutdownGracefully() }
-    var rng = BenchRNG(seed: 9)
-    let queryTargets = query ? (0..<totalWrites).map { _ in paddedKey(UInt8(ascii: "p"), rng.next(below: queryChildren), digits: 5) } : []
-    let start = monotonicNanos()
-    let written = try pacedWrites(port: port, group: writerGroup, count: totalWrites, start: start, interval: interval) { i in
+    return try withServerChild(store) { server, group in
+        let port = server.port
+        // The value every stream starts with: {"i": 0, "t": 0}; the writes are i = 1…n.
+        let initialBody: String
         if query {
-            return httpRequest(
-                "PUT", "/fan/\(queryTargets[i]).json?print=silent",
-                body: "{\"i\":\(i + 1),\"t\":\(monotonicNanos()),\"v\":\(1_000_000 + i + 1)}")
+            initialBody =
+                "{"
+                + (0..<queryChildren).map { "\"\(paddedKey(UInt8(ascii: "p"), $0, digits: 5))\":{\"i\":0,\"t\":0,\"v\":\($0)}" }.joined(
+                    separator: ",") + "}"
+        } else {
+            initialBody = #"{"i":0,"t":0}"#
         }
-        return httpRequest("PUT", "/fan.json?print=silent", body: "{\"i\":\(i + 1),\"t\":\(monotonicNanos())}")
+        _ = try blocking { try await fetch(port: port, "/fan.json?print=silent", method: "PUT", body: initialBody) }
+        let baseline = server.rssBytes
+        // Sample the latency of every 10th client (and at least one).
+        let target = query ? "/fan.json?orderBy=%22v%22&limitToLast=10" : "/fan.json"
+        let counters = (0..<clients).map { SSECounter(sampled: $0 % 10 == 0, target: target) }
+        _ = try blocking {
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                for counter in counters {
+                    tasks.addTask {
+                        _ = try await ClientBootstrap(group: group)
+                            .channelInitializer { channel in
+                                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(counter) }
+                            }
+                            .connect(host: "127.0.0.1", port: port).get()
+                    }
+                }
+                try await tasks.waitForAll()
+            }
+            return 0
+        }
+        // Wait until every stream is registered (each got its initial put).
+        let connectDeadline = monotonicNanos() + 60_000_000_000
+        while counters.contains(where: { $0.events.load(ordering: .relaxed) < 1 }) && monotonicNanos() < connectDeadline { usleep(10_000) }
+        guard !counters.contains(where: { $0.events.load(ordering: .relaxed) < 1 }) else { throw BenchError("streams did not all start") }
+        usleep(200_000)
+        let idleRSS = server.rssBytes
+        let perStream = Double(idleRSS - baseline) / Double(clients)
+        let initialEvents = counters.reduce(0) { $0 + $1.events.load(ordering: .relaxed) }
+
+        // The writer: one keep-alive connection, paced to `writesPerSecond`.
+        let totalWrites = Int(Double(writesPerSecond) * duration)
+        let interval = 1_000_000_000 / UInt64(writesPerSecond)
+        // Its own loop, which the pacing sleeps block.
+        let writerGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer { try? writerGroup.syncShutdownGracefully() }
+        var rng = BenchRNG(seed: 9)
+        let queryTargets =
+            query ? (0..<totalWrites).map { _ in paddedKey(UInt8(ascii: "p"), rng.next(below: queryChildren), digits: 5) } : []
+        let start = monotonicNanos()
+        let written = try pacedWrites(port: port, group: writerGroup, count: totalWrites, start: start, interval: interval) { i in
+            if query {
+                return httpRequest(
+                    "PUT", "/fan/\(queryTargets[i]).json?print=silent",
+                    body: "{\"i\":\(i + 1),\"t\":\(monotonicNanos()),\"v\":\(1_000_000 + i + 1)}")
+            }
+            return httpRequest("PUT", "/fan.json?print=silent", body: "{\"i\":\(i + 1),\"t\":\(monotonicNanos())}")
+        }
+        let writeSeconds = secondsSince(start)
+        // Wait for delivery to finish (every open client saw the last write), bounded.
+        waitForDelivery(to: counters, of: totalWrites)
+        let seconds = secondsSince(start)
+        let delivered = counters.reduce(0) { $0 + $1.events.load(ordering: .relaxed) } - initialEvents
+        let dropped = disconnected(counters)
+        // A query stream coalesces the changes of writes that arrive while it is busy into one patch,
+        // so only its last index is checked.
+        let complete = counters.filter {
+            $0.lastIndex.load(ordering: .relaxed) == totalWrites && (query || $0.events.load(ordering: .relaxed) == totalWrites + 1)
+        }.count
+        // Stop the event loop before reading the sampled latencies.
+        try group.syncShutdownGracefully()
+        let outcome = FanOutOutcome(
+            written: written, writes: totalWrites, complete: complete, clients: clients,
+            incomplete: "clients got every event (\(dropped) disconnected)", latencies: counters.filter(\.sampled).map(\.latencies))
+        return BenchResult(
+            scenario: name, store: store, n: delivered, seconds: seconds,
+            extra: [
+                ("clients", .int(clients)), ("children", .int(query ? queryChildren : 1)), ("writes", .int(totalWrites)),
+                ("writes_per_s", .int(Int(Double(totalWrites) / writeSeconds))),
+                ("idle_rss_per_stream_b", .double(perStream, 0)),
+            ] + outcome.latencyFields,
+            check: outcome.check)
     }
-    let writeSeconds = secondsSince(start)
-    // Wait for delivery to finish (every open client saw the last write), bounded.
-    let deadline = monotonicNanos() + 60_000_000_000
-    while monotonicNanos() < deadline {
-        let behind = counters.contains { !$0.closed.load(ordering: .relaxed) && $0.lastIndex.load(ordering: .relaxed) != totalWrites }
-        if !behind { break }
-        usleep(5_000)
-    }
-    let seconds = secondsSince(start)
-    let delivered = counters.reduce(0) { $0 + $1.events.load(ordering: .relaxed) } - initialEvents
-    let dropped = counters.filter { $0.closed.load(ordering: .relaxed) }.count
-    // A query stream coalesces the changes of writes that arrive while it is busy into one patch,
-    // so only its last index is checked.
-    let complete = counters.filter {
-        $0.lastIndex.load(ordering: .relaxed) == totalWrites && (query || $0.events.load(ordering: .relaxed) == totalWrites + 1)
-    }.count
-    // Stop the event loop before reading the sampled latencies.
-    try group.syncShutdownGracefully()
-    var samples = counters.filter(\.sampled).flatMap(\.latencies)
-    let latency = LatencySummary(sortingNanos: &samples)
-    let check: String
-    if written != totalWrites {
-        check = "FAIL \(written) of \(totalWrites) writes answered"
-    } else if complete != clients {
-        check = "FAIL \(complete) of \(clients) clients got every event (\(dropped) disconnected)"
-    } else {
-        check = "ok"
-    }
-    return BenchResult(
-        scenario: name, store: store, n: delivered, seconds: seconds,
-        extra: [
-            ("clients", .int(clients)), ("children", .int(query ? queryChildren : 1)), ("writes", .int(totalWrites)),
-            ("writes_per_s", .int(Int(Double(totalWrites) / writeSeconds))),
-            ("idle_rss_per_stream_b", .double(perStream, 0)),
-        ] + latency.fields.map { ($0.0.replacingOccurrences(of: "_us", with: "_write_to_receive_us"), $0.1) },
-        check: check)
 }
 
 /// The fan-out scenarios' writer: one keep-alive connection on `group` (a loop of its own, which

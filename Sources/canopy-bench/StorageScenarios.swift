@@ -106,9 +106,7 @@ func pushEachDurable(_ name: String, policy: SyncPolicy, _ store: Store) throws 
     var db = try openDurable(directory.databasePath, policy)
     let posts = db.reference(withPath: "posts")
     var generator = PostGenerator(seed: 1)
-    var sampleRNG = BenchRNG(seed: 11)
-    let sampleAt = sampleRNG.sampleIndices(16, below: n)
-    var samples: [(key: String, post: PostGenerator.Post)] = []
+    var samples = PostSamples(below: n)
     var latencies = [UInt64](repeating: 0, count: n)
     let warmup = CompletionCounter()
     db.reference(withPath: "warmup").setValue(0) { error, _ in warmup.complete(error) }
@@ -118,7 +116,6 @@ func pushEachDurable(_ name: String, policy: SyncPolicy, _ store: Store) throws 
     let counter = CompletionCounter()
     log("\(name): \(n) setValue calls, sync \(policy)")
     let t0 = monotonicNanos()
-    var nextSample = 0
     latencies.withUnsafeMutableBufferPointer { latency in
         for i in 0..<n {
             let post = generator.post(i)
@@ -127,10 +124,7 @@ func pushEachDurable(_ name: String, policy: SyncPolicy, _ store: Store) throws 
             let start = monotonicNanos()
             ref.setValue(value) { error, _ in counter.complete(error) }
             latency[i] = monotonicNanos() &- start
-            if nextSample < sampleAt.count && sampleAt[nextSample] == i {
-                samples.append((ref.key!, post))
-                nextSample += 1
-            }
+            samples.note(i, key: ref.key!, post: post)
         }
     }
     let t1 = monotonicNanos()
@@ -147,7 +141,7 @@ func pushEachDurable(_ name: String, policy: SyncPolicy, _ store: Store) throws 
     defer { db.close() }
     let snapshot = try blockingGetData(db.reference(withPath: "posts"))
     let reopenSeconds = secondsSince(r0)
-    var check = verifyPosts(snapshot, count: n, samples: samples)
+    var check = verifyPosts(snapshot, count: n, samples: samples.posts)
     if let error = counter.firstError { check = "FAIL completion error \(error)" }
     if status.checkpointSequence != 0 { log("note: a checkpoint ran during the writes (journal bytes then cover the tail only)") }
     let summary = LatencySummary(sortingNanos: &latencies)

@@ -37,35 +37,11 @@ var webSocketScenarios: [Scenario] {
 /// One protocol client: the opening handshake, then frames. Counts data pushes and, for a
 /// sampled client, the latency of each (the written value carries the writer's monotonic time as
 /// `"w"`); counts `ok` answers to its own requests.
-final class WSBenchClient: ChannelInboundHandler, @unchecked Sendable {
+final class WSBenchClient: ChannelInboundHandler, WebSocketFrameReceiver, @unchecked Sendable {
     // @unchecked Sendable: mutable state is touched on the channel's event loop; the driver reads
     // the atomics, and the latencies only after the loop is shut down.
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
-
-    /// The frames after the handshake.
-    final class Frames: ChannelInboundHandler, @unchecked Sendable {
-        typealias InboundIn = WebSocketFrame
-        unowned let client: WSBenchClient
-        init(_ client: WSBenchClient) { self.client = client }
-        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-            let frame = self.unwrapInboundIn(data)
-            if frame.opcode == .ping {
-                // Answered, as every WebSocket stack does: the server closes a connection that
-                // neither sends nor answers its pings.
-                let pong = WebSocketFrame(fin: true, opcode: .pong, maskKey: self.client.maskKey(), data: frame.unmaskedData)
-                return context.channel.writeAndFlush(pong, promise: nil)
-            }
-            guard frame.opcode == .text else { return }
-            self.client.received(frame.unmaskedData, context: context)
-        }
-        /// The answers of one read refill the window together, with one flush, as a pipelining
-        /// client library does (one write per answer would measure the client's system calls).
-        func channelReadComplete(context: ChannelHandlerContext) {
-            self.client.pumpWrites()
-            context.fireChannelReadComplete()
-        }
-    }
 
     let sampled: Bool
     /// Requests to send once the hello arrived (JSON texts).
@@ -95,16 +71,27 @@ final class WSBenchClient: ChannelInboundHandler, @unchecked Sendable {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard !self.upgraded else { return context.fireChannelRead(data) }
-        switch WebSocketUpgrade.read(self.unwrapInboundIn(data), into: &self.head) {
-        case .incomplete:
-            return
-        case .refused:
-            context.close(promise: nil)
-        case .upgraded(let rest):
-            self.upgraded = true
-            WebSocketUpgrade.installCodec(after: self, frames: Frames(self), maxFrameSize: 1 << 24, rest: rest, context: context)
+        let upgrading = WebSocketUpgrade.channelRead(
+            data, for: self, head: &self.head, upgraded: &self.upgraded, maxFrameSize: 1 << 24, context: context)
+        if !upgrading { context.close(promise: nil) }
+    }
+
+    func received(_ frame: WebSocketFrame, context: ChannelHandlerContext) {
+        if frame.opcode == .ping {
+            // Answered, as every WebSocket stack does: the server closes a connection that
+            // neither sends nor answers its pings.
+            let pong = WebSocketFrame(fin: true, opcode: .pong, maskKey: self.maskKey(), data: frame.unmaskedData)
+            return context.channel.writeAndFlush(pong, promise: nil)
         }
+        guard frame.opcode == .text else { return }
+        self.received(frame.unmaskedData, context: context)
+    }
+
+    /// The answers of one read refill the window together, with one flush, as a pipelining
+    /// client library does (one write per answer would measure the client's system calls).
+    func framesReadComplete(context: ChannelHandlerContext) {
+        self.pumpWrites()
+        context.fireChannelReadComplete()
     }
 
     /// The next frame's mask key (clients mask every frame).
@@ -129,7 +116,7 @@ final class WSBenchClient: ChannelInboundHandler, @unchecked Sendable {
             }
             if bytes.starts(with: Self.answerPrefix) {
                 if Self.find(Self.okStatus, in: bytes) != nil { self.acks.wrappingAdd(1, ordering: .relaxed) }
-                // The window is refilled when the read is complete (``Frames/channelReadComplete``).
+                // The window is refilled when the read is complete (``framesReadComplete(context:)``).
                 if self.inFlight > 0 { self.inFlight -= 1 }
                 return
             }
@@ -307,37 +294,24 @@ func wsFanOut(_ name: String, clients requested: Int, writesPerSecond: Int, _ st
         httpRequest("PUT", "/fan.json?print=silent", body: "{\"i\":\(i + 1),\"w\":\(monotonicNanos())}")
     }
     let writeSeconds = secondsSince(start)
-    let deadline = monotonicNanos() + 60_000_000_000
-    while monotonicNanos() < deadline {
-        if !counters.contains(where: { !$0.closed.load(ordering: .relaxed) && $0.lastIndex.load(ordering: .relaxed) != totalWrites }) {
-            break
-        }
-        usleep(5_000)
-    }
+    waitForDelivery(to: counters, of: totalWrites)
     let seconds = secondsSince(start)
     let delivered = counters.reduce(0) { $0 + $1.pushes.load(ordering: .relaxed) } - initialPushes
     let complete = counters.filter {
         $0.lastIndex.load(ordering: .relaxed) == totalWrites && $0.pushes.load(ordering: .relaxed) == totalWrites + 1
     }.count
-    let dropped = counters.filter { $0.closed.load(ordering: .relaxed) }.count
+    let dropped = disconnected(counters)
     try group.syncShutdownGracefully()
-    var samples = counters.filter(\.sampled).flatMap(\.latencies)
-    let latency = LatencySummary(sortingNanos: &samples)
-    let check: String
-    if written != totalWrites {
-        check = "FAIL \(written) of \(totalWrites) writes answered"
-    } else if complete != clients {
-        check = "FAIL \(complete) of \(clients) connections got every push (\(dropped) disconnected)"
-    } else {
-        check = "ok"
-    }
+    let outcome = FanOutOutcome(
+        written: written, writes: totalWrites, complete: complete, clients: clients,
+        incomplete: "connections got every push (\(dropped) disconnected)", latencies: counters.filter(\.sampled).map(\.latencies))
     return BenchResult(
         scenario: name, store: store, n: delivered, seconds: seconds,
         extra: [
             ("connections", .int(clients)), ("writes", .int(totalWrites)), ("writes_per_s", .int(Int(Double(totalWrites) / writeSeconds))),
             ("idle_rss_per_connection_b", .double(perConnection, 0)),
-        ] + latency.fields.map { ($0.0.replacingOccurrences(of: "_us", with: "_write_to_receive_us"), $0.1) },
-        check: check)
+        ] + outcome.latencyFields,
+        check: outcome.check)
 }
 
 /// B11 writes: `connections` WebSocket connections put `writes` small values in all, each keeping
@@ -345,42 +319,35 @@ func wsFanOut(_ name: String, clients requested: Int, writesPerSecond: Int, _ st
 /// write is there (a shallow read counts the children).
 func wsWrites(_ name: String, connections: Int, writes requested: Int, _ store: Store) throws -> BenchResult {
     let writes = Bench.scaled(requested)
-    let server = try ServerChild(store)
-    defer { server.stop() }
-    let port = server.port
-    let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-    defer { try? group.syncShutdownGracefully() }
-    let perConnection = (writes + connections - 1) / connections
-    let clients = (0..<connections).map { _ in WSBenchClient(sampled: false, opening: []) }
-    try connectWebSocketClients(clients, port: port, group: group) { $0.hellos.load(ordering: .relaxed) >= 1 }
-    let start = monotonicNanos()
-    // Each connection keeps up to 64 puts in flight, sending the next as each answer arrives.
-    for (c, client) in clients.enumerated() {
-        let first = c * perConnection
-        let count = max(0, min(perConnection, writes - first))
-        client.context?.eventLoop.execute { client.startWrites(first: first, count: count, window: 64) }
+    return try withServerChild(store) { server, group in
+        let port = server.port
+        let perConnection = (writes + connections - 1) / connections
+        let clients = (0..<connections).map { _ in WSBenchClient(sampled: false, opening: []) }
+        try connectWebSocketClients(clients, port: port, group: group) { $0.hellos.load(ordering: .relaxed) >= 1 }
+        let start = monotonicNanos()
+        // Each connection keeps up to 64 puts in flight, sending the next as each answer arrives.
+        for (c, client) in clients.enumerated() {
+            let first = c * perConnection
+            let count = max(0, min(perConnection, writes - first))
+            client.context?.eventLoop.execute { client.startWrites(first: first, count: count, window: 64) }
+        }
+        let deadline = monotonicNanos() + 600_000_000_000
+        while clients.reduce(0, { $0 + $1.acks.load(ordering: .relaxed) }) < writes && monotonicNanos() < deadline { usleep(1_000) }
+        let seconds = secondsSince(start)
+        let acknowledged = clients.reduce(0) { $0 + $1.acks.load(ordering: .relaxed) }
+        let shallow = try blocking { try await fetch(port: port, "/w.json?shallow=true") }
+        let present = shallow.components(separatedBy: ":true").count - 1
+        let check =
+            acknowledged == writes && present == writes ? "ok" : "FAIL \(acknowledged) acknowledged, \(present) present of \(writes)"
+        return BenchResult(
+            scenario: name, store: store, n: acknowledged, seconds: seconds, extra: [("connections", .int(connections))], check: check)
     }
-    let deadline = monotonicNanos() + 600_000_000_000
-    while clients.reduce(0, { $0 + $1.acks.load(ordering: .relaxed) }) < writes && monotonicNanos() < deadline { usleep(1_000) }
-    let seconds = secondsSince(start)
-    let acknowledged = clients.reduce(0) { $0 + $1.acks.load(ordering: .relaxed) }
-    let shallow = try blocking { try await fetch(port: port, "/w.json?shallow=true") }
-    let present = shallow.components(separatedBy: ":true").count - 1
-    let check = acknowledged == writes && present == writes ? "ok" : "FAIL \(acknowledged) acknowledged, \(present) present of \(writes)"
-    return BenchResult(
-        scenario: name, store: store, n: acknowledged, seconds: seconds, extra: [("connections", .int(connections))], check: check)
 }
 
 /// Mask keys for a bench client's frames (SplitMix64, seeded once from the system's source): the
 /// masking RFC 6455 asks of clients, without a system call per frame.
 struct MaskKeyGenerator: RandomNumberGenerator {
-    private var state: UInt64 = UInt64.random(in: .min ... .max)
+    private var rng = BenchRNG(seed: UInt64.random(in: .min ... .max))
 
-    mutating func next() -> UInt64 {
-        self.state &+= 0x9E37_79B9_7F4A_7C15
-        var z = self.state
-        z = (z ^ (z &>> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z &>> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z &>> 31)
-    }
+    mutating func next() -> UInt64 { self.rng.next() }
 }

@@ -37,4 +37,48 @@ enum WebSocketUpgrade {
             position: .after(handler))
         if rest.readableBytes > 0 { context.fireChannelRead(NIOAny(rest)) }
     }
+
+    /// A client handler's `channelRead` around the upgrade: reads the response head into `head`;
+    /// once the server switched protocols, sets `upgraded` and puts the codec and
+    /// ``ClientFrames`` for `handler` after it; from then on passes `data` on. Returns `false` if
+    /// the server refused the upgrade.
+    static func channelRead<Handler: ChannelInboundHandler & WebSocketFrameReceiver>(
+        _ data: NIOAny, for handler: Handler, head: inout [UInt8], upgraded: inout Bool, maxFrameSize: Int, context: ChannelHandlerContext
+    ) -> Bool where Handler.InboundIn == ByteBuffer {
+        guard !upgraded else {
+            context.fireChannelRead(data)
+            return true
+        }
+        switch Self.read(handler.unwrapInboundIn(data), into: &head) {
+        case .incomplete:
+            return true
+        case .refused:
+            return false
+        case .upgraded(let rest):
+            upgraded = true
+            Self.installCodec(after: handler, frames: ClientFrames(handler), maxFrameSize: maxFrameSize, rest: rest, context: context)
+            return true
+        }
+    }
+}
+
+/// A benchmark client that takes the frames after its upgrade.
+protocol WebSocketFrameReceiver: AnyObject {
+    func received(_ frame: WebSocketFrame, context: ChannelHandlerContext)
+    /// The end of one read's frames.
+    func framesReadComplete(context: ChannelHandlerContext)
+}
+
+extension WebSocketFrameReceiver {
+    func framesReadComplete(context: ChannelHandlerContext) { context.fireChannelReadComplete() }
+}
+
+/// The frames after the handshake, handed to their client.
+final class ClientFrames<Client: WebSocketFrameReceiver>: ChannelInboundHandler, @unchecked Sendable {
+    // @unchecked Sendable: used on the channel's event loop only.
+    typealias InboundIn = WebSocketFrame
+    unowned let client: Client
+    init(_ client: Client) { self.client = client }
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) { self.client.received(self.unwrapInboundIn(data), context: context) }
+    func channelReadComplete(context: ChannelHandlerContext) { self.client.framesReadComplete(context: context) }
 }

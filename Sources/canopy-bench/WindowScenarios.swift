@@ -27,37 +27,15 @@ func windowScenario(_ name: String, _ config: WindowConfig, _ store: Store) thro
     let count = Bench.scaled(config.posts)
     let updates = Bench.scaled(config.updates)
     var rng = BenchRNG(seed: 42)
-    var keys: [String] = []
-    var stars: [Int] = []
+    let (keys, firstStars) = StarWindowModel.posts(count, &rng)
+    var stars = firstStars
     var initial: [String: JSONValue] = [:]
-    for i in 0..<count {
-        let key = paddedKey(UInt8(ascii: "p"), i, digits: 7)
-        let star = rng.next(below: 1_000_000)
-        keys.append(key)
-        stars.append(star)
-        initial[key] = ["starCount": .int(Int64(star)), "title": .string("post \(i)")]
-    }
+    for i in 0..<count { initial[keys[i]] = ["starCount": .int(Int64(stars[i])), "title": .string("post \(i)")] }
     try postsRef.queueSetValue(JSONValue.object(initial))
     initial = [:]
     _ = try blockingGetData(postsRef.child("p0000000"))
 
-    // The model: (starCount, key) sorted; the window is its last `window` entries.
-    struct Entry: Comparable {
-        var star: Int
-        var key: String
-        static func < (a: Entry, b: Entry) -> Bool { a.star != b.star ? a.star < b.star : a.key < b.key }
-    }
-    var model = zip(stars, keys).map { Entry(star: $0, key: $1) }.sorted()
-    func insertionIndex(_ e: Entry) -> Int {
-        var low = 0
-        var high = model.count
-        while low < high {
-            let mid = (low + high) / 2
-            if model[mid] < e { low = mid + 1 } else { high = mid }
-        }
-        return low
-    }
-    func window() -> Set<String> { Set(model.suffix(config.window).map(\.key)) }
+    var model = StarWindowModel(stars: stars, keys: keys, window: config.window)
 
     let counter = EventCounter()
     let query = postsRef.queryOrdered(byChild: "starCount").queryLimited(toLast: UInt(config.window))
@@ -72,8 +50,7 @@ func windowScenario(_ name: String, _ config: WindowConfig, _ store: Store) thro
 
     // The updates, and the events they must raise (computed before timing).
     var plan: [(index: Int, star: Int)] = []
-    var expected = (added: 0, removed: 0, changed: 0, moved: 0)
-    var maxStar = model.last?.star ?? 0
+    var maxStar = model.maxStar
     // Above 200k posts the per-update model (array inserts) is too slow to be worth it: only the
     // final window is checked there.
     let countEvents = count <= 200_000
@@ -91,20 +68,10 @@ func windowScenario(_ name: String, _ config: WindowConfig, _ store: Store) thro
             stars[i] = star
             continue
         }
-        let before = window()
-        let old = Entry(star: stars[i], key: keys[i])
-        model.remove(at: insertionIndex(old))
-        let new = Entry(star: star, key: keys[i])
-        model.insert(new, at: insertionIndex(new))
+        model.change(keys[i], from: stars[i], to: star)
         stars[i] = star
-        let after = window()
-        expected.added += after.subtracting(before).count
-        expected.removed += before.subtracting(after).count
-        if before.contains(keys[i]) && after.contains(keys[i]) && old.star != new.star {
-            expected.changed += 1
-            expected.moved += 1
-        }
     }
+    let expected = model.expected
 
     let start = monotonicNanos()
     for (i, star) in plan { try postsRef.child(keys[i]).child("starCount").queueSetValue(star) }
@@ -113,11 +80,11 @@ func windowScenario(_ name: String, _ config: WindowConfig, _ store: Store) thro
     let seconds = secondsSince(start)
 
     if !countEvents {
-        model = zip(stars, keys).map { Entry(star: $0, key: $1) }.sorted()
+        model = StarWindowModel(stars: stars, keys: keys, window: config.window)
     }
     var check = "ok"
     let shown = snapshot.childSnapshots.map { $0.key ?? "" }
-    let wanted = model.suffix(config.window).map(\.key)
+    let wanted = model.shown
     if shown != wanted { check = "FAIL window differs from brute force" }
     if config.withQuery && countEvents {
         let got = (counter.added - initialAdded, counter.removed, counter.changed, counter.moved)

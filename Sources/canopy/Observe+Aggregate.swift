@@ -25,26 +25,11 @@ extension Observe {
             var configuration = Database.Configuration()
             configuration.loopMode = .callerThread
             let waiter = try Database.inMemory(configuration)
-            Task.detached {
-                do throws(CLIError) {
-                    try await HTTPClient.stream(server, target) { event, data throws(CLIError) in
-                        switch event {
-                        case "put":
-                            guard let value = try parseJSON(data)["data"] else { throw .failure("The server sent a malformed put event.") }
-                            Output.line(AggregateOptions.text(value, pretty: false))
-                        case "cancel":
-                            throw .failure("The server ended the stream: \(String(decoding: data, as: UTF8.self)).")
-                        case "auth_revoked":
-                            throw .failure("The server revoked the stream's authorization.")
-                        default:
-                            break
-                        }
-                    }
-                    throw .unavailable("The server at \(server.text) closed the stream.")
-                } catch {
-                    failure.withLock { $0 = $0 ?? error }
-                }
-                waiter.close()
+            Self.follow(server, target, closing: waiter, failure: failure) { event, data throws(CLIError) in
+                // Each put holds the aggregate's whole value; a patch is ignored.
+                guard event == "put" else { return }
+                guard let value = try parseJSON(data)["data"] else { throw .failure("The server sent a malformed put event.") }
+                Output.line(AggregateOptions.text(value, pretty: false))
             }
             try waiter.run()
         }

@@ -89,36 +89,48 @@ struct Observe: ParsableCommand {
             let attached = Locked(false)
             let target = server.target(path)
             let query = try self.query.apply(to: mirror.reference(withPath: path.string))
-            Task.detached {
-                do throws(CLIError) {
-                    try await HTTPClient.stream(server, target) { event, data throws(CLIError) in
-                        switch event {
-                        case "put", "patch":
-                            mirror.write(try Remote.streamedWrite(event, data, location: path), completion: nil)
-                            // Observers start once the first put holds the current data.
-                            if attached.withLock({ was in
-                                defer { was = true }
-                                return !was
-                            }) {
-                                Self.attach(query, types: types, printer: printer, failure: failure)
-                            }
-                        case "cancel":
-                            throw .failure("The server ended the stream: \(String(decoding: data, as: UTF8.self)).")
-                        case "auth_revoked":
-                            throw .failure("The server revoked the stream's authorization.")
-                        default:
-                            break
-                        }
-                    }
-                    throw .unavailable("The server at \(server.text) closed the stream.")
-                } catch {
-                    failure.withLock { $0 = $0 ?? error }
+            Self.follow(server, target, closing: mirror, failure: failure) { event, data throws(CLIError) in
+                mirror.write(try Remote.streamedWrite(event, data, location: path), completion: nil)
+                // Observers start once the first put holds the current data.
+                if attached.withLock({ was in
+                    defer { was = true }
+                    return !was
+                }) {
+                    Self.attach(query, types: types, printer: printer, failure: failure)
                 }
-                mirror.close()
             }
             try mirror.run()
         }
         if let error = failure.withLock({ $0 }) { throw error }
+    }
+
+    /// Follows the event stream of `target` on `server` in a detached task: `put` and `patch` events
+    /// go to `data`; a `cancel` or `auth_revoked` event, an error or the stream's end is recorded in
+    /// `failure` (the first one kept), then `db` closes, which ends its `run()`.
+    static func follow(
+        _ server: ServerURL, _ target: String, closing db: Database, failure: Locked<CLIError?>,
+        data: @escaping @Sendable (String, [UInt8]) throws(CLIError) -> Void
+    ) {
+        Task.detached {
+            do throws(CLIError) {
+                try await HTTPClient.stream(server, target) { event, bytes throws(CLIError) in
+                    switch event {
+                    case "put", "patch":
+                        try data(event, bytes)
+                    case "cancel":
+                        throw .failure("The server ended the stream: \(String(decoding: bytes, as: UTF8.self)).")
+                    case "auth_revoked":
+                        throw .failure("The server revoked the stream's authorization.")
+                    default:
+                        break
+                    }
+                }
+                throw .unavailable("The server at \(server.text) closed the stream.")
+            } catch {
+                failure.withLock { $0 = $0 ?? error }
+            }
+            db.close()
+        }
     }
 
     /// Registers one observer per event type on `query`; the first cancellation closes its database.

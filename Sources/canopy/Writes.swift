@@ -19,14 +19,10 @@ struct SetCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "The location, for example users/ada.")
-    var path: String
-
-    @OptionGroup var value: ValueInput
-    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var write: ValueWrite
 
     func run() async throws {
-        try await writeValue(self.value, at: self.path, connection: self.connection, send: Remote.put) { bytes, path in
+        try await self.write.apply(send: Remote.put) { bytes, path in
             try LocalDatabase.setOperation(bytes, at: path, function: "set")
         }
     }
@@ -45,36 +41,12 @@ struct Update: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "The location, for example users/ada.")
-    var path: String
-
-    @OptionGroup var value: ValueInput
-    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var write: ValueWrite
 
     func run() async throws {
-        try await writeValue(self.value, at: self.path, connection: self.connection, send: Remote.patch) { bytes, path in
+        try await self.write.apply(send: Remote.patch) { bytes, path in
             try LocalDatabase.updateOperation(bytes, at: path)
         }
-    }
-}
-
-/// `set` and `update`: the value is checked and turned into `build`'s write before anything is
-/// touched, then applied to the local database (created if needed) or sent to the server as is.
-private func writeValue(
-    _ value: ValueInput,
-    at pathText: String,
-    connection: ConnectionOptions,
-    send: (ServerURL, DatabasePath, [UInt8]) async throws(CLIError) -> Void,
-    build: ([UInt8], DatabasePath) throws -> WriteOperation
-) async throws {
-    let path = try parsePath(pathText)
-    let bytes = try value.bytes()
-    let write = try build(bytes, path)
-    switch try connection.target {
-    case .local(let directory):
-        try await LocalDatabase.apply(write, in: directory, create: true)
-    case .remote(let server):
-        try await send(server, path, bytes)
     }
 }
 

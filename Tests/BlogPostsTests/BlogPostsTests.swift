@@ -12,22 +12,10 @@ struct BlogPostsTests {
 
     /// Runs the sample with `arguments`, feeding it `input`; returns its exit status and output.
     static func run(_ arguments: [String], input: String = "") throws -> (status: Int32, output: String) {
-        let process = ChildProcess()
-        process.executableURL = URL(fileURLWithPath: binaryPath)
-        process.arguments = arguments
-        let stdin = Pipe()
-        let stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stdout
-        try process.run()
-        let watchdog = ProcessWatchdog(process, "BlogPosts \(arguments.joined(separator: " ")) to exit")
-        stdin.fileHandleForWriting.write(Data(input.utf8))
-        try stdin.fileHandleForWriting.close()
-        let data = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        try watchdog.check()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let run = try runToExit(
+            binaryPath, arguments, waitingFor: "BlogPosts \(arguments.joined(separator: " ")) to exit", input: input,
+            mergeStandardError: true)
+        return (run.status, run.stdout)
     }
 
     /// Checks that every post equals its copy and that every star count is its number of stars;

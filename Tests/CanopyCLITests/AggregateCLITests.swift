@@ -60,10 +60,7 @@ struct AggregateCLITests {
         let dir = TemporaryDirectory()
         let (server, url) = try startServer(dir.file("served"))
         defer { _ = try? server.stop(SIGTERM) }
-        func write(_ arguments: [String]) throws {
-            let r = try canopy(arguments + ["--url", url])
-            #expect(r.status == 0, "\(arguments): \(r)")
-        }
+        func write(_ arguments: [String]) throws { try canopySucceeds(arguments + ["--url", url]) }
         try write(["set", "ratings", Self.ratings])
         let observer = try RunningTool(
             ["observe", "ratings", "--order-by-child", "stars", "--start-at", "3", "--count", "--avg", "stars", "--url", url])

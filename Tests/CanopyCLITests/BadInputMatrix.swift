@@ -704,101 +704,43 @@ struct BadInputMatrix {
 
     static let emptyUpdateKey = #"update failed: values argument contains an empty path (""). Keys name children of the location."#
 
+    /// A bad update of `/users`, refused alike everywhere with `message`: `updateChildValues(values)`
+    /// (with `code`), `canopy update users JSON` (status 64) and `PATCH /users.json` (status 400).
+    static func badUsersUpdate(
+        _ name: String, values: [String: any Sendable], json: String, code: DatabaseError.Code, message: String
+    ) -> MatrixRow {
+        MatrixRow(
+            name: name,
+            library: LibraryStep(
+                run: { db in try await db.reference(withPath: "users").updateChildValues(values) }, expect: .error(code, .exact(message))),
+            cli: CLIStep(arguments: ["update", "users", json], expect: .error(64, .exact(message))),
+            rest: RESTStep(method: "PATCH", target: "/users.json", body: Array(json.utf8), expect: .error(400, .exact(message))))
+    }
+
     static var updateRows: [MatrixRow] {
         [
-            MatrixRow(
-                name: "update paths that overlap (a and a/b)",
-                library: LibraryStep(
-                    run: { db in try await db.reference(withPath: "users").updateChildValues(["ada": 1, "ada/name": "x"]) },
-                    expect: .error(
-                        .invalidPath,
-                        .exact("update failed: values argument contains a path /ada that is ancestor of another path /ada/name"))),
-                cli: CLIStep(
-                    arguments: ["update", "users", #"{"ada": 1, "ada/name": "x"}"#],
-                    expect: .error(
-                        64, .exact("update failed: values argument contains a path /ada that is ancestor of another path /ada/name"))),
-                rest: RESTStep(
-                    method: "PATCH", target: "/users.json", body: Array(#"{"ada": 1, "ada/name": "x"}"#.utf8),
-                    expect: .error(
-                        400, .exact("update failed: values argument contains a path /ada that is ancestor of another path /ada/name")))
-            ),
-            MatrixRow(
-                name: "update paths that are equal after normalisation (a/b and a//b/)",
-                library: LibraryStep(
-                    run: { db in try await db.reference(withPath: "users").updateChildValues(["ada/name": 1, "/ada//name/": 2]) },
-                    expect: .error(
-                        .invalidPath,
-                        .exact("update failed: values argument contains a path /ada/name that is ancestor of another path /ada/name"))),
-                cli: CLIStep(
-                    arguments: ["update", "users", #"{"ada/name": 1, "/ada//name/": 2}"#],
-                    expect: .error(
-                        64, .exact("update failed: values argument contains a path /ada/name that is ancestor of another path /ada/name"))),
-                rest: RESTStep(
-                    method: "PATCH", target: "/users.json", body: Array(#"{"ada/name": 1, "/ada//name/": 2}"#.utf8),
-                    expect: .error(
-                        400, .exact("update failed: values argument contains a path /ada/name that is ancestor of another path /ada/name")))
-            ),
-            MatrixRow(
-                name: "update key with a forbidden character",
-                library: LibraryStep(
-                    run: { db in try await db.reference(withPath: "users").updateChildValues(["ada/na.me": 1, "bob/score": 3]) },
-                    expect: .error(
-                        .invalidKey,
-                        .exact("update failed: values argument contains an invalid key (na.me) in path /ada/na.me. \(keyRules)"))),
-                cli: CLIStep(
-                    arguments: ["update", "users", #"{"ada/na.me": 1, "bob/score": 3}"#],
-                    expect: .error(
-                        64, .exact("update failed: values argument contains an invalid key (na.me) in path /ada/na.me. \(keyRules)"))),
-                rest: RESTStep(
-                    method: "PATCH", target: "/users.json", body: Array(#"{"ada/na.me": 1, "bob/score": 3}"#.utf8),
-                    expect: .error(
-                        400, .exact("update failed: values argument contains an invalid key (na.me) in path /ada/na.me. \(keyRules)")))
-            ),
-            MatrixRow(
-                name: "update key .sv inside a path",
-                library: LibraryStep(
-                    run: { db in try await db.reference(withPath: "users").updateChildValues(["ada/.sv": "timestamp"]) },
-                    expect: .error(
-                        .invalidKey, .exact("update failed: values argument contains an invalid key (.sv) in path /ada/.sv. \(keyRules)"))),
-                cli: CLIStep(
-                    arguments: ["update", "users", #"{"ada/.sv": "timestamp"}"#],
-                    expect: .error(64, .exact("update failed: values argument contains an invalid key (.sv) in path /ada/.sv. \(keyRules)"))
-                ),
-                rest: RESTStep(
-                    method: "PATCH", target: "/users.json", body: Array(#"{"ada/.sv": "timestamp"}"#.utf8),
-                    expect: .error(
-                        400, .exact("update failed: values argument contains an invalid key (.sv) in path /ada/.sv. \(keyRules)")))
-            ),
-            MatrixRow(
-                name: "update with an empty key",
-                library: LibraryStep(
-                    run: { db in try await db.reference(withPath: "users").updateChildValues(["": 1]) },
-                    expect: .error(.invalidKey, .exact(emptyUpdateKey))),
-                cli: CLIStep(arguments: ["update", "users", #"{"": 1}"#], expect: .error(64, .exact(emptyUpdateKey))),
-                rest: RESTStep(
-                    method: "PATCH", target: "/users.json", body: Array(#"{"": 1}"#.utf8), expect: .error(400, .exact(emptyUpdateKey)))
-            ),
-            MatrixRow(
-                name: "update with a boolean .priority",
-                library: LibraryStep(
-                    run: { db in try await db.reference(withPath: "users").updateChildValues(["ada/.priority": true]) },
-                    expect: .error(
-                        .invalidPriority,
-                        .exact(
-                            "update failed: values argument contains an invalid value for '/users/ada/.priority', which \(priorityRules)"))),
-                cli: CLIStep(
-                    arguments: ["update", "users", #"{"ada/.priority": true}"#],
-                    expect: .error(
-                        64,
-                        .exact(
-                            "update failed: values argument contains an invalid value for '/users/ada/.priority', which \(priorityRules)"))),
-                rest: RESTStep(
-                    method: "PATCH", target: "/users.json", body: Array(#"{"ada/.priority": true}"#.utf8),
-                    expect: .error(
-                        400,
-                        .exact(
-                            "update failed: values argument contains an invalid value for '/users/ada/.priority', which \(priorityRules)")))
-            ),
+            badUsersUpdate(
+                "update paths that overlap (a and a/b)", values: ["ada": 1, "ada/name": "x"], json: #"{"ada": 1, "ada/name": "x"}"#,
+                code: .invalidPath,
+                message: "update failed: values argument contains a path /ada that is ancestor of another path /ada/name"),
+            badUsersUpdate(
+                "update paths that are equal after normalisation (a/b and a//b/)", values: ["ada/name": 1, "/ada//name/": 2],
+                json: #"{"ada/name": 1, "/ada//name/": 2}"#, code: .invalidPath,
+                message: "update failed: values argument contains a path /ada/name that is ancestor of another path /ada/name"),
+            badUsersUpdate(
+                "update key with a forbidden character", values: ["ada/na.me": 1, "bob/score": 3],
+                json: #"{"ada/na.me": 1, "bob/score": 3}"#, code: .invalidKey,
+                message: "update failed: values argument contains an invalid key (na.me) in path /ada/na.me. \(keyRules)"),
+            badUsersUpdate(
+                "update key .sv inside a path", values: ["ada/.sv": "timestamp"], json: #"{"ada/.sv": "timestamp"}"#, code: .invalidKey,
+                message: "update failed: values argument contains an invalid key (.sv) in path /ada/.sv. \(keyRules)"),
+            badUsersUpdate(
+                "update with an empty key", values: ["": 1], json: #"{"": 1}"#, code: .invalidKey,
+                message: emptyUpdateKey),
+            badUsersUpdate(
+                "update with a boolean .priority", values: ["ada/.priority": true], json: #"{"ada/.priority": true}"#,
+                code: .invalidPriority,
+                message: "update failed: values argument contains an invalid value for '/users/ada/.priority', which \(priorityRules)"),
             MatrixRow(
                 name: "update that is not an object",
                 cli: CLIStep(
@@ -812,30 +754,11 @@ struct BadInputMatrix {
                         400, .exact("Invalid data; couldn't parse JSON object. Are you sending a JSON object with valid key names?"))),
                 note: "Library: the argument is a dictionary."
             ),
-            MatrixRow(
-                name: "update with an invalid value deep inside",
-                library: LibraryStep(
-                    run: { db in try await db.reference(withPath: "users").updateChildValues(["ada/name": "A", "bob": ["x": ["b#d": 1]]]) },
-                    expect: .error(
-                        .invalidKey,
-                        .exact(
-                            dataKey("b#d", "users.bob.x", function: "update").replacingOccurrences(
-                                of: "value argument", with: "values argument")))),
-                cli: CLIStep(
-                    arguments: ["update", "users", #"{"ada/name": "A", "bob": {"x": {"b#d": 1}}}"#],
-                    expect: .error(
-                        64,
-                        .exact(
-                            dataKey("b#d", "users.bob.x", function: "update").replacingOccurrences(
-                                of: "value argument", with: "values argument")))),
-                rest: RESTStep(
-                    method: "PATCH", target: "/users.json", body: Array(#"{"ada/name": "A", "bob": {"x": {"b#d": 1}}}"#.utf8),
-                    expect: .error(
-                        400,
-                        .exact(
-                            dataKey("b#d", "users.bob.x", function: "update").replacingOccurrences(
-                                of: "value argument", with: "values argument"))))
-            ),
+            badUsersUpdate(
+                "update with an invalid value deep inside", values: ["ada/name": "A", "bob": ["x": ["b#d": 1]]],
+                json: #"{"ada/name": "A", "bob": {"x": {"b#d": 1}}}"#, code: .invalidKey,
+                message: dataKey("b#d", "users.bob.x", function: "update").replacingOccurrences(
+                    of: "value argument", with: "values argument")),
             MatrixRow(
                 name: "push with an invalid key in the data",
                 library: LibraryStep(

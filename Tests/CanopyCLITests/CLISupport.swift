@@ -33,32 +33,16 @@ func toolEnvironment(_ extra: [String: String] = [:]) -> [String: String] {
 /// Runs `canopy` with `arguments` to completion (stdin from `input`, or empty).
 func canopy(_ arguments: [String], input: String? = nil, environment: [String: String] = [:], directory: String? = nil) throws -> RunResult
 {
-    let process = ChildProcess()
-    process.executableURL = URL(fileURLWithPath: canopyPath)
-    process.arguments = arguments
-    process.environment = toolEnvironment(environment)
-    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-    let stdin = Pipe()
-    let stdout = Pipe()
-    let stderr = Pipe()
-    process.standardInput = stdin
-    process.standardOutput = stdout
-    process.standardError = stderr
-    try process.run()
-    let watchdog = ProcessWatchdog(process, "canopy \(arguments.joined(separator: " ")) to exit")
-    if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
-    try stdin.fileHandleForWriting.close()
-    // Read both pipes fully before waiting (large outputs would block the child otherwise).
-    let errors = Locked(Data())
-    let errorReader = Thread { errors.withLock { $0 = stderr.fileHandleForReading.readDataToEndOfFile() } }
-    errorReader.start()
-    let out = stdout.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    try watchdog.check()
-    try waitUntil("canopy's stderr to be read") { !errorReader.isExecuting && errorReader.isFinished }
-    return RunResult(
-        status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
-        stderr: String(decoding: errors.withLock { $0 }, as: UTF8.self))
+    let run = try runToExit(
+        canopyPath, arguments, waitingFor: "canopy \(arguments.joined(separator: " ")) to exit", input: input,
+        environment: toolEnvironment(environment), directory: directory)
+    return RunResult(status: run.status, stdout: run.stdout, stderr: run.stderr)
+}
+
+/// Runs `canopy` with `arguments` (a write, say) and expects it to succeed.
+func canopySucceeds(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let r = try canopy(arguments)
+    #expect(r.status == 0, "\(arguments): \(r)", sourceLocation: sourceLocation)
 }
 
 /// A `canopy` process left running (serve, observe), whose stdout lines are collected.

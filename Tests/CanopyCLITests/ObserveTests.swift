@@ -42,10 +42,7 @@ struct ObserveTests {
         let dir = TemporaryDirectory()
         let (server, url) = try startServer(dir.file("served"))
         defer { _ = try? server.stop(SIGTERM) }
-        func write(_ arguments: [String]) throws {
-            let r = try canopy(arguments + ["--url", url])
-            #expect(r.status == 0, "\(arguments): \(r)")
-        }
+        func write(_ arguments: [String]) throws { try canopySucceeds(arguments + ["--url", url]) }
         try write(["set", "users", #"{"a": {"score": 1}, "b": {"score": 2}, "c": {"score": 3}}"#])
         let observer = try RunningTool([
             "observe", "users", "--order-by-child", "score", "--limit-to-last", "2",

@@ -7,20 +7,16 @@ import Foundation
 /// Memory and descriptors of a process, from /proc.
 enum ProcessStats {
     /// Resident set size in bytes (VmRSS).
-    static func residentBytes(_ pid: Int32) -> Int {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }
-        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-            let kilobytes = line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.flatMap { Int($0) } ?? 0
-            return kilobytes * 1024
-        }
-        return 0
-    }
+    static func residentBytes(_ pid: Int32) -> Int { self.statusBytes(pid, "VmRSS") }
 
     /// The peak resident set size in bytes (VmHWM), since the process started or since
     /// `5` was written to its `clear_refs`.
-    static func peakResidentBytes(_ pid: Int32) -> Int {
+    static func peakResidentBytes(_ pid: Int32) -> Int { self.statusBytes(pid, "VmHWM") }
+
+    /// A size from /proc/PID/status (`field: N kB`) in bytes; 0 if it cannot be read.
+    private static func statusBytes(_ pid: Int32, _ field: String) -> Int {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }
-        for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+        for line in status.split(separator: "\n") where line.hasPrefix(field + ":") {
             let kilobytes = line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.flatMap { Int($0) } ?? 0
             return kilobytes * 1024
         }

@@ -25,28 +25,6 @@ struct RulesTestCommandTests {
         }
         """
 
-    /// Issue 17's seed example: a city is valid only with its country stamped in the same update.
-    static let seedRules = """
-        {
-          "rules": {
-            ".read": true,
-            "cities": {
-              "$id": {
-                ".write": "auth != null",
-                // the country named by the new city must get last_updated == now in this very write
-                ".validate": "newData.hasChildren(['name', 'country'])
-                              && newData.parent().parent().child('countries/' + newData.child('country').val() + '/last_updated').val() == now"
-              }
-            },
-            "countries": {
-              "$country": {
-                "last_updated": { ".write": "auth != null", ".validate": "newData.isNumber()" }
-              }
-            }
-          }
-        }
-        """
-
     let dir = TemporaryDirectory()
 
     func test(_ arguments: [String], rules: String = Self.rules) throws -> RunResult {
@@ -159,7 +137,7 @@ struct RulesTestCommandTests {
         let city = #""cities/lyon": {"name": "Lyon", "country": "fr"}"#
         var r = try self.test(
             ["--update", "/", "--data", #"{\#(city), "countries/fr/last_updated": {".sv": "timestamp"}}"#, "--uid", "alice"],
-            rules: Self.seedRules)
+            rules: SeedExample.rules)
         #expect(r.status == 0, "\(r)")
         #expect(
             r.output == """
@@ -172,7 +150,7 @@ struct RulesTestCommandTests {
             ["--update", "/", "--data", "{\(city)}"], ["--write", "cities/lyon", "--data", #"{"name": "Lyon", "country": "fr"}"#],
         ] {
             r = try self.test(
-                arguments + ["--uid", "alice", "--root", #"{"countries": {"fr": {"last_updated": 1}}}"#], rules: Self.seedRules)
+                arguments + ["--uid", "alice", "--root", #"{"countries": {"fr": {"last_updated": 1}}}"#], rules: SeedExample.rules)
             #expect(r.status == 1, "\(r)")
             #expect(
                 r.output.hasSuffix(
@@ -186,18 +164,18 @@ struct RulesTestCommandTests {
                 "--update", "/", "--data", #"{\#(city), "countries/fr/last_updated": 1732000000000}"#, "--uid", "alice", "--now",
                 "1732000000001",
             ],
-            rules: Self.seedRules)
+            rules: SeedExample.rules)
         #expect(r.status == 1, "\(r)")
         r = try self.test(
             [
                 "--update", "/", "--data", #"{\#(city), "countries/fr/last_updated": 1732000000000}"#, "--uid", "alice", "--now",
                 "1732000000000",
             ],
-            rules: Self.seedRules)
+            rules: SeedExample.rules)
         #expect(r.status == 0, "\(r)")
         // Signed out.
         r = try self.test(
-            ["--update", "/", "--data", #"{\#(city), "countries/fr/last_updated": {".sv": "timestamp"}}"#], rules: Self.seedRules)
+            ["--update", "/", "--data", #"{\#(city), "countries/fr/last_updated": {".sv": "timestamp"}}"#], rules: SeedExample.rules)
         #expect(r.status == 1, "\(r)")
     }
 

@@ -11,11 +11,9 @@ import Testing
 /// a minimum and maximum tracked), the index must never build one, and one-shot summaries over the
 /// location (``AggregateIndex/summary(_:_:of:)``) must equal the recount too.
 struct AggregateIndexTests {
-    typealias Random = AggregateTreeTests.Random
-
     static let field = [ChildKey("f")]
 
-    static func scalar(_ random: inout Random) -> LeafValue {
+    static func scalar(_ random: inout SeededGenerator) -> LeafValue {
         switch random.int(12) {
         case 0: return .string(["a", "b", "7"][random.int(3)])
         case 1: return .bool(random.int(2) == 0)
@@ -26,7 +24,7 @@ struct AggregateIndexTests {
     }
 
     /// A child: an object with `f` (sometimes missing, sometimes an object) and a priority, or a leaf.
-    static func child(_ random: inout Random) -> Node {
+    static func child(_ random: inout SeededGenerator) -> Node {
         if random.int(8) == 0 { return .leaf(Self.scalar(&random)) }
         var node = Node.empty
         switch random.int(8) {
@@ -42,7 +40,7 @@ struct AggregateIndexTests {
         return node
     }
 
-    static func bound(_ random: inout Random, index: QueryIndex) -> QueryBound? {
+    static func bound(_ random: inout SeededGenerator, index: QueryIndex) -> QueryBound? {
         if random.int(4) == 0 { return nil }
         let keys: [QueryBound.Key] = [.min, .max, .key(ChildKey("k\(random.int(30))"))]
         let key = keys[random.int(3)]
@@ -103,7 +101,7 @@ struct AggregateIndexTests {
     }
 
     func randomChangesScenario(index: QueryIndex, withTree: Bool) {
-        var random = Random(state: 7)
+        var random = SeededGenerator(seed: 7)
         var children: [ChildKey: Node] = [:]
         for i in 0..<240 where random.int(2) == 0 { children[ChildKey("k\(i % 30)-\(i)")] = Self.child(&random) }
         var location = Node.empty

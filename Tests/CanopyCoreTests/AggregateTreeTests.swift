@@ -1,25 +1,14 @@
 import CanopyCore
+import CanopyTestSupport
 import Testing
 
 /// ``AggregateTree`` against a plain sorted array, with enough elements for several levels of
 /// splits, merges and rebalancing: after random insertions, value changes and removals, every
 /// element, every partition rank and the summary of random rank ranges match a recount.
 struct AggregateTreeTests {
-    struct Random {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            self.state &+= 0x9E37_79B9_7F4A_7C15
-            var z = self.state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func int(_ n: Int) -> Int { Int(self.next() % UInt64(n)) }
-    }
-
     static func entry(_ i: Int) -> IndexEntry { IndexEntry(sortValue: .leaf(.int(Int64(i % 97))), key: ChildKey("k\(i)")) }
 
-    static func value(_ random: inout Random) -> AggregateNumber? {
+    static func value(_ random: inout SeededGenerator) -> AggregateNumber? {
         switch random.int(5) {
         case 0: return nil
         case 1: return .double(Double(random.int(1000)) / 4 - 100)
@@ -35,7 +24,7 @@ struct AggregateTreeTests {
 
     @Test("inserts, changes and removals keep every subtree summary equal to a recount", arguments: [1, 2, 3] as [UInt64])
     func randomOperations(seed: UInt64) {
-        var random = Random(state: seed)
+        var random = SeededGenerator(seed: seed)
         // The model: entries sorted, with values.
         var model: [(entry: IndexEntry, value: AggregateNumber?)] = []
         for i in 0..<3000 where random.int(2) == 0 { model.append((Self.entry(i), Self.value(&random))) }

@@ -1,15 +1,14 @@
 import CanopyCore
+import CanopyTestSupport
 import Testing
 
 /// ``ExactSum`` against exact integer arithmetic: random doubles `m · 2^e` added and taken out in
 /// random order must leave exactly the sum of those present (an `Int128` count of 2^-30 units),
 /// rounded once; and sums whose terms cancel by hundreds of orders of magnitude stay exact.
 struct ExactSumTests {
-    typealias Random = AggregateTreeTests.Random
-
     @Test("random adds and removals equal the exact sum of the values present, rounded once")
     func randomChanges() {
-        var random = Random(state: 11)
+        var random = SeededGenerator(seed: 11)
         var sum = ExactSum()
         var present: [(value: Double, units: Int128)] = []
         var exact: Int128 = 0

@@ -3,14 +3,22 @@ import Testing
 
 @Suite("Reading JSON member by member")
 struct JSONMemberReaderTests {
+    /// Runs `body` with a reader of `text`, then checks that nothing follows what it read.
+    static func read(_ text: String, _ body: (inout JSONMemberReader) throws -> Void) throws {
+        var text = text
+        try text.withUTF8 { bytes in
+            var reader = JSONMemberReader(UnsafeRawBufferPointer(bytes))
+            try body(&reader)
+            try reader.end()
+        }
+    }
+
     /// Reads `text` as nested objects, returning each key with what the reader saw: the string,
     /// the integer or the node of its value, chosen by the key's first letter (`s`, `i`, `n`,
     /// `o` for a nested object).
     static func walk(_ text: String) throws -> [String] {
         var seen: [String] = []
-        var text = text
-        try text.withUTF8 { bytes in
-            var reader = JSONMemberReader(UnsafeRawBufferPointer(bytes))
+        try Self.read(text) { reader in
             func object() throws {
                 try reader.openObject()
                 while let key = try reader.nextKey() {
@@ -26,7 +34,6 @@ struct JSONMemberReaderTests {
                 }
             }
             try object()
-            try reader.end()
         }
         return seen
     }
@@ -59,9 +66,7 @@ struct JSONMemberReaderTests {
     /// objects under `o`), values read whole.
     static func shortKeys(_ text: String) throws -> [UInt8] {
         var keys: [UInt8] = []
-        var text = text
-        try text.withUTF8 { bytes in
-            var reader = JSONMemberReader(UnsafeRawBufferPointer(bytes))
+        try Self.read(text) { reader in
             func object() throws {
                 try reader.openObject()
                 while let key = try reader.nextShortKey() {
@@ -70,7 +75,6 @@ struct JSONMemberReaderTests {
                 }
             }
             try object()
-            try reader.end()
         }
         return keys
     }

@@ -1,23 +1,11 @@
 import CanopyCore
+import CanopyTestSupport
 import Testing
 
 /// ``QueryWindow/update(changed:location:order:)`` against a window recounted from scratch, for
 /// writes that change several children at once (the incremental path the library's model tests,
 /// with their small lists, rarely reach).
 struct QueryWindowUpdateTests {
-    /// A deterministic generator (SplitMix64).
-    struct Random {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            self.state &+= 0x9E37_79B9_7F4A_7C15
-            var z = self.state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func int(_ n: Int) -> Int { Int(self.next() % UInt64(n)) }
-    }
-
     static let queries: [(name: String, params: QueryParams)] = [
         ("limitToFirst(25)", QueryParams(index: .value, limit: .first(25))),
         ("limitToLast(30)", QueryParams(index: .value, limit: .last(30))),
@@ -41,7 +29,7 @@ struct QueryWindowUpdateTests {
     @Test("a write of several children updates the window as a recount would, with the same changes", arguments: 0..<6)
     func multiChildWrites(query: Int) throws {
         let params = Self.queries[query].params
-        var random = Random(state: UInt64(query) &+ 7)
+        var random = SeededGenerator(seed: UInt64(query) &+ 7)
         var location = Node.empty
         for i in 0..<200 { location.setChild(ChildKey("k\(i)"), to: .leaf(.int(Int64(random.int(400))))) }
         let index = ChildIndex(index: params.index, node: location)

@@ -29,16 +29,13 @@ struct ServerValueTests {
         }
     }
 
-    @Test("int + int stays an Int64, exactly, beyond 2^53")
-    func intPlusInt() {
-        let r = increment(.int(1)).resolve(current: .int(41), now: 0)
-        #expect(r == .int(42) && isInt(r))
-        let big = increment(.int(1)).resolve(current: .int(9_007_199_254_740_992), now: 0)
-        #expect(big == .int(9_007_199_254_740_993) && isInt(big))
-        let neg = increment(.int(-5)).resolve(current: .int(2), now: 0)
-        #expect(neg == .int(-3) && isInt(neg))
-        let toMax = increment(.int(1)).resolve(current: .int(Int64.max - 1), now: 0)
-        #expect(toMax == .int(Int64.max) && isInt(toMax))
+    @Test(
+        "int + int stays an Int64, exactly, beyond 2^53",
+        arguments: [(1, 41, 42), (1, 9_007_199_254_740_992, 9_007_199_254_740_993), (-5, 2, -3), (1, Int64.max - 1, Int64.max)]
+            as [(Int64, Int64, Int64)])
+    func intPlusInt(delta: Int64, current: Int64, sum: Int64) {
+        let r = increment(.int(delta)).resolve(current: .int(current), now: 0)
+        #expect(r == .int(sum) && isInt(r))
     }
 
     @Test("Int64 overflow falls back to Double")
@@ -53,17 +50,17 @@ struct ServerValueTests {
         #expect(huge == .double(18_446_744_073_709_551_614.0))
     }
 
-    @Test("int + double, double + int and double + double give a Double")
-    func mixed() {
-        let a = increment(.double(0.5)).resolve(current: .int(1), now: 0)
-        #expect(a == .double(1.5) && isDouble(a))
-        let b = increment(.int(2)).resolve(current: .double(0.25), now: 0)
-        #expect(b == .double(2.25) && isDouble(b))
-        let c = increment(.double(1.5)).resolve(current: .double(1.0), now: 0)
-        #expect(c == .double(2.5) && isDouble(c))
-        // An integral result stays a Double when an operand is one (but equals the integer).
-        let d = increment(.double(1.0)).resolve(current: .int(1), now: 0)
-        #expect(isDouble(d) && d == .int(2))
+    /// An integral result stays a Double when an operand is one (but equals the integer): 1.0 + 1.
+    @Test(
+        "int + double, double + int and double + double give a Double",
+        arguments: [
+            (.double(0.5), .int(1), 1.5), (.int(2), .double(0.25), 2.25), (.double(1.5), .double(1.0), 2.5), (.double(1.0), .int(1), 2),
+        ]
+            as [(LeafValue, LeafValue, Double)])
+    func mixed(delta: LeafValue, current: LeafValue, sum: Double) {
+        let r = increment(delta).resolve(current: current, now: 0)
+        #expect(r == .double(sum) && isDouble(r))
+        if sum.rounded() == sum { #expect(r == .int(Int64(sum))) }
     }
 
     @Test(

@@ -1,36 +1,17 @@
 import CanopyCore
 import CanopyRules
+import CanopyTestSupport
 import Testing
 
 /// Issue 17's seed example: a city may be written only if the same multi-path update stamps its
 /// country's `last_updated` with the server time.
 @Suite("Seed example: cities need their country stamped in the same update")
 struct SeedExampleTests {
-    static let rules = """
-        {
-          "rules": {
-            ".read": true,
-            "cities": {
-              "$id": {
-                ".write": "auth != null",
-                // the country named by the new city must get last_updated == now in this very write
-                ".validate": "newData.hasChildren(['name', 'country'])
-                              && newData.parent().parent().child('countries/' + newData.child('country').val() + '/last_updated').val() == now"
-              }
-            },
-            "countries": {
-              "$country": {
-                "last_updated": { ".write": "auth != null", ".validate": "newData.isNumber()" }
-              }
-            }
-          }
-        }
-        """
     static let now: Int64 = 1_732_000_000_000
     let engine: RulesEngine
     let alice = AuthContext(uid: "alice")
 
-    init() throws { self.engine = RulesEngine(try RulesDocument(parsing: SeedExampleTests.rules)) }
+    init() throws { self.engine = RulesEngine(try RulesDocument(parsing: SeedExample.rules)) }
 
     func city(_ country: String) -> Node { node(json(#"{"name": "Lyon", "country": "\#(country)"}"#)) }
 

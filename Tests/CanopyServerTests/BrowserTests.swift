@@ -12,20 +12,9 @@ import Testing
 /// servers.
 @Suite("Data browser")
 struct BrowserTests {
-    func run(
-        _ configure: (inout ServerConfiguration) -> Void = { _ in },
-        _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void
-    )
-        async throws
-    {
-        let server = makeServer(configure)
-        try await server.makeApplication().test(.router) { client in try await body(client) }
-        await server.store.close()
-    }
-
     @Test("/_/ serves the page and its modules with strict headers; a browser's GET / is redirected there")
     func page() async throws {
-        try await self.run { client in
+        try await withTestServer(.router) { client in
             try await client.execute(uri: "/_/", method: .get) { (r: TestResponse) throws in
                 #expect(r.status == .ok)
                 #expect(r.headers[.contentType] == "text/html; charset=utf-8")
@@ -65,7 +54,7 @@ struct BrowserTests {
 
     @Test("REST is unchanged: `/`, `/_.json` and `/_/x.json` are still REST, writes under /_/ are REST")
     func noCollision() async throws {
-        try await self.run { client in
+        try await withTestServer(.router) { client in
             // A REST client asking for `/` (no Accept: text/html) gets the REST error it always got.
             try await client.execute(uri: "/", method: .get) { (r: TestResponse) throws in
                 #expect(r.status == .badRequest)
@@ -90,7 +79,7 @@ struct BrowserTests {
 
     @Test("/.inspect/databases.json lists the namespaces; only the administrator may, on a guarded server")
     func namespaces() async throws {
-        try await self.run { client in
+        try await withTestServer(.router) { client in
             try await client.execute(uri: "/a.json?ns=zeta", method: .put, body: body("1")) { (r: TestResponse) throws in
                 #expect(r.status == .ok)
             }
@@ -102,7 +91,7 @@ struct BrowserTests {
                 #expect(r.status == .methodNotAllowed)
             }
         }
-        try await self.run({ $0.authToken = "admin-secret" }) { client in
+        try await withTestServer(.router, { $0.authToken = "admin-secret" }) { client in
             try await client.execute(uri: "/.inspect/databases.json", method: .get) { (r: TestResponse) throws in
                 #expect(r.status == .unauthorized)
             }

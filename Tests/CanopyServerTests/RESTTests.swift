@@ -18,18 +18,9 @@ extension HTTPField.Name {
 struct RESTTests {
     static let setups: [TestingSetup] = [.router, .live]
 
-    func run(
-        _ setup: TestingSetup, _ configure: (inout ServerConfiguration) -> Void = { _ in },
-        _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void
-    ) async throws {
-        let server = makeServer(configure)
-        try await server.makeApplication().test(setup) { client in try await body(client) }
-        await server.store.close()
-    }
-
     @Test("PUT, GET, PATCH, POST and DELETE on a location and on the root", arguments: setups)
     func crud(_ setup: TestingSetup) async throws {
-        try await self.run(setup) { client in
+        try await withTestServer(setup) { client in
             try await client.execute(uri: "/users/ada.json", method: .put, body: body(#"{"name": "Ada", "born": 1815}"#)) {
                 (r: TestResponse) throws in
                 #expect(r.status == .ok)
@@ -78,7 +69,7 @@ struct RESTTests {
 
     @Test("push ids increase, and push() with no value writes an empty string", arguments: setups)
     func pushIDs(_ setup: TestingSetup) async throws {
-        try await self.run(setup) { client in
+        try await withTestServer(setup) { client in
             var names: [String] = []
             for i in 0..<20 {
                 try await client.execute(uri: "/list.json?ns=p", method: .post, body: body(i == 0 ? #""""# : "\(i)")) {
@@ -97,7 +88,7 @@ struct RESTTests {
 
     @Test("print=silent answers 204 with no body, print=pretty indents", arguments: setups)
     func printModes(_ setup: TestingSetup) async throws {
-        try await self.run(setup) { client in
+        try await withTestServer(setup) { client in
             for method in [HTTPRequest.Method.put, .patch, .post] {
                 try await client.execute(uri: "/a.json?print=silent", method: method, body: body(#"{"b": 1}"#)) {
                     (r: TestResponse) throws in
@@ -124,7 +115,7 @@ struct RESTTests {
 
     @Test("shallow=true truncates children to true; format=export shows priorities", arguments: setups)
     func shallowAndExport(_ setup: TestingSetup) async throws {
-        try await self.run(setup) { client in
+        try await withTestServer(setup) { client in
             try await client.execute(
                 uri: "/u.json", method: .put,
                 body: body(#"{"a": {"x": 1}, "b": 2, ".priority": 5, "c": {".value": "v", ".priority": "p"}}"#)
@@ -165,7 +156,7 @@ struct RESTTests {
 
     @Test("orderBy with limits and bounds selects the right children", arguments: setups)
     func queries(_ setup: TestingSetup) async throws {
-        try await self.run(setup) { client in
+        try await withTestServer(setup) { client in
             let scores =
                 #"{"a": {"s": 3, "m": {"r": 9}}, "b": {"s": 1, "m": {"r": 2}}, "c": {"s": 2}, "d": {"s": "x"}, "e": {"t": 1}, "f": {"s": 3}}"#
             try await client.execute(uri: "/p.json", method: .put, body: body(scores)) { _ in }
@@ -201,7 +192,7 @@ struct RESTTests {
 
     @Test("bad queries are 400 with a message naming the problem", arguments: setups)
     func badQueries(_ setup: TestingSetup) async throws {
-        try await self.run(setup) { client in
+        try await withTestServer(setup) { client in
             let cases: [(String, String)] = [
                 ("limitToFirst=2", "orderBy must be defined"),
                 ("orderBy=score", "orderBy must be a valid JSON encoded path"),
@@ -232,7 +223,7 @@ struct RESTTests {
 
     @Test("server values resolve to the time and to atomic increments", arguments: setups)
     func serverValues(_ setup: TestingSetup) async throws {
-        try await self.run(setup) { client in
+        try await withTestServer(setup) { client in
             let before = Int64(Date().timeIntervalSince1970 * 1000)
             try await client.execute(uri: "/t.json", method: .put, body: body(#"{"at": {".sv": "timestamp"}, "n": 5}"#)) {
                 (r: TestResponse) throws in
@@ -260,7 +251,7 @@ struct RESTTests {
 
     @Test("ETags: X-Firebase-ETag, if-match (412 with the current value and ETag), null_etag, if-none-match (304)", arguments: setups)
     func etags(_ setup: TestingSetup) async throws {
-        try await self.run(setup) { client in
+        try await withTestServer(setup) { client in
             let wantETag: HTTPFields = [.firebaseETag: "true"]
             try await client.execute(uri: "/c.json", method: .get, headers: wantETag) { (r: TestResponse) throws in
                 #expect(r.headers[.eTag] == "null_etag")
@@ -336,7 +327,7 @@ struct RESTTests {
 
     @Test("X-HTTP-Method-Override and x-http-method-override turn a POST into another method", arguments: setups)
     func methodOverride(_ setup: TestingSetup) async throws {
-        try await self.run(setup) { client in
+        try await withTestServer(setup) { client in
             try await client.execute(uri: "/m.json", method: .post, headers: [.methodOverride: "PUT"], body: body(#"{"a": 1}"#)) {
                 (r: TestResponse) throws in
                 #expect(try json(r.body) == ["a": 1])
@@ -355,7 +346,7 @@ struct RESTTests {
 
     @Test("the rules endpoint keeps the document as given; a bad one is 400 naming where, and changes nothing", arguments: setups)
     func rules(_ setup: TestingSetup) async throws {
-        try await self.run(setup) { client in
+        try await withTestServer(setup) { client in
             try await client.execute(uri: "/.settings/rules.json", method: .get) { (r: TestResponse) throws in
                 #expect(r.status == .ok)
                 #expect(try json(r.body) == ["rules": [".read": true, ".write": true]])
@@ -397,7 +388,7 @@ struct RESTTests {
 
     @Test("namespaces are separate databases; requests without ns use the default one", arguments: setups)
     func namespaces(_ setup: TestingSetup) async throws {
-        try await self.run(setup) { client in
+        try await withTestServer(setup) { client in
             try await client.execute(uri: "/k.json?ns=one", method: .put, body: body("1")) { _ in }
             try await client.execute(uri: "/k.json?ns=two", method: .put, body: body("2")) { _ in }
             try await client.execute(uri: "/k.json", method: .put, body: body("0")) { _ in }
@@ -413,7 +404,7 @@ struct RESTTests {
 
     @Test("bad paths, bad JSON, bad values and too-large bodies are 4xx with an error body, and write nothing", arguments: setups)
     func errors(_ setup: TestingSetup) async throws {
-        try await self.run(setup, { $0.maxBodyBytes = 1_000 }) { client in
+        try await withTestServer(setup, { $0.maxBodyBytes = 1_000 }) { client in
             try await client.execute(uri: "/keep.json", method: .put, body: body(#"{"v": 1}"#)) { _ in }
             let cases: [(String, HTTPRequest.Method, String?, HTTPResponse.Status, String)] = [
                 ("/a$b.json", .get, nil, .badRequest, "Invalid path"),
@@ -456,7 +447,7 @@ struct RESTTests {
 
     @Test("with an auth token, requests need it (header or auth=); Bearer owner is not enough", arguments: setups)
     func auth(_ setup: TestingSetup) async throws {
-        try await self.run(setup, { $0.authToken = "s3cret" }) { client in
+        try await withTestServer(setup, { $0.authToken = "s3cret" }) { client in
             // Without a credential the server's locked rules refuse; a credential that proves nothing
             // is refused as such.
             let refusals: [(HTTPFields, String)] = [
@@ -479,7 +470,7 @@ struct RESTTests {
             }
         }
         // Without a token, firebase-admin's `Bearer owner` is an admin.
-        try await self.run(setup) { client in
+        try await withTestServer(setup) { client in
             try await client.execute(uri: "/a.json", method: .put, headers: [.authorization: "Bearer owner"], body: body("1")) {
                 (r: TestResponse) throws in #expect(r.status == .ok)
             }

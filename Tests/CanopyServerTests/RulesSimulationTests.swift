@@ -24,17 +24,6 @@ struct RulesSimulationTests {
         }
         """
 
-    func run(
-        _ configure: (inout ServerConfiguration) -> Void = { _ in },
-        _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void
-    )
-        async throws
-    {
-        let server = makeServer(configure)
-        try await server.makeApplication().test(.router) { client in try await body(client) }
-        await server.store.close()
-    }
-
     func simulate(_ client: some TestClientProtocol, _ request: String, auth: String = "") async throws -> (HTTPResponse.Status, JSONValue)
     {
         try await client.execute(uri: "/.settings/rules/simulate.json\(auth)", method: .post, body: body(request)) {
@@ -44,7 +33,7 @@ struct RulesSimulationTests {
 
     @Test("verdicts: the deciding rule with line and column, or none; data and server values taken into account")
     func verdicts() async throws {
-        try await self.run { client in
+        try await withTestServer(.router) { client in
             try await client.execute(uri: "/users/ada.json", method: .put, body: body(#"{"age": 36}"#)) { (r: TestResponse) throws in
                 #expect(r.status == .ok)
             }
@@ -90,7 +79,7 @@ struct RulesSimulationTests {
 
     @Test("bad requests get 400 naming the field; only POST; only the administrator on a guarded server")
     func refusals() async throws {
-        try await self.run { client in
+        try await withTestServer(.router) { client in
             let cases: [(String, String)] = [
                 ("[1]", "takes a JSON object"),
                 (#"{"operation": "read"}"#, "path must be a location"),
@@ -116,7 +105,7 @@ struct RulesSimulationTests {
                 #expect(r.status == .methodNotAllowed)
             }
         }
-        try await self.run({ $0.authToken = "admin-secret" }) { client in
+        try await withTestServer(.router, { $0.authToken = "admin-secret" }) { client in
             var (status, _) = try await self.simulate(client, #"{"operation": "read", "path": "/"}"#)
             #expect(status == .unauthorized)
             let verdict: JSONValue

@@ -4,6 +4,8 @@ import CanopyServer
 import CanopyTestSupport
 import Foundation
 import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
 import NIOCore
 import NIOPosix
 import Synchronization
@@ -21,6 +23,17 @@ func makeServer(_ configure: (inout ServerConfiguration) -> Void = { _ in }) -> 
     configuration.idleTimeout = .seconds(600)
     configure(&configuration)
     return CanopyServer(configuration: configuration, store: NamespaceStore(directory: nil))
+}
+
+/// Runs `body` against a test client of a server made by ``makeServer(_:)`` (`setup`: `.router`
+/// for the application alone, `.live` for a listening server), then closes its databases.
+func withTestServer(
+    _ setup: TestingSetup, _ configure: (inout ServerConfiguration) -> Void = { _ in },
+    _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void
+) async throws {
+    let server = makeServer(configure)
+    try await server.makeApplication().test(setup) { client in try await body(client) }
+    await server.store.close()
 }
 
 /// Runs `body` with `server` serving on a free loopback port; shuts it down after.

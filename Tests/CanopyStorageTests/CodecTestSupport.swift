@@ -1,6 +1,7 @@
 import CanopyCore
 import CanopyStorage
 import CanopyTestSupport
+import Testing
 
 /// Random trees and writes covering every case a node can hold, for round-trip tests.
 struct RandomTrees {
@@ -167,6 +168,20 @@ func decodeWhole<Value>(_ bytes: [UInt8], _ decode: (inout ByteReader) throws(Co
         }
     }
     return try result.get()
+}
+
+/// Expects `decode` to fail on every proper prefix of `bytes`, with an offset within it.
+func expectEveryTruncationFails<T>(
+    _ bytes: [UInt8], _ decode: ([UInt8]) throws(CodecError) -> T, sourceLocation: SourceLocation = #_sourceLocation
+) {
+    for length in 0..<bytes.count {
+        do {
+            _ = try decode(Array(bytes[..<length]))
+            Issue.record("decoded a truncation to \(length) bytes", sourceLocation: sourceLocation)
+        } catch {
+            #expect(error.offset <= length, sourceLocation: sourceLocation)
+        }
+    }
 }
 
 func decodeNode(_ bytes: [UInt8]) throws(CodecError) -> Node {

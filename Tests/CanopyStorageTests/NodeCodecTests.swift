@@ -114,14 +114,7 @@ struct NodeCodecTests {
         let node = random.node(depth: 4)
         let bytes = encoded(node)
         #expect(bytes.count > 50)
-        for length in 0..<bytes.count {
-            do {
-                _ = try decodeNode(Array(bytes[..<length]))
-                Issue.record("decoded a truncation to \(length) bytes")
-            } catch {
-                #expect(error.offset <= length)
-            }
-        }
+        expectEveryTruncationFails(bytes, decodeNode)
     }
 
     @Test(

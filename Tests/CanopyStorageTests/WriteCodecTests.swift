@@ -62,14 +62,7 @@ struct WriteCodecTests {
         var write = random.write()
         while encodedWrite(write).count < 40 { write = random.write() }
         let bytes = encodedWrite(write)
-        for length in 0..<bytes.count {
-            do {
-                _ = try decodeWrite(Array(bytes[..<length]))
-                Issue.record("decoded a truncation to \(length) bytes")
-            } catch {
-                #expect(error.offset <= length)
-            }
-        }
+        expectEveryTruncationFails(bytes, decodeWrite)
     }
 
     @Test(

@@ -11,4 +11,7 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
     }
+
+    /// A number in `0..<n`.
+    public mutating func int(_ n: Int) -> Int { Int(self.next() % UInt64(n)) }
 }

@@ -10,12 +10,6 @@ struct AggregateAPITests {
         var errors: [any Error] = []
     }
 
-    static func drained() throws -> Database {
-        var configuration = Database.Configuration()
-        configuration.loopMode = .manual
-        return try Database.inMemory(configuration)
-    }
-
     @Test("values() yields the current value, then each change; ending the loop removes the observer")
     func asyncSequence() async throws {
         let db = try Database.inMemory()
@@ -41,7 +35,7 @@ struct AggregateAPITests {
 
     @Test("min and max are integers when integer-valued, and a change of form alone (3.0 for 3) calls no observer")
     func canonicalMinMax() throws {
-        let db = try Self.drained()
+        let db = try manualDatabase()
         defer { db.close() }
         let list = db.reference(withPath: "list")
         try list.queueSetValue(["b": 3.0, "c": 7.0, "d": 5])
@@ -69,7 +63,7 @@ struct AggregateAPITests {
 
     @Test("a removed observer gets nothing more; another observer of the same aggregate goes on")
     func removal() throws {
-        let db = try Self.drained()
+        let db = try manualDatabase()
         defer { db.close() }
         let list = db.reference(withPath: "list")
         try list.queueSetValue(["a": 1, "b": 2])
@@ -115,7 +109,7 @@ struct AggregateAPITests {
 
     @Test("a snapshot's accessors: integer sums exact, doubles as doubles, nil for what was not asked")
     func accessors() throws {
-        let db = try Self.drained()
+        let db = try manualDatabase()
         defer { db.close() }
         let list = db.reference(withPath: "list")
         try list.queueSetValue(["a": ["n": Int64.max - 1, "d": 0.5], "b": ["n": 1, "d": 0.25], "c": ["n": "x"]])

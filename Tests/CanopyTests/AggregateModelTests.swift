@@ -13,12 +13,10 @@ import Testing
 // other threads (2 cores) to the rest of the suite.
 @Suite("Aggregates against a brute-force recount", .serialized)
 struct AggregateModelTests {
-    struct Random {
+    struct Random: ModelRandom {
         var rng: SeededGenerator
         /// Dyadic doubles only (exact sums): the exact suite can then demand exact equality.
         var exactDoubles = true
-        mutating func int(_ n: Int) -> Int { Int(self.rng.next() % UInt64(n)) }
-        mutating func chance(_ percent: Int) -> Bool { self.int(100) < percent }
         mutating func key() -> String { self.chance(10) ? ["1", "2", "10", "03"][self.int(4)] : "k\(self.int(40))" }
 
         /// A number or something that is not one.
@@ -36,15 +34,6 @@ struct AggregateModelTests {
             return .double((Double(self.int(2_000_001)) - 1_000_000) / 997 * (self.chance(20) ? 1e-6 : 1))
         }
 
-        mutating func priority() -> JSONValue {
-            switch self.int(4) {
-            case 0: return .null
-            case 1: return .int(Int64(self.int(3)))
-            case 2: return .string(["x", "y"][self.int(2)])
-            default: return .double(0.5)
-            }
-        }
-
         /// A child: an object with `v`, `w/x` and `n` (large integers whose sums overflow 64 bits),
         /// each sometimes missing, or a plain leaf.
         mutating func child() -> JSONValue {
@@ -57,33 +46,7 @@ struct AggregateModelTests {
             return .object(object)
         }
 
-        mutating func query() -> OracleQuery {
-            var q = OracleQuery()
-            switch self.int(5) {
-            case 0: q.index = .priority
-            case 1: q.index = .key
-            case 2: q.index = .value
-            case 3: q.index = .child(["v"])
-            default: q.index = .child(["w", "x"])
-            }
-            func endpoint(_ r: inout Random, _ index: OracleQuery.Index) -> OracleQuery.Endpoint {
-                switch index {
-                case .key: return .init(value: .string(r.key()), key: nil, exclusive: r.chance(30))
-                case .priority: return .init(value: r.priority(), key: r.chance(30) ? r.key() : nil, exclusive: r.chance(30))
-                default: return .init(value: r.scalar(), key: r.chance(30) ? r.key() : nil, exclusive: r.chance(30))
-                }
-            }
-            if self.chance(10) {
-                let e = endpoint(&self, q.index)
-                q.start = .init(value: e.value, key: e.key, exclusive: false)
-                q.end = .init(value: e.value, key: e.key, exclusive: false)
-            } else {
-                if self.chance(60) { q.start = endpoint(&self, q.index) }
-                if self.chance(60) { q.end = endpoint(&self, q.index) }
-            }
-            if self.chance(25) { q.limit = (self.chance(50), 1 + self.int(12)) }
-            return q
-        }
+        mutating func query() -> OracleQuery { self.query(keyChance: 30, boundChance: 60, limitChance: 25, maxLimit: 12) }
 
         mutating func functions() -> [AggregateFunction] {
             let fields = ["v", "w/x", "n", "$value"]
@@ -232,9 +195,7 @@ struct AggregateModelTests {
 
     func run(seed: UInt64, exact: Bool, steps: Int) throws {
         var random = Random(rng: SeededGenerator(seed: seed), exactDoubles: exact)
-        var configuration = Database.Configuration()
-        configuration.loopMode = .manual
-        let db = try Database.inMemory(configuration)
+        let db = try manualDatabase()
         defer { db.close() }
         var model = ModelTree()
         let list = db.reference(withPath: "list")
@@ -292,11 +253,7 @@ struct AggregateModelTests {
             var description = ""
             switch random.int(20) {
             case 0..<7:
-                let key = random.key()
-                let value = random.child()
-                try list.child(key).queueSetValue(value)
-                model.set(ModelNode.from(value), at: ["list", key])
-                description = "set \(key) = \(value.jsonString())"
+                description = try random.setChild(in: list, &model).description
             case 7..<11:
                 let key = random.key()
                 let field = random.chance(70) ? "v" : "w/x"
@@ -305,34 +262,11 @@ struct AggregateModelTests {
                 model.set(ModelNode.from(value), at: ["list", key] + field.split(separator: "/").map(String.init))
                 description = "set \(key)/\(field) = \(value.jsonString())"
             case 11..<14:
-                let key = random.key()
-                try list.child(key).queueRemoveValue()
-                model.set(nil, at: ["list", key])
-                description = "remove \(key)"
+                description = try random.removeChild(in: list, &model).description
             case 14:
-                let key = random.key()
-                let priority = random.priority()
-                list.child(key).setPriority(priority.anyValue) { _, _ in }
-                if let node = model.node(at: ["list", key]) {
-                    model.set(node.withPriority(priority == JSONValue.null ? Optional<JSONValue>.none : priority), at: ["list", key])
-                }
-                description = "setPriority \(key) \(priority.jsonString())"
+                description = random.setPriority(in: list, &model).description
             case 15..<19:
-                var entries: [String: JSONValue] = [:]
-                for _ in 0..<(1 + random.int(5)) {
-                    let key = random.key()
-                    entries[random.chance(50) ? key : key + "/v"] =
-                        random.chance(20) ? .null : (random.chance(50) ? random.child() : random.scalar())
-                }
-                for k in entries.keys where k.hasSuffix("/v") && entries[String(k.dropLast(2))] != nil { entries[k] = nil }
-                try list.queueUpdateChildValues(entries.mapValues { $0 as Any })
-                for (k, v) in entries where ModelNode.from(v) != nil {
-                    model.set(ModelNode.from(v), at: ["list"] + k.split(separator: "/").map(String.init))
-                }
-                for (k, v) in entries where ModelNode.from(v) == nil {
-                    model.set(nil, at: ["list"] + k.split(separator: "/").map(String.init))
-                }
-                description = "update \(JSONValue.object(entries).jsonString())"
+                description = try random.update(list, &model, maxEntries: 5, removals: 20)
             default:
                 var value: [String: JSONValue] = [:]
                 for _ in 0..<(random.int(40)) { value[random.key()] = random.child() }

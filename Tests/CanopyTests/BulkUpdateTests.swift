@@ -5,12 +5,6 @@ import Testing
 
 @Suite("Large multi-path updates")
 struct BulkUpdateTests {
-    private func manual() throws -> Database {
-        var configuration = Database.Configuration()
-        configuration.loopMode = .manual
-        return try Database.inMemory(configuration)
-    }
-
     @Test(
         "an update with hundreds of sibling entries gives the same data and events as separate writes",
         arguments: [(1, true), (2, false), (3, false), (4, false)] as [(UInt64, Bool)])
@@ -32,11 +26,8 @@ struct BulkUpdateTests {
         for key in entries.keys where key.hasSuffix("/w") && entries[String(key.dropLast(2))] != nil { entries[key] = nil }
 
         func run(bulk: Bool) throws -> (data: JSONValue, events: [String]) {
-            let db = try self.manual()
+            let (db, list) = try manualDatabase(holding: JSONValue.object(initial), at: "list")
             defer { db.close() }
-            let list = db.reference(withPath: "list")
-            try list.queueSetValue(JSONValue.object(initial))
-            db.drain()
             var events: [String] = []
             for type in [DataEventType.childAdded, .childRemoved, .childChanged] {
                 list.observe(
@@ -77,7 +68,7 @@ struct BulkUpdateTests {
 
     @Test("a bulk update that empties a node removes it and its priority")
     func bulkRemovalEmpties() throws {
-        let db = try self.manual()
+        let db = try manualDatabase()
         defer { db.close() }
         let list = db.reference(withPath: "list")
         var initial: [String: JSONValue] = [".priority": "p"]

@@ -65,9 +65,7 @@ struct DatabaseLifecycleTests {
 
     @Test("an index lives while a query uses it (or keepSynced pins it) and is dropped after")
     func indexLifecycle() throws {
-        var configuration = Database.Configuration()
-        configuration.loopMode = .manual
-        let db = try Database.inMemory(configuration)
+        let db = try manualDatabase()
         defer { db.close() }
         let posts = db.reference(withPath: "posts")
         try posts.queueSetValue(["a": ["s": 1], "b": ["s": 2]])

@@ -65,10 +65,7 @@ struct EventModelTests {
     }
 
     func randomWritesScenario(seed: UInt64) throws {
-        var configuration = Database.Configuration()
-        configuration.loopMode = .manual
-        configuration.clock = { 1_700_000_000_000 }
-        let db = try Database.inMemory(configuration)
+        let db = try manualDatabase(clock: 1_700_000_000_000)
         defer { db.close() }
         try Self.run(seed: seed, steps: 1500, on: db) { db.drain() }
     }

@@ -144,10 +144,7 @@ struct EventSpecTests {
     }
 
     private func perform(_ specCase: EventSpecCase) throws {
-        var configuration = Database.Configuration()
-        configuration.loopMode = .manual
-        if let clock = specCase.clock { configuration.clock = { clock } }
-        let db = try Database.inMemory(configuration)
+        let db = try manualDatabase(clock: specCase.clock)
         let runner = EventSpecRunner(db: db, specCase: specCase)
         withExtendedLifetime(runner) {
             runner.run()
@@ -562,25 +559,17 @@ private final class EventSpecRunner {
             guard flag.boolValue == true else { throw EventSpecError("\"\(field)\" must be true") }
             query = order(query)()
         }
-        if let bound = fields["startAt"] {
-            let (value, key) = try self.bound(bound, "startAt")
-            query = query.queryStarting(atValue: value, childKey: key)
-        }
-        if let bound = fields["startAfter"] {
-            let (value, key) = try self.bound(bound, "startAfter")
-            query = query.queryStarting(afterValue: value, childKey: key)
-        }
-        if let bound = fields["endAt"] {
-            let (value, key) = try self.bound(bound, "endAt")
-            query = query.queryEnding(atValue: value, childKey: key)
-        }
-        if let bound = fields["endBefore"] {
-            let (value, key) = try self.bound(bound, "endBefore")
-            query = query.queryEnding(beforeValue: value, childKey: key)
-        }
-        if let bound = fields["equalTo"] {
-            let (value, key) = try self.bound(bound, "equalTo")
-            query = query.queryEqual(toValue: value, childKey: key)
+        let bounds: [(String, (DatabaseQuery) -> (Any?, String?) -> DatabaseQuery)] = [
+            ("startAt", DatabaseQuery.queryStarting(atValue:childKey:)),
+            ("startAfter", DatabaseQuery.queryStarting(afterValue:childKey:)),
+            ("endAt", DatabaseQuery.queryEnding(atValue:childKey:)),
+            ("endBefore", DatabaseQuery.queryEnding(beforeValue:childKey:)),
+            ("equalTo", DatabaseQuery.queryEqual(toValue:childKey:)),
+        ]
+        for (field, constrain) in bounds {
+            guard let bound = fields[field] else { continue }
+            let (value, key) = try self.bound(bound, field)
+            query = constrain(query)(value, key)
         }
         for (field, first) in [("limitToFirst", true), ("limitToLast", false)] {
             guard let limit = fields[field] else { continue }

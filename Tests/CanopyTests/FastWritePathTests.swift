@@ -9,12 +9,6 @@ import Testing
 /// must build the same data, and report the same errors, as the exact two-pass path.
 @Suite("Fast write path: Foundation values and large updates")
 struct FastWritePathTests {
-    private func manual() throws -> Database {
-        var configuration = Database.Configuration()
-        configuration.loopMode = .manual
-        return try Database.inMemory(configuration)
-    }
-
     private func data(_ ref: DatabaseReference, _ db: Database) -> JSONValue {
         var data = JSONValue.null
         ref.getData { _, snapshot in data = snapshot?.exportJSON ?? .null }
@@ -90,7 +84,7 @@ struct FastWritePathTests {
         let entries = try #require(BatchConverter.entries(values, at: location))
         #expect(entries.count == n)
 
-        let db = try self.manual()
+        let db = try manualDatabase()
         defer { db.close() }
         let bulk = db.reference(withPath: "bulk")
         let single = db.reference(withPath: "single")
@@ -116,7 +110,7 @@ struct FastWritePathTests {
         withNested["k5/deep"] = 1
         #expect(BatchConverter.entries(withNested, at: PathBudget(location: [])) == nil)
 
-        let db = try self.manual()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "big")
         try ref.queueUpdateChildValues(withServerValue)

@@ -42,15 +42,9 @@ final class PostDetailController {
 
 @Suite("Firebase guide snippets")
 struct FirebaseGuideTests {
-    func manualDatabase() throws -> Database {
-        var configuration = Database.Configuration()
-        configuration.loopMode = .manual
-        return try Database.inMemory(configuration)
-    }
-
     @Test("child_added and child_removed keep a comment list in step, as the lists guide shows")
     func commentsList() throws {
-        let db = try self.manualDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference()
         let postKey = ref.child("posts").childByAutoId().key!
@@ -78,7 +72,7 @@ struct FirebaseGuideTests {
 
     @Test("a value listener iterates snapshot.children in order")
     func valueListenerIteratesChildren() throws {
-        let db = try self.manualDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let commentsRef = db.reference(withPath: "post-comments/p1")
         try commentsRef.queueSetValue(["b": ["text": "two"], "a": ["text": "one"], "c": ["text": "three"]])
@@ -102,7 +96,7 @@ struct FirebaseGuideTests {
 
     @Test("reading once, with NSDictionary and a trailing cancel block, as the read-and-write guide shows")
     func readOnce() throws {
-        let db = try self.manualDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference()
         let userID: String? = "uid42"
@@ -133,7 +127,7 @@ struct FirebaseGuideTests {
 
     @Test("writing a post to two places with one updateChildValues, as the guide's fan-out shows")
     func fanOutUpdate() throws {
-        let db = try self.manualDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference()
         let userID = "u1"

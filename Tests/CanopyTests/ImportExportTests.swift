@@ -4,13 +4,6 @@ import Testing
 
 @Suite("JSON import and export")
 struct ImportExportTests {
-    private func manual() throws -> Database {
-        var configuration = Database.Configuration()
-        configuration.loopMode = .manual
-        configuration.clock = { 1_700_000_000_000 }
-        return try Database.inMemory(configuration)
-    }
-
     private func read(_ db: Database, _ path: String, export: Bool = true) -> JSONValue {
         var value: JSONValue = .null
         db.reference(withPath: path).getData { _, snapshot in value = (export ? snapshot?.exportJSON : snapshot?.json) ?? .null }
@@ -20,7 +13,7 @@ struct ImportExportTests {
 
     @Test("export then import restores the same tree, priorities included")
     func roundTrip() throws {
-        let db = try self.manual()
+        let db = try manualDatabase(clock: 1_700_000_000_000)
         defer { db.close() }
         let original: JSONValue = [
             "users": ["ada": ["name": "Ada", "age": 36, ".priority": 1], "grace": ["name": "Grace", "langs": ["COBOL", "FLOW-MATIC"]]],
@@ -33,7 +26,7 @@ struct ImportExportTests {
         var text = ""
         db.reference().getData { _, snapshot in text = snapshot?.jsonString(exportFormat: true) ?? "" }
         db.drain()
-        let copy = try self.manual()
+        let copy = try manualDatabase(clock: 1_700_000_000_000)
         defer { copy.close() }
         try copy.reference().queueImportJSON(text)
         copy.drain()
@@ -51,7 +44,7 @@ struct ImportExportTests {
             (#"{"b":{"x":1},"a":0,"b":{"y":2}}"#, ["a": 0, "b": ["y": 2]] as JSONValue),
         ])
     func duplicateKeys(text: String, expected: JSONValue) throws {
-        let db = try self.manual()
+        let db = try manualDatabase(clock: 1_700_000_000_000)
         defer { db.close() }
         try db.reference(withPath: "d").queueImportJSON(text)
         db.drain()
@@ -60,7 +53,7 @@ struct ImportExportTests {
 
     @Test("server values and other unusual input take the exact path")
     func serverValues() throws {
-        let db = try self.manual()
+        let db = try manualDatabase(clock: 1_700_000_000_000)
         defer { db.close() }
         try db.reference(withPath: "s").queueImportJSON(#"{"at":{".sv":"timestamp"},"n":{".value":1,".priority":{".sv":"timestamp"}}}"#)
         db.drain()
@@ -78,7 +71,7 @@ struct ImportExportTests {
             (#"{"p":{".sv":"nonsense"}}"#, "invalid_value", "server value"),
         ])
     func badInput(text: String, code: String, fragment: String) throws {
-        let db = try self.manual()
+        let db = try manualDatabase(clock: 1_700_000_000_000)
         defer { db.close() }
         try db.reference(withPath: "i").queueSetValue(["keep": 1])
         db.drain()
@@ -95,7 +88,7 @@ struct ImportExportTests {
 
     @Test("a deep document over the 32-level limit is refused with the depth message")
     func tooDeep() throws {
-        let db = try self.manual()
+        let db = try manualDatabase(clock: 1_700_000_000_000)
         defer { db.close() }
         let text = String(repeating: "{\"k\":", count: 33) + "1" + String(repeating: "}", count: 33)
         #expect(throws: DatabaseError.self) { try db.reference().queueImportJSON(text) }

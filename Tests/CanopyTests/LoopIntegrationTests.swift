@@ -73,9 +73,7 @@ struct LoopIntegrationTests {
 
     @Test("closing a database in drain mode leaves no handle open")
     func cleanShutdownManual() throws {
-        var configuration = Database.Configuration()
-        configuration.loopMode = .manual
-        let db = try Database.inMemory(configuration)
+        let db = try manualDatabase()
         db.reference().observe(.value) { _ in }
         db.drain()
         db.close()
@@ -135,9 +133,7 @@ struct LoopIntegrationTests {
 
     @Test("a write made inside a callback raises its events after the current batch")
     func reentrantWrite() throws {
-        var configuration = Database.Configuration()
-        configuration.loopMode = .manual
-        let db = try Database.inMemory(configuration)
+        let db = try manualDatabase()
         defer { db.close() }
         var log: [String] = []
         let x = db.reference(withPath: "x")
@@ -157,9 +153,7 @@ struct LoopIntegrationTests {
 
     @Test("an observer removed inside a callback gets nothing more, not even the current write's events")
     func removalInsideCallback() throws {
-        var configuration = Database.Configuration()
-        configuration.loopMode = .manual
-        let db = try Database.inMemory(configuration)
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "x")
         var second: DatabaseHandle = 0

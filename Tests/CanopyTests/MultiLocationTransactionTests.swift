@@ -7,12 +7,6 @@ import Testing
 /// `Database.runTransaction`: reads of any locations, then writes to any others, all or nothing.
 @Suite("Multi-location transactions")
 struct MultiLocationTransactionTests {
-    static func manual() throws -> Database {
-        var configuration = Database.Configuration()
-        configuration.loopMode = .manual
-        return try Database.inMemory(configuration)
-    }
-
     /// Runs a transaction in drain mode; returns its outcome.
     static func run<T>(_ db: Database, _ block: @escaping (Transaction) throws -> T) -> Result<T, any Error>? {
         var outcome: Result<T, any Error>?
@@ -25,7 +19,7 @@ struct MultiLocationTransactionTests {
 
     @Test("reads several locations, writes several others as one write, returns the block's value")
     func commits() throws {
-        let db = try Self.manual()
+        let db = try manualDatabase()
         defer { db.close() }
         try db.reference(withPath: "accounts").queueSetValue(["a": 10, "b": 5])
         var rootEvents: [JSONValue] = []
@@ -52,7 +46,7 @@ struct MultiLocationTransactionTests {
 
     @Test("a block that throws aborts: nothing written, no event, its error returned as thrown")
     func thrownErrorAborts() throws {
-        let db = try Self.manual()
+        let db = try manualDatabase()
         defer { db.close() }
         var events = 0
         db.reference().observe(.value) { _ in events += 1 }
@@ -68,8 +62,8 @@ struct MultiLocationTransactionTests {
 
     @Test("reads after a write, use after the block, invalid writes and other databases' references are errors")
     func misuse() throws {
-        let db = try Self.manual()
-        let other = try Self.manual()
+        let db = try manualDatabase()
+        let other = try manualDatabase()
         defer {
             db.close()
             other.close()
@@ -101,7 +95,7 @@ struct MultiLocationTransactionTests {
 
     @Test("writes to the same location in one transaction apply in order, server values included")
     func overlappingWrites() throws {
-        let db = try Self.manual()
+        let db = try manualDatabase()
         defer { db.close() }
         try db.reference(withPath: "n").queueSetValue(["count": 1, "keep": true])
         db.drain()

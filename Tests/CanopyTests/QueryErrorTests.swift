@@ -443,14 +443,14 @@ struct QueryErrorTests {
 
     @Test("an invalid query reports .invalidQuery with the iOS reason to cancel blocks, getData and events", arguments: invalidQueries)
     func invalid(_ c: QueryErrorCase) async throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         try await self.expectInvalid(c.build(db.reference(withPath: "q")), c.messages, in: db)
     }
 
     @Test("an invalid query stays invalid, with its first error, whatever is chained after it", arguments: invalidQueries)
     func firstErrorWins(_ c: QueryErrorCase) throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "q")
         let chained = c.build(ref).queryOrderedByKey().queryOrderedByValue().queryLimited(toFirst: 0).queryStarting(atValue: ["x": 1])
@@ -466,7 +466,7 @@ struct QueryErrorTests {
         arguments: invalidKeys, [Endpoint.startAt, .startAfter, .endAt, .endBefore, .equalTo].map(\.rawValue))
     func invalidKey(key: String, method: String) async throws {
         let endpoint = try #require(Endpoint(rawValue: method))
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "q")
         try await self.expectInvalid(endpoint.apply(ref, "value", key: key), [invalidChildKey(endpoint.iosName)], in: db)
@@ -476,7 +476,7 @@ struct QueryErrorTests {
 
     @Test("valid queries (JS 'can create basic queries', iOS testCanCreateBasicQueries) never error", arguments: validQueries)
     func valid(_ c: QueryValidCase) async throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "q")
         try querySyncSet(ref, ["a": 1, "b": 2])
@@ -506,11 +506,8 @@ struct QueryErrorTests {
 
     @Test("the largest limit, 2^31-1, is accepted and shows everything")
     func largestLimit() throws {
-        let db = try queryTestDatabase()
+        let (db, ref) = try manualDatabase(holding: ["a": 1, "b": 2, "c": 3], at: "q")
         defer { db.close() }
-        let ref = db.reference(withPath: "q")
-        try ref.queueSetValue(["a": 1, "b": 2, "c": 3])
-        db.drain()
         expectWindow(ref.queryLimited(toFirst: (1 << 31) - 1), db, ["a", "b", "c"])
         expectWindow(ref.queryLimited(toLast: (1 << 31) - 1), db, ["a", "b", "c"])
         expectWindow(ref.queryOrderedByValue().queryLimited(toLast: UInt(Int32.max)), db, ["a", "b", "c"])
@@ -518,7 +515,7 @@ struct QueryErrorTests {
 
     @Test("building queries never traps, whatever the arguments")
     func buildersNeverCrash() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "q")
         let values: [Any?] = [

@@ -7,10 +7,8 @@ import Testing
 struct QueryModelTests {
     static let keys = ["a", "b", "c", "d", "e", "1", "2", "10", "03"]
 
-    struct Random {
+    struct Random: ModelRandom {
         var rng: SeededGenerator
-        mutating func int(_ n: Int) -> Int { Int(self.rng.next() % UInt64(n)) }
-        mutating func chance(_ percent: Int) -> Bool { self.int(100) < percent }
         mutating func key() -> String { QueryModelTests.keys[self.int(QueryModelTests.keys.count)] }
 
         mutating func scalar() -> JSONValue {
@@ -20,15 +18,6 @@ struct QueryModelTests {
             case 2, 3: return .int(Int64(self.int(4)))
             case 4: return .double(1.5)
             default: return .string(["x", "y", "A"][self.int(3)])
-            }
-        }
-
-        mutating func priority() -> JSONValue {
-            switch self.int(4) {
-            case 0: return .null
-            case 1: return .int(Int64(self.int(3)))
-            case 2: return .string(["x", "y"][self.int(2)])
-            default: return .double(0.5)
             }
         }
 
@@ -43,34 +32,7 @@ struct QueryModelTests {
             return .object(object)
         }
 
-        mutating func query() -> OracleQuery {
-            var q = OracleQuery()
-            switch self.int(5) {
-            case 0: q.index = .priority
-            case 1: q.index = .key
-            case 2: q.index = .value
-            case 3: q.index = .child(["v"])
-            default: q.index = .child(["w", "x"])
-            }
-            func endpoint(_ r: inout Random, _ index: OracleQuery.Index) -> OracleQuery.Endpoint {
-                switch index {
-                case .key: return .init(value: .string(r.key()), key: nil, exclusive: r.chance(40))
-                case .priority: return .init(value: r.priority(), key: r.chance(40) ? r.key() : nil, exclusive: r.chance(40))
-                default: return .init(value: r.scalar(), key: r.chance(40) ? r.key() : nil, exclusive: r.chance(40))
-                }
-            }
-            if self.chance(10) {
-                // equalTo
-                let e = endpoint(&self, q.index)
-                q.start = .init(value: e.value, key: e.key, exclusive: false)
-                q.end = .init(value: e.value, key: e.key, exclusive: false)
-            } else {
-                if self.chance(45) { q.start = endpoint(&self, q.index) }
-                if self.chance(45) { q.end = endpoint(&self, q.index) }
-            }
-            if self.chance(60) { q.limit = (self.chance(50), 1 + self.int(4)) }
-            return q
-        }
+        mutating func query() -> OracleQuery { self.query(keyChance: 40, boundChance: 45, limitChance: 60, maxLimit: 4) }
     }
 
     @Test("random queries over random writes raise exactly the oracle's events", arguments: [11, 12, 13, 14, 15, 16] as [UInt64])
@@ -79,9 +41,7 @@ struct QueryModelTests {
     }
 
     func randomQueriesScenario(seed: UInt64) throws {
-        var configuration = Database.Configuration()
-        configuration.loopMode = .manual
-        let db = try Database.inMemory(configuration)
+        let db = try manualDatabase()
         defer { db.close() }
         try Self.run(seed: seed, steps: nil, on: db) { db.drain() }
     }
@@ -146,12 +106,9 @@ struct QueryModelTests {
             var description = ""
             switch random.int(20) {
             case 0..<7:
-                let key = random.key()
-                let value = random.child()
-                try list.child(key).queueSetValue(value)
-                model.set(ModelNode.from(value), at: ["list", key])
-                written = ["list", key]
-                description = "set \(key) = \(value.jsonString())"
+                let step = try random.setChild(in: list, &model)
+                written = ["list", step.key]
+                description = step.description
             case 7..<10:
                 let key = random.key()
                 let value = random.scalar()
@@ -160,37 +117,15 @@ struct QueryModelTests {
                 written = ["list", key, "v"]
                 description = "set \(key)/v = \(value.jsonString())"
             case 10..<12:
-                let key = random.key()
-                try list.child(key).queueRemoveValue()
-                model.set(nil, at: ["list", key])
-                written = ["list", key]
-                description = "remove \(key)"
+                let step = try random.removeChild(in: list, &model)
+                written = ["list", step.key]
+                description = step.description
             case 12..<14:
-                let key = random.key()
-                let priority = random.priority()
-                list.child(key).setPriority(priority.anyValue) { _, _ in }
-                if let node = model.node(at: ["list", key]) {
-                    model.set(node.withPriority(priority == JSONValue.null ? Optional<JSONValue>.none : priority), at: ["list", key])
-                }
-                written = ["list", key]
-                description = "setPriority \(key) \(priority.jsonString())"
+                let step = random.setPriority(in: list, &model)
+                written = ["list", step.key]
+                description = step.description
             case 14..<17:
-                var entries: [String: JSONValue] = [:]
-                for _ in 0..<(1 + random.int(3)) {
-                    let key = random.key()
-                    entries[random.chance(50) ? key : key + "/v"] =
-                        random.chance(25) ? .null : (random.chance(50) ? random.child() : random.scalar())
-                }
-                // Drop overlapping entries (an update may not contain a path and its ancestor).
-                for k in entries.keys where k.hasSuffix("/v") && entries[String(k.dropLast(2))] != nil { entries[k] = nil }
-                try list.queueUpdateChildValues(entries.mapValues { $0 as Any })
-                for (k, v) in entries where ModelNode.from(v) != nil {
-                    model.set(ModelNode.from(v), at: ["list"] + k.split(separator: "/").map(String.init))
-                }
-                for (k, v) in entries where ModelNode.from(v) == nil {
-                    model.set(nil, at: ["list"] + k.split(separator: "/").map(String.init))
-                }
-                description = "update \(JSONValue.object(entries).jsonString())"
+                description = try random.update(list, &model, maxEntries: 3, removals: 25)
             case 17:
                 var value: [String: JSONValue] = [:]
                 for _ in 0..<(random.int(7)) { value[random.key()] = random.child() }

@@ -11,7 +11,7 @@ struct QueryOrderingTests {
         _ data: JSONValue, _ build: (DatabaseReference) -> DatabaseQuery, _ keys: [String],
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
 
@@ -100,7 +100,7 @@ struct QueryOrderingTests {
 
     @Test("canonically equivalent keys are different keys, as in Firebase: two children, in UTF-16 order")
     func canonicallyEquivalentKeys() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         try ref.child("\u{E9}").queueSetValue(1)
@@ -179,7 +179,7 @@ struct QueryOrderingTests {
 
     @Test("child snapshots iterate their own children in the default order, whatever the parent query")
     func childSnapshotsIterateInDefaultOrder() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         try ref.queueSetValue(
@@ -230,7 +230,7 @@ struct QueryOrderingTests {
 
     @Test("queryOrdered(byChild: \"starCount\") and (byChild: \"metrics/views\") order posts by those values, ties by push ID")
     func blogOrderedQueries() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let posts = db.reference(withPath: "posts")
         let stars = { (i: Int) in (i * 7) % 5 }
@@ -250,7 +250,7 @@ struct QueryOrderingTests {
 
     @Test("queryLimited(toFirst: 100) on pushed posts: the first 100, in creation order")
     func recentPosts() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let posts = db.reference(withPath: "posts")
         let keys = try self.pushPosts(posts, count: 130, stars: { $0 })
@@ -264,7 +264,7 @@ struct QueryOrderingTests {
 
     @Test("queryOrdered(byChild: \"starCount\").queryLimited(toLast: 3) follows star changes with moves, changes and window swaps")
     func topPostsLive() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let posts = db.reference(withPath: "posts")
         // Keys p0…p5 so that ties by key are readable; stars 10, 20, 30, 40, 50, 60.
@@ -393,7 +393,7 @@ struct QueryOrderingTests {
         "the guide's star updates (fan-out with ServerValue.increment, then a toggling transaction) keep a starCount toLast(2) window right"
     )
     func starUpdatesKeepTopPostsRight() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let root = db.reference()
         let posts = root.child("posts")
@@ -428,29 +428,10 @@ struct QueryOrderingTests {
             ])
 
         // The guide's toggling transaction removes the star: p1 drops to 3, tying with p3, before it.
-        posts.child(postID).runTransactionBlock(
-            { currentData in
-                if var post = currentData.value as? [String: Any] {
-                    var stars = post["stars"] as? [String: Bool] ?? [:]
-                    var starCount = post["starCount"] as? Int ?? 0
-                    if stars[userID] != nil {
-                        starCount -= 1
-                        stars.removeValue(forKey: userID)
-                    } else {
-                        starCount += 1
-                        stars[userID] = true
-                    }
-                    post["starCount"] = starCount
-                    post["stars"] = stars
-                    currentData.value = post
-                    return TransactionResult.success(withValue: currentData)
-                }
-                return TransactionResult.success(withValue: currentData)
-            },
-            andCompletionBlock: { error, committed, _ in
-                #expect(error == nil)
-                #expect(committed)
-            })
+        toggleStar(posts.child(postID), uid: userID) { error, committed, _ in
+            #expect(error == nil)
+            #expect(committed)
+        }
         db.drain()
         let p3: JSONValue = ["title": "t3", "starCount": 3]
         #expect(log.take() == [.removed("p1", starred), .added("p3", nil, p3), .value(["p3": p3, "p4": p4])])

@@ -4,13 +4,6 @@ import Testing
 
 // MARK: - Shared helpers of the query suites (QueryWindowTests, QueryErrorTests, QueryOrderingTests)
 
-/// A drain-mode database: nothing runs until `drain()`, so event sequences are deterministic.
-func queryTestDatabase() throws -> Database {
-    var configuration = Database.Configuration()
-    configuration.loopMode = .manual
-    return try Database.inMemory(configuration)
-}
-
 /// A synchronous write, for `async` tests on a drain-mode database (where the `async` overload
 /// would wait for a loop that nobody drains).
 func querySyncSet(_ ref: DatabaseReference, _ value: Any?) throws {
@@ -177,11 +170,8 @@ struct QueryWindowCase: Sendable, CustomTestStringConvertible {
     /// Writes the data, checks the window, and that every child shown carries its stored data
     /// (priority included) while the result itself has no priority when filtered.
     func run(sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let db = try queryTestDatabase()
+        let (db, ref) = try manualDatabase(holding: self.data, at: "list")
         defer { db.close() }
-        let ref = db.reference(withPath: "list")
-        try ref.queueSetValue(self.data)
-        db.drain()
         let snapshot = expectWindow(self.build(ref), db, self.keys, sourceLocation: sourceLocation)
         for child in snapshot?.childSnapshots ?? [] {
             #expect(child.exportJSON == self.data[child.key ?? ""], "child \(child.key ?? "")", sourceLocation: sourceLocation)
@@ -197,7 +187,7 @@ struct QueryWindowTests {
 
     @Test("limitToLast(2) pushes out the first child when a later one is added")
     func limitToLastPushesOutFirstChildOnLaterAdd() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         let log = QueryEventLog()
@@ -215,7 +205,7 @@ struct QueryWindowTests {
 
     @Test("startAt(nil, childKey: a).limitToFirst(2): an insert inside the full window evicts the last")
     func insertInFullStartAtWindowEvictsLast() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         let log = QueryEventLog()
@@ -232,7 +222,7 @@ struct QueryWindowTests {
 
     @Test("startAfter(nil, childKey: a).limitToFirst(2): an insert inside the full window evicts the last")
     func insertInFullStartAfterWindowEvictsLast() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         let log = QueryEventLog()
@@ -249,7 +239,7 @@ struct QueryWindowTests {
 
     @Test("a window that is not full only adds", arguments: ["startAt", "startAfter"])
     func windowNotFullOnlyAdds(start: String) throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         let base = start == "startAt" ? ref.queryStarting(atValue: nil, childKey: "a") : ref.queryStarting(afterValue: nil, childKey: "a")
@@ -267,7 +257,7 @@ struct QueryWindowTests {
 
     @Test("removing from a limitToLast(2) window with nothing left to pull in only removes")
     func removalWithNothingToPullInOnlyRemoves() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         let log = QueryEventLog()
@@ -287,7 +277,7 @@ struct QueryWindowTests {
 
     @Test("removals from limitToLast(2) refill the window from below, immediately")
     func removalsRefillLimitToLastFromBelow() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         let log = QueryEventLog()
@@ -310,11 +300,8 @@ struct QueryWindowTests {
 
     @Test("limitToLast(2) on existing {a,b,c}: initial events are the window, then removals refill")
     func section73InitialWindow() throws {
-        let db = try queryTestDatabase()
+        let (db, ref) = try manualDatabase(holding: ["a": 1, "b": 2, "c": 3], at: "list")
         defer { db.close() }
-        let ref = db.reference(withPath: "list")
-        try ref.queueSetValue(["a": 1, "b": 2, "c": 3])
-        db.drain()
         let log = QueryEventLog()
         log.observe(ref.queryLimited(toLast: 2))
         db.drain()
@@ -326,7 +313,7 @@ struct QueryWindowTests {
 
     @Test("previous keys are relative to the limitToLast(2) window")
     func previousKeysAreRelativeToWindow() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         let log = QueryEventLog()
@@ -349,7 +336,7 @@ struct QueryWindowTests {
 
     @Test("priority moves inside, out of and into a limitToLast(2) window")
     func priorityMovesInsideOutOfAndIntoWindow() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         try ref.queueSetValue(
@@ -378,7 +365,7 @@ struct QueryWindowTests {
 
     @Test("numeric priorities: a move to the end of a limitToLast(2) window")
     func numericPriorityMoveToWindowEnd() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         try ref.queueSetValue(
@@ -398,7 +385,7 @@ struct QueryWindowTests {
 
     @Test("limitToLast(2) with pushes of 0…4")
     func limitToLastWithPushes() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         try ref.queueSetValue([String: Any]())
@@ -424,7 +411,7 @@ struct QueryWindowTests {
 
     @Test("limitToLast(5) keeps only the last five of ten pushes")
     func limitToLastKeepsLastFiveOfTenPushes() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         let log = QueryEventLog()
@@ -713,11 +700,8 @@ struct QueryWindowTests {
 
     @Test("equalTo(2) exports the child with its priority")
     func equalToExportsChildWithPriority() throws {
-        let db = try queryTestDatabase()
+        let (db, ref) = try manualDatabase(holding: Self.equalToData, at: "list")
         defer { db.close() }
-        let ref = db.reference(withPath: "list")
-        try ref.queueSetValue(Self.equalToData)
-        db.drain()
         #expect(queryRead(ref.queryEqual(toValue: 2), db)?.exportJSON == ["b": [".priority": 2, ".value": 2]])
         #expect(queryRead(ref.queryEqual(toValue: "3", childKey: "c"), db)?.exportJSON == ["c": [".priority": "3", ".value": 3]])
         #expect(queryRead(ref.queryEqual(toValue: nil, childKey: "c"), db)?.exportJSON == .null)
@@ -850,7 +834,7 @@ struct QueryWindowTests {
 
     @Test("limitToLast(5) over mixed null and numeric priorities leaves the null one out", arguments: [false, true])
     func limitToLastLeavesNullPriorityOut(registerFirst: Bool) throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         let log = QueryEventLog()
@@ -869,7 +853,7 @@ struct QueryWindowTests {
 
     @Test("child_added of orderByChild arrive in index order per write")
     func orderByChildAddsArriveInIndexOrder() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         let log = QueryEventLog()
@@ -885,7 +869,7 @@ struct QueryWindowTests {
 
     @Test("an indexed value change inside orderByChild(age).limitToLast(4) moves the child")
     func indexedValueChangeInsideWindowMoves() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         try ref.queueSetValue(
@@ -920,11 +904,8 @@ struct QueryWindowTests {
 
     @Test("child_moved with orderByChild only when the indexed child changes")
     func section74() throws {
-        let db = try queryTestDatabase()
+        let (db, ref) = try manualDatabase(holding: Self.nuggets, at: "list")
         defer { db.close() }
-        let ref = db.reference(withPath: "list")
-        try ref.queueSetValue(Self.nuggets)
-        db.drain()
         let log = QueryEventLog()
         log.observe(ref.queryOrdered(byChild: "nuggets"))
         db.drain()
@@ -955,11 +936,8 @@ struct QueryWindowTests {
 
     @Test("limitToLast(2) on a node with a priority exports no top-level priority")
     func limitedQueryExportsNoTopLevelPriority() throws {
-        let db = try queryTestDatabase()
+        let (db, ref) = try manualDatabase(holding: ["a": "blah", ".priority": "priority"], at: "list")
         defer { db.close() }
-        let ref = db.reference(withPath: "list")
-        try ref.queueSetValue(["a": "blah", ".priority": "priority"])
-        db.drain()
         let limited = try #require(queryRead(ref.queryLimited(toLast: 2), db))
         #expect(limited.exportJSON == ["a": "blah"])
         #expect(limited.priority is NSNull)
@@ -979,11 +957,9 @@ struct QueryWindowTests {
             QueryWindowCase("orderByValue.equalTo(1)", .null, []) { $0.queryOrderedByValue().queryEqual(toValue: 1) },
         ])
     func filteredViewsHaveNoTopPriority(_ c: QueryWindowCase) throws {
-        let db = try queryTestDatabase()
+        let (db, ref) = try manualDatabase(
+            holding: [".priority": "top", "a": [".value": 1, ".priority": 5], "b": ["x": 2, ".priority": "p"]] as JSONValue, at: "list")
         defer { db.close() }
-        let ref = db.reference(withPath: "list")
-        try ref.queueSetValue([".priority": "top", "a": [".value": 1, ".priority": 5], "b": ["x": 2, ".priority": "p"]] as JSONValue)
-        db.drain()
         let query = c.build(ref)
         let snapshot = try #require(queryRead(query, db))
         #expect(snapshot.priority is NSNull)
@@ -1008,11 +984,8 @@ struct QueryWindowTests {
 
     @Test("a filtered view of a leaf is empty; leaf→leaf raises nothing, leaf→object raises child_added and value")
     func filteredLeaf() throws {
-        let db = try queryTestDatabase()
+        let (db, ref) = try manualDatabase(holding: "leaf-node", at: "list")
         defer { db.close() }
-        let ref = db.reference(withPath: "list")
-        try ref.queueSetValue("leaf-node")
-        db.drain()
         let query = ref.queryOrdered(byChild: "foo").queryLimited(toLast: 1)
         #expect(queryRead(query, db)?.exists() == false)
         #expect(queryRead(ref.queryStarting(atValue: nil), db)?.exists() == false)
@@ -1040,7 +1013,7 @@ struct QueryWindowTests {
             QueryWindowCase("orderByPriority", .null, []) { $0.queryOrderedByPriority() },
         ])
     func unfilteredKeepPriority(_ c: QueryWindowCase) throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         try ref.queueSetValue("leaf", andPriority: 3)
@@ -1070,7 +1043,7 @@ struct QueryWindowTests {
 
     @Test("an update deleting the whole limitToLast(2) window refills it in one value event")
     func updateDeletingWholeWindowRefillsInOneValueEvent() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         try ref.queueSetValue(
@@ -1087,7 +1060,7 @@ struct QueryWindowTests {
 
     @Test("an out-of-window child keeps its own listener's value")
     func outOfWindowChildKeepsItsListenerValue() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         let log = QueryEventLog()
@@ -1105,7 +1078,7 @@ struct QueryWindowTests {
 
     @Test("a child query going out of view of the parent window")
     func childQueryGoingOutOfParentWindow() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         let log = QueryEventLog()
@@ -1126,7 +1099,7 @@ struct QueryWindowTests {
 
     @Test("diverging views of limitToLast(1) with different endAt keys")
     func divergingLimitToLastViewsWithEndAtKeys() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         let log = QueryEventLog()
@@ -1144,7 +1117,7 @@ struct QueryWindowTests {
 
     @Test("a priority moving between two adjacent ranges")
     func priorityMovingBetweenAdjacentRanges() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         let log = QueryEventLog()
@@ -1169,11 +1142,8 @@ struct QueryWindowTests {
 
     @Test("limitToLast(1) with orderByChild refills with the right child")
     func limitToLastOneWithOrderByChildRefills() throws {
-        let db = try queryTestDatabase()
+        let (db, ref) = try manualDatabase(holding: ["a": ["age": 4], "b": ["age": 3], "c": ["age": 2], "d": ["age": 1]], at: "list")
         defer { db.close() }
-        let ref = db.reference(withPath: "list")
-        try ref.queueSetValue(["a": ["age": 4], "b": ["age": 3], "c": ["age": 2], "d": ["age": 1]])
-        db.drain()
         let log = QueryEventLog()
         log.observe(ref.queryOrdered(byChild: "age").queryLimited(toLast: 1))
         db.drain()
@@ -1185,11 +1155,8 @@ struct QueryWindowTests {
 
     @Test("an update moving a child out of a ranged limitToFirst(2) window")
     func updateMovesChildOutOfRangedLimitToFirst() throws {
-        let db = try queryTestDatabase()
+        let (db, ref) = try manualDatabase(holding: ["a": ["index": 1], "b": ["index": 2], "c": ["index": 3]], at: "list")
         defer { db.close() }
-        let ref = db.reference(withPath: "list")
-        try ref.queueSetValue(["a": ["index": 1], "b": ["index": 2], "c": ["index": 3]])
-        db.drain()
         let log = QueryEventLog()
         log.observe(ref.queryOrdered(byChild: "index").queryStarting(atValue: 1).queryEnding(atValue: 10).queryLimited(toFirst: 2))
         db.drain()
@@ -1206,11 +1173,8 @@ struct QueryWindowTests {
 
     @Test("a deep set deleting a window child pulls in the next one")
     func deepSetDeletingWindowChildPullsInNext() throws {
-        let db = try queryTestDatabase()
+        let (db, ref) = try manualDatabase(holding: ["a": ["aa": 2], "b": ["bb": 2], "c": ["cc": 2]], at: "list")
         defer { db.close() }
-        let ref = db.reference(withPath: "list")
-        try ref.queueSetValue(["a": ["aa": 2], "b": ["bb": 2], "c": ["cc": 2]])
-        db.drain()
         let log = QueryEventLog()
         log.observe(ref.queryLimited(toLast: 2))
         db.drain()
@@ -1222,11 +1186,9 @@ struct QueryWindowTests {
 
     @Test("a deep update deleting a window child pulls in the next one")
     func deepUpdateDeletingWindowChildPullsInNext() throws {
-        let db = try queryTestDatabase()
+        let (db, ref) = try manualDatabase(
+            holding: ["a": ["aa": 2, "aaa": 3], "b": ["bb": 2, "bbb": 3], "c": ["cc": 2, "ccc": 3]], at: "list")
         defer { db.close() }
-        let ref = db.reference(withPath: "list")
-        try ref.queueSetValue(["a": ["aa": 2, "aaa": 3], "b": ["bb": 2, "bbb": 3], "c": ["cc": 2, "ccc": 3]])
-        db.drain()
         let log = QueryEventLog()
         log.observe(ref.queryLimited(toLast: 2))
         db.drain()
@@ -1241,7 +1203,7 @@ struct QueryWindowTests {
 
     @Test("items are pulled into a limitToLast(2) window")
     func itemsArePulledIntoLimitToLastWindow() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         let log = QueryEventLog()
@@ -1257,7 +1219,7 @@ struct QueryWindowTests {
 
     @Test("orderByChild(order).limitToLast(2) ignores inserts below the window")
     func limitToLastIgnoresInsertsBelowWindow() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         let a: JSONValue = ["order": 2, "name": "a"]
@@ -1280,7 +1242,7 @@ struct QueryWindowTests {
 
     @Test("a priority change out of the range raises child_removed with the old value", arguments: ["startAt(b)", "startAfter(a)"])
     func priorityChangeOutOfRangeRemovesWithOldValue(start: String) throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "l")
         try ref.child("a").queueSetValue("1", andPriority: "a")
@@ -1301,11 +1263,8 @@ struct QueryWindowTests {
 
     @Test("Addendum 1: limitToLast(1) of orderByChild(x) refills with d (missing values sort first, ties by key), not a")
     func refillPicksD() throws {
-        let db = try queryTestDatabase()
+        let (db, ref) = try manualDatabase(holding: ["a": 2, "b": ["x": false], "d": 4] as JSONValue, at: "list")
         defer { db.close() }
-        let ref = db.reference(withPath: "list")
-        try ref.queueSetValue(["a": 2, "b": ["x": false], "d": 4] as JSONValue)
-        db.drain()
         let log = QueryEventLog()
         log.observe(ref.queryOrdered(byChild: "x").queryLimited(toLast: 1))
         db.drain()
@@ -1317,11 +1276,8 @@ struct QueryWindowTests {
 
     @Test("Addendum 1: the same refill under the default (priority) order picks d")
     func refillPicksDByPriority() throws {
-        let db = try queryTestDatabase()
+        let (db, ref) = try manualDatabase(holding: ["a": 2, "b": [".value": "b", ".priority": 1], "d": 4] as JSONValue, at: "list")
         defer { db.close() }
-        let ref = db.reference(withPath: "list")
-        try ref.queueSetValue(["a": 2, "b": [".value": "b", ".priority": 1], "d": 4] as JSONValue)
-        db.drain()
         let log = QueryEventLog()
         log.observe(ref.queryLimited(toLast: 1))
         db.drain()
@@ -1333,7 +1289,7 @@ struct QueryWindowTests {
 
     @Test("Addendum 2: setPriority on an empty location under orderByValue/orderByChild listeners is a no-op raising nothing")
     func setPriorityOnEmpty() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         let log = QueryEventLog()
@@ -1365,11 +1321,8 @@ struct QueryWindowTests {
 
     @Test("value index: any change of a child is a move, even deep inside an object or of its priority")
     func valueIndexMoves() throws {
-        let db = try queryTestDatabase()
+        let (db, ref) = try manualDatabase(holding: ["a": ["x": 1], "b": ["x": 2]], at: "list")
         defer { db.close() }
-        let ref = db.reference(withPath: "list")
-        try ref.queueSetValue(["a": ["x": 1], "b": ["x": 2]])
-        db.drain()
         let log = QueryEventLog()
         log.observe(ref.queryOrderedByValue())
         db.drain()
@@ -1387,11 +1340,8 @@ struct QueryWindowTests {
 
     @Test("child index: only a different indexed value is a move; 1 → 1.0 is nothing; object → object is a change")
     func childIndexMoves() throws {
-        let db = try queryTestDatabase()
+        let (db, ref) = try manualDatabase(holding: ["a": ["v": ["x": 1]], "b": ["v": 1], "c": ["v": 3]] as JSONValue, at: "list")
         defer { db.close() }
-        let ref = db.reference(withPath: "list")
-        try ref.queueSetValue(["a": ["v": ["x": 1]], "b": ["v": 1], "c": ["v": 3]] as JSONValue)
-        db.drain()
         let log = QueryEventLog()
         log.observe(ref.queryOrdered(byChild: "v"))
         db.drain()
@@ -1417,7 +1367,7 @@ struct QueryWindowTests {
 
     @Test("key index: never a move; priority index: any priority change is a move")
     func keyAndPriorityIndexMoves() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         try ref.queueSetValue(
@@ -1447,11 +1397,8 @@ struct QueryWindowTests {
 
     @Test("a change moving a child past the first one outside a limitToFirst window swaps it for that one")
     func limitToFirstMovePastBoundary() throws {
-        let db = try queryTestDatabase()
+        let (db, ref) = try manualDatabase(holding: ["a": 1, "b": 2, "c": 3], at: "list")
         defer { db.close() }
-        let ref = db.reference(withPath: "list")
-        try ref.queueSetValue(["a": 1, "b": 2, "c": 3])
-        db.drain()
         let log = QueryEventLog()
         log.observe(ref.queryOrderedByValue().queryLimited(toFirst: 2))
         db.drain()
@@ -1471,11 +1418,8 @@ struct QueryWindowTests {
 
     @Test("removing the location removes the window's children in index order, then value null")
     func removeWholeWindow() throws {
-        let db = try queryTestDatabase()
+        let (db, ref) = try manualDatabase(holding: ["a": 3, "b": 1, "c": 2, "d": 0], at: "list")
         defer { db.close() }
-        let ref = db.reference(withPath: "list")
-        try ref.queueSetValue(["a": 3, "b": 1, "c": 2, "d": 0])
-        db.drain()
         let log = QueryEventLog()
         log.observe(ref.queryOrderedByValue().queryLimited(toLast: 2))
         db.drain()
@@ -1546,7 +1490,7 @@ struct QueryWindowTests {
 
     @Test("views at one location fire in the order they were created, not in the order of later registrations")
     func viewCreationOrder() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         let log = QueryEventLog()
@@ -1571,11 +1515,8 @@ struct QueryWindowTests {
 
     @Test("rewriting identical data, or data outside the window, raises nothing for a query")
     func identicalWrites() throws {
-        let db = try queryTestDatabase()
+        let (db, ref) = try manualDatabase(holding: ["a": 1, "b": 2, "c": 3], at: "list")
         defer { db.close() }
-        let ref = db.reference(withPath: "list")
-        try ref.queueSetValue(["a": 1, "b": 2, "c": 3])
-        db.drain()
         let log = QueryEventLog()
         log.observe(ref.queryOrderedByValue().queryLimited(toLast: 2))
         db.drain()
@@ -1605,7 +1546,7 @@ struct QueryWindowTests {
 
     @Test("a query on a deep location follows writes at its ancestors")
     func ancestorWrites() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let root = db.reference()
         let ref = root.child("a/b/list")
@@ -1628,7 +1569,7 @@ struct QueryWindowTests {
 
     @Test("removal by handle on the reference reaches every query; on a query only that query's observers")
     func removalByHandleOnReferenceReachesEveryQuery() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         var calls: [String] = []
@@ -1662,7 +1603,7 @@ struct QueryWindowTests {
         "an observer of limitToLast(5) is removed from the reference, from an equal query, or by removeAllObservers",
         arguments: [0, 1, 2, 3])
     func limitToLastObserverRemovedEveryWay(way: Int) throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         var calls = 0
@@ -1684,7 +1625,7 @@ struct QueryWindowTests {
 
     @Test("removal from a different query at the same location is a no-op")
     func removalFromDifferentQueryIsNoOp() throws {
-        let db = try queryTestDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "list")
         var calls = 0

@@ -398,9 +398,7 @@ struct RemoteClientTests {
 
     @Test("an embedded database refuses onDisconnect operations with invalid_operation")
     func embeddedOnDisconnect() throws {
-        var configuration = Database.Configuration()
-        configuration.loopMode = .manual
-        let db = try Database.inMemory(configuration)
+        let db = try manualDatabase()
         defer { db.close() }
         let outcome = Collected<DatabaseError?>()
         db.reference(withPath: "a").onDisconnectSetValue(1) { error, _ in outcome.append(error as? DatabaseError) }

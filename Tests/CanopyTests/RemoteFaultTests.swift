@@ -372,9 +372,7 @@ func localJSON(_ db: Database, at path: String) throws -> JSONValue {
 /// The events observers of every type at `/room` of an embedded database raise when it holds
 /// `before` (`initial`), then when `/room` is set to `after` (`after`).
 func embeddedEvents(before: JSONValue?, after: JSONValue) throws -> (initial: [String], after: [String]) {
-    var configuration = Database.Configuration()
-    configuration.loopMode = .manual
-    let db = try Database.inMemory(configuration)
+    let db = try manualDatabase()
     defer { db.close() }
     if let before { try db.reference(withPath: "room").queueSetValue(before.anyValue) }
     let log = ChildLog(db.reference(withPath: "room"), ChildLog.allTypes)

@@ -40,13 +40,6 @@ struct SnapshotMetadataTests {
         subscript(_ name: String) -> [Seen] { self.seen[name] ?? [] }
     }
 
-    /// An in-memory database driven by `drain()`.
-    static func memory() throws -> Database {
-        var configuration = Database.Configuration()
-        configuration.loopMode = .manual
-        return try Database.inMemory(configuration)
-    }
-
     /// Runs `body` with a database opened at a new temporary directory, driven by `drain()`.
     static func durable(_ body: (Database) throws -> Void) throws {
         let dir = TemporaryDirectory()
@@ -159,7 +152,7 @@ struct SnapshotMetadataTests {
 
     @Test("In memory a write is never pending, and includeMetadataChanges adds no event")
     func inMemory() throws {
-        let db = try Self.memory()
+        let db = try manualDatabase()
         defer { db.close() }
         let log = Log()
         let ref = db.reference(withPath: "a")
@@ -237,7 +230,7 @@ struct SnapshotMetadataTests {
 
     @Test("The cache hook and metadataChanged(at:) raise events only for changed metadata at overlapping locations")
     func fromCache() throws {
-        let db = try Self.memory()
+        let db = try manualDatabase()
         defer { db.close() }
         let log = Log()
         var cached: Set<String> = ["/a", "/c"]
@@ -266,7 +259,7 @@ struct SnapshotMetadataTests {
 
     @Test("A remote client's begin/end: getData, observeSingleEvent and values() carry the metadata; end raises the event")
     func remoteSeam() async throws {
-        let db = try Self.memory()
+        let db = try manualDatabase()
         defer { db.close() }
         let log = Log()
         let ref = db.reference(withPath: "a")

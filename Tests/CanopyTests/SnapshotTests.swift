@@ -2,13 +2,6 @@ import Canopy
 import Foundation
 import Testing
 
-/// A database whose loop runs only in `drain()`.
-private func drainedDatabase() throws -> Database {
-    var configuration = Database.Configuration()
-    configuration.loopMode = .manual
-    return try Database.inMemory(configuration)
-}
-
 /// Collects callbacks on the draining thread.
 private final class SnapshotBox {
     var snapshots: [DataSnapshot] = []
@@ -36,7 +29,7 @@ private func childKeys(_ snapshot: DataSnapshot) -> [String] {
 struct SnapshotTests {
     @Test("exists, hasChildren and value of basic values")
     func existsHasChildrenAndValueOfBasicValues() throws {
-        let db = try drainedDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference().child("v")
         let empty = try stored([String: Any](), at: ref, db)
@@ -58,7 +51,7 @@ struct SnapshotTests {
 
     @Test("childSnapshot(forPath:) and hasChild")
     func childSnapshotForPathAndHasChild() throws {
-        let db = try drainedDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let snap = try stored(["x": 5, "y": ["yy": 3, "yz": 4]] as [String: Any], at: db.reference().child("s"), db)
         #expect((snap.childSnapshot(forPath: "x").value as? NSNumber)?.intValue == 5)
@@ -80,7 +73,7 @@ struct SnapshotTests {
 
     @Test("child snapshot keys and refs")
     func childSnapshotKeysAndRefs() throws {
-        let db = try drainedDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference().child("top")
         let snap = try stored(["a": ["b": ["c": 5]]], at: ref, db)
@@ -108,7 +101,7 @@ struct SnapshotTests {
 
     @Test("children: an NSEnumerator of DataSnapshot in default order, with allObjects")
     func childrenEnumerator() throws {
-        let db = try drainedDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference().child("list")
         let snap = try stored(["b": 2, "a": 1, "10": 10, "9": 9, "c": ["d": 4]] as [String: Any], at: ref, db)
@@ -131,7 +124,7 @@ struct SnapshotTests {
 
     @Test("children iterate by priority, then key")
     func childrenByPriority() throws {
-        let db = try drainedDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference().child("p")
         try ref.queueSetValue(
@@ -152,7 +145,7 @@ struct SnapshotTests {
 
     @Test("export format carries priorities; value does not")
     func exportFormatCarriesPrioritiesValueDoesNot() throws {
-        let db = try drainedDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference().child("x")
         let a = try stored(["foo": "bar", ".priority": 1] as [String: Any], at: ref, db)
@@ -181,7 +174,7 @@ struct SnapshotTests {
 
     @Test("priority getter: String stays String, numbers stay numbers, NSNull when none")
     func priorityTypes() throws {
-        let db = try drainedDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference().child("n")
         try ref.queueSetValue("c", andPriority: "6")
@@ -204,7 +197,7 @@ struct SnapshotTests {
 
     @Test("snapshots never change after later writes, deep or shallow")
     func immutability() throws {
-        let db = try drainedDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let root = db.reference()
         let box = SnapshotBox()
@@ -254,7 +247,7 @@ struct SnapshotTests {
 
     @Test("pushed children iterate in creation order", arguments: [false, true])
     func pushedChildrenIterateInCreationOrder(generateFirst: Bool) throws {
-        let db = try drainedDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let list = db.reference().child("pushed")
         let count = generateFirst ? 20 : 10
@@ -284,7 +277,7 @@ struct SnapshotTests {
 
     @Test("childByAutoId writes nothing until a value is set")
     func pushWithoutWrite() throws {
-        let db = try drainedDatabase()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference().child("posts").childByAutoId()
         #expect(ref.parent?.key == "posts")

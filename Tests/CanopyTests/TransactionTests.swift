@@ -5,12 +5,6 @@ import Testing
 
 @Suite("Transactions")
 struct TransactionTests {
-    private func manual() throws -> Database {
-        var configuration = Database.Configuration()
-        configuration.loopMode = .manual
-        return try Database.inMemory(configuration)
-    }
-
     /// Runs a transaction in drain mode and returns its completion.
     private func run(_ db: Database, _ ref: DatabaseReference, _ block: @escaping (MutableData) -> TransactionResult) -> (
         error: (any Error)?, committed: Bool, snapshot: DataSnapshot?
@@ -23,7 +17,7 @@ struct TransactionTests {
 
     @Test("the new value is visible at once and the completion reports it committed")
     func commits() throws {
-        let db = try self.manual()
+        let db = try manualDatabase()
         defer { db.close() }
         let n = db.reference(withPath: "n")
         try n.queueSetValue(5)
@@ -45,7 +39,7 @@ struct TransactionTests {
 
     @Test("an aborted transaction changes nothing, raises nothing and reports the current data")
     func aborts() throws {
-        let db = try self.manual()
+        let db = try manualDatabase()
         defer { db.close() }
         let n = db.reference(withPath: "n")
         var events = 0
@@ -65,7 +59,7 @@ struct TransactionTests {
 
     @Test("a transaction on a missing location sees null; returning the current value raises nothing")
     func nilStartAndNoOp() throws {
-        let db = try self.manual()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "missing/child")
         var sawNull = false
@@ -85,7 +79,7 @@ struct TransactionTests {
 
     @Test("transactions on one location run in order, each on the previous output")
     func sequential() throws {
-        let db = try self.manual()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "x")
         var secondSaw: JSONValue = .null
@@ -110,7 +104,7 @@ struct TransactionTests {
 
     @Test("as on iOS, setting the value clears the priority; an explicit priority is kept")
     func priorities() throws {
-        let db = try self.manual()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "p")
         try ref.queueSetValue("test", andPriority: 5)
@@ -135,7 +129,7 @@ struct TransactionTests {
 
     @Test("the value events of sequential transactions carry their priorities")
     func priorityEvents() throws {
-        let db = try self.manual()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "q")
         var events: [JSONValue] = []
@@ -159,7 +153,7 @@ struct TransactionTests {
 
     @Test("returning null commits a delete; a root transaction reads the whole tree")
     func deleteAndRoot() throws {
-        let db = try self.manual()
+        let db = try manualDatabase()
         defer { db.close() }
         let a = db.reference(withPath: "a")
         try a.queueSetValue(1)
@@ -184,7 +178,7 @@ struct TransactionTests {
 
     @Test("MutableData navigation writes through, enumerates a snapshot of the children, and value clears priority")
     func mutableData() throws {
-        let db = try self.manual()
+        let db = try manualDatabase()
         defer { db.close() }
         var checks: [Bool] = []
         let result = self.run(db, db.reference(withPath: "m")) { data in
@@ -217,7 +211,7 @@ struct TransactionTests {
 
     @Test("an invalid value set in the block fails the transaction with that error and writes nothing")
     func invalidValue() throws {
-        let db = try self.manual()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "v")
         try ref.queueSetValue(1)
@@ -255,7 +249,7 @@ struct TransactionTests {
 
     @Test("a set issued after a transaction overwrites it; a set issued before it is what it reads")
     func interactionWithSet() throws {
-        let db = try self.manual()
+        let db = try manualDatabase()
         defer { db.close() }
         let ref = db.reference(withPath: "s")
         var read: JSONValue = .null
@@ -410,7 +404,9 @@ func addRating(to restaurant: DatabaseReference, rating: Int) {
 }
 
 /// The Firebase quickstart's star toggle: one transaction keeps `stars/$uid` and `starCount` together.
-func toggleStar(_ postRef: DatabaseReference, uid: String) {
+func toggleStar(
+    _ postRef: DatabaseReference, uid: String, completion: (((any Error)?, Bool, DataSnapshot?) -> Void)? = nil
+) {
     postRef.runTransactionBlock(
         { currentData in
             if var post = currentData.value as? [String: Any] {
@@ -429,5 +425,5 @@ func toggleStar(_ postRef: DatabaseReference, uid: String) {
                 return TransactionResult.success(withValue: currentData)
             }
             return TransactionResult.success(withValue: currentData)
-        }, andCompletionBlock: nil)
+        }, andCompletionBlock: completion)
 }

@@ -6,13 +6,6 @@ import Testing
 /// Triggers: `onValueWritten/Created/Updated/Deleted` on path patterns.
 @Suite("Triggers")
 struct TriggerTests {
-    static func manual(maxDepth: Int? = nil) throws -> Database {
-        var configuration = Database.Configuration()
-        configuration.loopMode = .manual
-        if let maxDepth { configuration.maxTriggerDepth = maxDepth }
-        return try Database.inMemory(configuration)
-    }
-
     struct Fired: Equatable, CustomStringConvertible {
         var kind: String
         var path: String
@@ -24,7 +17,7 @@ struct TriggerTests {
 
     @Test("created, updated, deleted and written fire for their kind of change, with before, after and params")
     func kinds() throws {
-        let db = try Self.manual()
+        let db = try manualDatabase()
         defer { db.close() }
         var fired: [Fired] = []
         let pattern = "/rooms/{roomId}/members/{uid}"
@@ -60,7 +53,7 @@ struct TriggerTests {
 
     @Test("a write above the pattern fires once per matching location it changed; a multi-path write below fires once")
     func aboveAndBelow() throws {
-        let db = try Self.manual()
+        let db = try manualDatabase()
         defer { db.close() }
         var members: [Fired] = []
         var rooms: [Fired] = []
@@ -97,7 +90,7 @@ struct TriggerTests {
 
     @Test("triggers run in write order, see the data as of their write, and their writes apply before the next write")
     func orderAndData() throws {
-        let db = try Self.manual()
+        let db = try manualDatabase()
         defer { db.close() }
         var order: [String] = []
         db.reference(withPath: "in").observe(.childAdded) { order.append("in/\($0.key!)") }
@@ -121,7 +114,7 @@ struct TriggerTests {
 
     @Test("a chain of trigger writes stops at maxTriggerDepth with a triggerDepthExceeded error", arguments: [3, 16])
     func depthLimit(maxDepth: Int) throws {
-        let db = try Self.manual(maxDepth: maxDepth == 16 ? nil : maxDepth)
+        let db = try manualDatabase(maxTriggerDepth: maxDepth == 16 ? nil : maxDepth)
         defer { db.close() }
         var errors: [DatabaseError] = []
         db.onTriggerError { errors.append($0) }
@@ -143,7 +136,7 @@ struct TriggerTests {
 
     @Test("a trigger that re-fires itself is stopped too; its refused write's completion gets the error")
     func selfLoop() throws {
-        let db = try Self.manual(maxDepth: 4)
+        let db = try manualDatabase(maxTriggerDepth: 4)
         defer { db.close() }
         var errors: [DatabaseError.Code] = []
         db.onTriggerError { errors.append($0.code) }
@@ -162,7 +155,7 @@ struct TriggerTests {
 
     @Test("a throwing trigger reports to onTriggerError; the write stands and other triggers still run")
     func throwingTrigger() throws {
-        let db = try Self.manual()
+        let db = try manualDatabase()
         defer { db.close() }
         struct Broken: Error {}
         var errors: [DatabaseError] = []
@@ -181,7 +174,7 @@ struct TriggerTests {
 
     @Test("remove() stops a trigger at once, even inside the write that fires it")
     func removal() throws {
-        let db = try Self.manual()
+        let db = try manualDatabase()
         defer { db.close() }
         var fired: [String] = []
         var registration: TriggerRegistration?
@@ -198,7 +191,7 @@ struct TriggerTests {
 
     @Test("invalid patterns are refused with invalidPath naming the problem")
     func invalidPatterns() throws {
-        let db = try Self.manual()
+        let db = try manualDatabase()
         defer { db.close() }
         for pattern in ["a/{", "a/{b}/{b}", "a/b.c", "a/{x-y}", "a/{}", "a/b}"] {
             do throws(DatabaseError) {
@@ -213,7 +206,7 @@ struct TriggerTests {
 
     @Test("random writes fire exactly the changed matching locations with the right before and after", arguments: 1...5)
     func oracle(seed: UInt64) throws {
-        let db = try Self.manual()
+        let db = try manualDatabase()
         defer { db.close() }
         var random = SeededGenerator(seed: seed)
         var fired: [Fired] = []

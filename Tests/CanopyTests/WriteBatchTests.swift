@@ -8,13 +8,6 @@ import Testing
 /// `Database.batch()`: writes to any locations committed as one write.
 @Suite("Write batches")
 struct WriteBatchTests {
-    static func manual(clock: Int64 = 1_700_000_000_000) throws -> Database {
-        var configuration = Database.Configuration()
-        configuration.loopMode = .manual
-        configuration.clock = { clock }
-        return try Database.inMemory(configuration)
-    }
-
     static func commit(_ db: Database, _ batch: WriteBatch) -> (any Error)?? {
         var outcome: (any Error)??
         batch.commit { outcome = .some($0) }
@@ -24,7 +17,7 @@ struct WriteBatchTests {
 
     @Test("a batch commits every write at once; observers above see one event")
     func commits() throws {
-        let db = try Self.manual()
+        let db = try manualDatabase(clock: 1_700_000_000_000)
         defer { db.close() }
         try db.reference(withPath: "drafts/p1").queueSetValue("draft")
         var events: [JSONValue] = []
@@ -46,8 +39,8 @@ struct WriteBatchTests {
 
     @Test("an invalid write throws and is not added; a batch commits once; an empty one succeeds with no event")
     func misuse() throws {
-        let db = try Self.manual()
-        let other = try Self.manual()
+        let db = try manualDatabase(clock: 1_700_000_000_000)
+        let other = try manualDatabase(clock: 1_700_000_000_000)
         defer {
             db.close()
             other.close()
@@ -162,8 +155,8 @@ struct WriteBatchTests {
         "random batches leave what the same writes made one by one leave; each observer sees a batch whole or not at all", arguments: 1...10
     )
     func oracle(seed: UInt64) throws {
-        let batched = try Self.manual()
-        let sequential = try Self.manual()
+        let batched = try manualDatabase(clock: 1_700_000_000_000)
+        let sequential = try manualDatabase(clock: 1_700_000_000_000)
         defer {
             batched.close()
             sequential.close()

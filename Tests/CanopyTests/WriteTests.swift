@@ -2,14 +2,6 @@ import Canopy
 import Foundation
 import Testing
 
-/// A database whose loop runs only in `drain()`, with an optional fixed clock.
-private func manualDatabase(clock: Int64? = nil) throws -> Database {
-    var configuration = Database.Configuration()
-    configuration.loopMode = .manual
-    if let clock { configuration.clock = { clock } }
-    return try Database.inMemory(configuration)
-}
-
 /// Collects values from callbacks that run on the draining (test) thread.
 private final class Collector<Value> {
     var items: [Value] = []

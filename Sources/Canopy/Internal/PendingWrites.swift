@@ -107,13 +107,7 @@ package final class PendingWrites {
             self.openHead += 1
             self.firstID &+= 1
         }
-        if self.openHead == self.open.count {
-            self.open.removeAll(keepingCapacity: self.open.count < 4096)
-            self.openHead = 0
-        } else if self.openHead > 1024 && self.openHead * 2 > self.open.count {
-            self.open.removeFirst(self.openHead)
-            self.openHead = 0
-        }
+        self.open.compactConsumed(head: &self.openHead)
         self.settled?(ended.write)
     }
 

@@ -94,26 +94,12 @@ enum WriteBuilder {
     private static func updateEntry(_ ref: DatabaseReference, key: String, value rawValue: Any, function: String) throws(DatabaseError)
         -> WriteOperation.Entry
     {
-        let prefix = "\(function) failed: values argument "
         let relative = try UpdateEntries.relativePath(key, function: function)
         let segments = relative.map(\.string)
         let write: WriteValue
         if segments.last == ".priority" {
             let full = "/" + (ref.path.keys.map(\.string) + segments).joined(separator: "/")
-            let invalid = DatabaseError(
-                .invalidPriority,
-                "\(prefix)contains an invalid value for '\(full)', which must be a valid Firebase priority (a string, finite number, server value, or null)."
-            )
-            let argument: ValueConverter.PriorityArgument
-            do { argument = try ValueConverter.priority(try self.priorityJSON(rawValue, function: function), function: function) } catch {
-                throw invalid
-            }
-            switch argument {
-            case .none: write = WriteValue(node: .empty)
-            case .value(let p): write = WriteValue(node: .leaf(p))
-            case .serverValue(let sv):
-                write = WriteValue(node: .leaf(.int(0)), placeholders: [.init(path: [], value: sv, isPriority: false)])
-            }
+            write = try ValueConverter.priorityEntry(at: full, function: function) { try self.priorityJSON(rawValue, function: function) }
         } else {
             let location = (ref.path.keys + relative).map(\.string)
             let json = try JSONValue(any: rawValue, function: function, argument: "values", location: location)

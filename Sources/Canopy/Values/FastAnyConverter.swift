@@ -7,7 +7,7 @@ import Foundation
 /// `.priority`, invalid keys or values, limits exceeded) throws ``ConversionFallback`` so that the
 /// exact path (`JSONValue(any:)` then `ValueConverter`) converts it or names the problem; where
 /// both apply they build the same node.
-struct FastAnyConverter {
+struct FastAnyConverter: FastNodeConverting {
     var budget: PathBudget
 
     mutating func node(_ value: Any?) throws(ConversionFallback) -> Node {
@@ -27,11 +27,11 @@ struct FastAnyConverter {
         let type = ObjectIdentifier(T.self)
         if type == Self.stringType { return try FastValueConverter.string(unsafeBitCast(value, to: String.self)) }
         if type == Self.intType { return .leaf(.int(Int64(unsafeBitCast(value, to: Int.self)))) }
-        if type == Self.objectType { return try self.object(unsafeBitCast(value, to: [String: Any].self)) }
+        if type == Self.objectType { return try self.objectNode(unsafeBitCast(value, to: [String: Any].self)) }
         if type == Self.boolType { return .leaf(.bool(unsafeBitCast(value, to: Bool.self))) }
         if type == Self.doubleType { return try FastValueConverter.double(unsafeBitCast(value, to: Double.self)) }
         if type == Self.int64Type { return .leaf(.int(unsafeBitCast(value, to: Int64.self))) }
-        if type == Self.arrayType { return try self.array(unsafeBitCast(value, to: [Any].self)) }
+        if type == Self.arrayType { return try self.arrayNode(unsafeBitCast(value, to: [Any].self)) }
         if type == Self.nullType { return .empty }
         if type == Self.jsonType {
             var inner = FastValueConverter(budget: self.budget)
@@ -54,32 +54,5 @@ struct FastAnyConverter {
     static func string(_ key: AnyHashable) -> String? {
         func cast<T>(_ value: T) -> String? { ObjectIdentifier(T.self) == Self.stringType ? unsafeBitCast(value, to: String.self) : nil }
         return _openExistential(key.base, do: cast)
-    }
-
-    private mutating func object(_ members: [String: Any]) throws(ConversionFallback) -> Node {
-        var builder = ChildrenBuilder(capacity: members.count)
-        for (name, member) in members {
-            // Rejects `.sv`, `.value` and `.priority` too: they are for the exact path.
-            guard let key = ChildKey(validating: name) else { throw ConversionFallback() }
-            let bytes = name.utf8.count
-            try self.budget.push(bytes)
-            let child = try self.node(member)
-            self.budget.pop(bytes)
-            if !child.isEmpty { builder.append(key, child) }
-        }
-        return builder.build()
-    }
-
-    private mutating func array(_ elements: [Any]) throws(ConversionFallback) -> Node {
-        var builder = ChildrenBuilder(capacity: elements.count)
-        for (i, element) in elements.enumerated() {
-            let key = ChildKey(index: i)
-            let bytes = key.string.utf8.count
-            try self.budget.push(bytes)
-            let child = try self.node(element)
-            self.budget.pop(bytes)
-            if !child.isEmpty { builder.append(key, child) }
-        }
-        return builder.buildSorted()
     }
 }

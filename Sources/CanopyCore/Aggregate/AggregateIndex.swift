@@ -90,21 +90,18 @@ package final class AggregateIndex {
     /// only when the child lies in one.
     private func updateRanges(key: ChildKey, old: Node, new: Node) {
         guard !self.ranges.isEmpty else { return }
-        if !old.isEmpty {
-            let oldKey = AggregateTreeKey(self.entry(key, old))
-            var oldValue: AggregateNumber?? = nil
-            for range in self.ranges where range.contains(oldKey) {
-                if oldValue == nil { oldValue = .some(self.value(of: old)) }
-                range.remove(oldValue!)
-            }
-        }
-        if !new.isEmpty {
-            let newKey = AggregateTreeKey(self.entry(key, new))
-            var newValue: AggregateNumber?? = nil
-            for range in self.ranges where range.contains(newKey) {
-                if newValue == nil { newValue = .some(self.value(of: new)) }
-                range.add(newValue!)
-            }
+        if !old.isEmpty { self.forRanges(holding: key, old) { range, value in range.remove(value) } }
+        if !new.isEmpty { self.forRanges(holding: key, new) { range, value in range.add(value) } }
+    }
+
+    /// Calls `apply` with each tracked range that holds `child` (at `key`) and the child's field,
+    /// read once, and only if a range holds it.
+    private func forRanges(holding key: ChildKey, _ child: Node, _ apply: (AggregateRange, AggregateNumber?) -> Void) {
+        let treeKey = AggregateTreeKey(self.entry(key, child))
+        var value: AggregateNumber?? = nil
+        for range in self.ranges where range.contains(treeKey) {
+            if value == nil { value = .some(self.value(of: child)) }
+            apply(range, value!)
         }
     }
 

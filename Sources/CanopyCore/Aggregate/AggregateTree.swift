@@ -25,7 +25,7 @@ package struct AggregateTree {
         let capacity = AggregateTreeNode.capacity
         while start < elements.count {
             let remaining = elements.count - start
-            let take = remaining > capacity && remaining < capacity + AggregateTreeNode.minWidth ? remaining / 2 : min(capacity, remaining)
+            let take = bulkNodeWidth(remaining: remaining, capacity: capacity, minWidth: AggregateTreeNode.minWidth)
             let slice = elements[start..<(start + take)]
             level.append(
                 AggregateTreeNode(
@@ -37,8 +37,7 @@ package struct AggregateTree {
             var i = 0
             while i < level.count {
                 let remaining = level.count - i
-                let take =
-                    remaining > capacity && remaining < capacity + AggregateTreeNode.minWidth ? remaining / 2 : min(capacity, remaining)
+                let take = bulkNodeWidth(remaining: remaining, capacity: capacity, minWidth: AggregateTreeNode.minWidth)
                 next.append(AggregateTreeNode(children: ContiguousArray(level[i..<(i + take)])))
                 i += take
             }
@@ -184,41 +183,20 @@ final class AggregateTreeNode {
 
     func lowerBound(_ key: AggregateTreeKey) -> Int {
         // Through a buffer pointer: no retain of each probed key.
-        self.keys.withUnsafeBufferPointer { keys in
-            var low = 0
-            var high = keys.count
-            while low < high {
-                let mid = (low &+ high) >> 1
-                if AggregateTreeKey.compare(keys[mid], key) < 0 { low = mid &+ 1 } else { high = mid }
-            }
-            return low
-        }
+        self.keys.withUnsafeBufferPointer { keys in leadingCount(keys.count) { AggregateTreeKey.compare(keys[$0], key) < 0 } }
     }
 
     /// The child that may hold `key`: the last `i` with `keys[i] <= key`, or 0.
     func childIndex(for key: AggregateTreeKey) -> Int {
         self.keys.withUnsafeBufferPointer { keys in
-            var low = 0
-            var high = keys.count
-            while low < high {
-                let mid = (low &+ high) >> 1
-                if AggregateTreeKey.compare(key, keys[mid]) < 0 { high = mid } else { low = mid &+ 1 }
-            }
+            let low = leadingCount(keys.count) { AggregateTreeKey.compare(key, keys[$0]) >= 0 }
             return low == 0 ? 0 : low - 1
         }
     }
 
     /// The number of leading keys for which `isBelow` holds.
     func partition(_ isBelow: (IndexEntry) -> Bool) -> Int {
-        self.keys.withUnsafeBufferPointer { keys in
-            var low = 0
-            var high = keys.count
-            while low < high {
-                let mid = (low &+ high) >> 1
-                if isBelow(keys[mid].entry) { low = mid &+ 1 } else { high = mid }
-            }
-            return low
-        }
+        self.keys.withUnsafeBufferPointer { keys in leadingCount(keys.count) { isBelow(keys[$0].entry) } }
     }
 
     /// What an insertion did below a node, for its ancestors' summaries.

@@ -25,7 +25,7 @@ extension SortedMap {
         while start < keys.count {
             let remaining = keys.count - start
             // Split the tail evenly so the last leaf is not underfull.
-            let take = remaining > capacity && remaining < capacity + Node.minWidth ? remaining / 2 : Swift.min(capacity, remaining)
+            let take = bulkNodeWidth(remaining: remaining, capacity: capacity, minWidth: Node.minWidth)
             level.append(Node.leaf(keys: keys[start..<(start + take)], values: values[start..<(start + take)]))
             start += take
         }
@@ -50,7 +50,7 @@ extension SortedMap {
         var remaining = keys.count
         while remaining > 0 {
             // Split the tail evenly so the last leaf is not underfull.
-            let take = remaining > capacity && remaining < capacity + Node.minWidth ? remaining / 2 : Swift.min(capacity, remaining)
+            let take = bulkNodeWidth(remaining: remaining, capacity: capacity, minWidth: Node.minWidth)
             let leaf = Node.make(capacity: take, isLeaf: true)
             for i in 0..<take {
                 (leaf.keyBase + i).initialize(to: keyIterator.next()!)
@@ -73,9 +73,7 @@ extension SortedMap {
             var i = 0
             while i < level.count {
                 let left = level.count - i
-                let take =
-                    left > Node.branchCapacity && left < Node.branchCapacity + Node.minWidth
-                    ? left / 2 : Swift.min(Node.branchCapacity, left)
+                let take = bulkNodeWidth(remaining: left, capacity: Node.branchCapacity, minWidth: Node.minWidth)
                 next.append(Node.branch(children: level[i..<(i + take)]))
                 i += take
             }

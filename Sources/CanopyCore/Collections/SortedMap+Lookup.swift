@@ -57,12 +57,9 @@ extension SortedMap {
         var node = self.root!
         var r = rank
         while !node.isLeaf {
-            var i = 0
-            while r >= node.children[i].count {
-                r -= node.children[i].count
-                i += 1
-            }
-            node = node.children[i]
+            let child = node.child(atRank: r)
+            r = child.rank
+            node = node.children[child.index]
         }
         return (node.keys[r], node.values[r])
     }

@@ -8,23 +8,12 @@ extension SortedMap {
         var rank = 0
         while !node.isLeaf {
             // Children before the last one whose lower bound is below lie entirely below.
-            var low = 0
-            var high = node.keys.count
-            while low < high {
-                let mid = (low + high) >> 1
-                if isBelow(node.keys[mid]) { low = mid + 1 } else { high = mid }
-            }
+            let low = leadingCount(node.keys.count) { isBelow(node.keys[$0]) }
             let c = low == 0 ? 0 : low - 1
             if low == 0 { return rank }
             for j in 0..<c { rank += node.children[j].count }
             node = node.children[c]
         }
-        var low = 0
-        var high = node.keys.count
-        while low < high {
-            let mid = (low + high) >> 1
-            if isBelow(node.keys[mid]) { low = mid + 1 } else { high = mid }
-        }
-        return rank + low
+        return rank + leadingCount(node.keys.count) { isBelow(node.keys[$0]) }
     }
 }

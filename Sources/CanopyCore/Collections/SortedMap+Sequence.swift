@@ -14,13 +14,10 @@ extension SortedMap: Sequence {
             guard var node = root, startRank >= 0, startRank < node.count else { return }
             var r = startRank
             while !node.isLeaf {
-                var i = 0
-                while r >= node.children[i].count {
-                    r -= node.children[i].count
-                    i += 1
-                }
-                self.stack.append((node, i))
-                node = node.children[i]
+                let child = node.child(atRank: r)
+                r = child.rank
+                self.stack.append((node, child.index))
+                node = node.children[child.index]
             }
             self.stack.append((node, r))
         }

@@ -179,6 +179,19 @@ final class SortedMapNode<Key: Comparable, Value>: ManagedBuffer<SortedMapNodeHe
         UnsafeMutableBufferPointer(start: self.childBase, count: self.head.pointee.isLeaf ? 0 : self.head.pointee.width)
     }
 
+    /// In an internal node, the child holding the element at position `rank` of this subtree, and
+    /// the element's position in that child.
+    @inlinable
+    func child(atRank rank: Int) -> (index: Int, rank: Int) {
+        var r = rank
+        var i = 0
+        while r >= self.children[i].count {
+            r -= self.children[i].count
+            i += 1
+        }
+        return (i, r)
+    }
+
     /// The largest key of this (non-empty) subtree.
     @inlinable
     var lastKey: Key {
@@ -191,26 +204,15 @@ final class SortedMapNode<Key: Comparable, Value>: ManagedBuffer<SortedMapNodeHe
     @inlinable
     func lowerBound(_ key: Key) -> Int {
         let keys = self.keyBase
-        var low = 0
-        var high = self.head.pointee.width
-        while low < high {
-            let mid = (low &+ high) >> 1
-            if keys[mid] < key { low = mid &+ 1 } else { high = mid }
-        }
-        return low
+        return leadingCount(self.head.pointee.width) { keys[$0] < key }
     }
 
     /// In an internal node, the child that may hold `key`: the last `i` with `keys[i] <= key`, or 0.
     @inlinable
     func childIndex(for key: Key) -> Int {
         let keys = self.keyBase
-        var low = 0
-        var high = self.head.pointee.width
-        // first index with keys[i] > key
-        while low < high {
-            let mid = (low &+ high) >> 1
-            if key < keys[mid] { high = mid } else { low = mid &+ 1 }
-        }
+        // The first index with keys[i] > key.
+        let low = leadingCount(self.head.pointee.width) { !(key < keys[$0]) }
         return low == 0 ? 0 : low &- 1
     }
 }

@@ -43,14 +43,11 @@ extension JSONValue: Hashable {
     public func hash(into hasher: inout Hasher) {
         switch self {
         case .null: hasher.combine(0)
-        case .bool(let b):
-            hasher.combine(1)
-            hasher.combine(b)
-        case .int(let i): NumberComparison.hash(i, into: &hasher)
-        case .double(let d): NumberComparison.hash(d, into: &hasher)
-        case .string(let s):
-            hasher.combine(3)
-            hasher.combine(s)
+        // A scalar hashes as the equal leaf value.
+        case .bool(let b): LeafValue.bool(b).hash(into: &hasher)
+        case .int(let i): LeafValue.int(i).hash(into: &hasher)
+        case .double(let d): LeafValue.double(d).hash(into: &hasher)
+        case .string(let s): LeafValue.string(s).hash(into: &hasher)
         case .array(let a):
             hasher.combine(4)
             hasher.combine(a)

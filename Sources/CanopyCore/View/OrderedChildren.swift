@@ -25,12 +25,8 @@ package struct OrderedChildren {
         if self.isKeyOrder { return self.node.childMap.predecessor(of: key)?.key.string }
         let list = self.sortedChildren()
         let probe = (key: key, node: self.node.child(key))
-        var low = 0
-        var high = list.count
-        while low < high {
-            let mid = (low + high) / 2
-            if self.index.compare(list[mid], probe) < 0 { low = mid + 1 } else { high = mid }
-        }
+        let index = self.index
+        let low = leadingCount(list.count) { index.compare(list[$0], probe) < 0 }
         return low == 0 ? nil : list[low - 1].key.string
     }
 

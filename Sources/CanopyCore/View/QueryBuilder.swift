@@ -115,13 +115,22 @@ package struct QueryBuilder: Sendable, Hashable {
         }
     }
 
-    package mutating func start(_ value: JSONValue, childKey: String?, after: Bool) throws(DatabaseError) {
-        let method = Self.startMethod(after: after)
+    /// The leaf of an endpoint given to `method` (`keyedMethod` with a child key), after the checks
+    /// every endpoint method makes: a valid value and child key, and no child key on the key index.
+    private func endpointLeaf(_ value: JSONValue, childKey: String?, method: String, keyedMethod: String? = nil) throws(DatabaseError)
+        -> LeafValue?
+    {
         let leaf = try Self.endpointValue(value, method: method)
         try Self.checkChildKey(childKey, method: method)
         if self.index == .key && childKey != nil {
-            throw Self.invalid("You must use \(method) instead of \(method)childKey: when using queryOrderedByKey:")
+            throw Self.invalid("You must use \(method) instead of \(keyedMethod ?? method)childKey: when using queryOrderedByKey:")
         }
+        return leaf
+    }
+
+    package mutating func start(_ value: JSONValue, childKey: String?, after: Bool) throws(DatabaseError) {
+        let method = Self.startMethod(after: after)
+        let leaf = try self.endpointLeaf(value, childKey: childKey, method: method)
         if self.start != nil {
             throw Self.invalid(
                 "Can't call \(method) after queryStartingAtValue, queryStartingAfterValue, or queryEqualToValue was previously called")
@@ -132,11 +141,7 @@ package struct QueryBuilder: Sendable, Hashable {
 
     package mutating func end(_ value: JSONValue, childKey: String?, before: Bool) throws(DatabaseError) {
         let method = Self.endMethod(before: before)
-        let leaf = try Self.endpointValue(value, method: method)
-        try Self.checkChildKey(childKey, method: method)
-        if self.index == .key && childKey != nil {
-            throw Self.invalid("You must use \(method) instead of \(method)childKey: when using queryOrderedByKey:")
-        }
+        let leaf = try self.endpointLeaf(value, childKey: childKey, method: method)
         if self.end != nil {
             throw Self.invalid("Can't call \(method) after queryEndingAtValue or queryEqualToValue was previously called")
         }
@@ -145,12 +150,7 @@ package struct QueryBuilder: Sendable, Hashable {
     }
 
     package mutating func equal(_ value: JSONValue, childKey: String?) throws(DatabaseError) {
-        let method = Self.equalMethod
-        let leaf = try Self.endpointValue(value, method: method)
-        try Self.checkChildKey(childKey, method: method)
-        if self.index == .key && childKey != nil {
-            throw Self.invalid("You must use queryEqualToValue: instead of queryEqualTo:childKey: when using queryOrderedByKey:")
-        }
+        let leaf = try self.endpointLeaf(value, childKey: childKey, method: Self.equalMethod, keyedMethod: "queryEqualTo:")
         if self.start != nil || self.end != nil {
             throw Self.invalid(
                 "Can't call queryEqualToValue: after queryStartingAtValue, queryStartingAfterValue, queryEndingAtValue, queryEndingBeforeValue or queryEqualToValue was previously called"
@@ -165,31 +165,22 @@ package struct QueryBuilder: Sendable, Hashable {
     private func validateEndpoints() throws(DatabaseError) {
         switch self.index {
         case .key:
-            if let start = self.start {
-                if start.key != nil {
-                    throw Self.invalid(
-                        "Can't use queryStartingAtValue:childKey:, queryStartingAfterValue:childKey:, or queryEqualTo:andChildKey: in combination with queryOrderedByKey"
-                    )
-                }
-                if case .string? = start.value {
-                } else {
-                    throw Self.invalid(
-                        "Can't use queryStartingAtValue: or queryStartingAfterValue: with non-string types when used with queryOrderedByKey"
-                    )
-                }
-            }
-            if let end = self.end {
-                if end.key != nil {
-                    throw Self.invalid(
-                        "Can't use queryEndingAtValue:childKey: or queryEndingBeforeValue:childKey: queryEqualToValue:childKey: in combination with queryOrderedByKey"
-                    )
-                }
-                if case .string? = end.value {
-                } else {
-                    throw Self.invalid(
-                        "Can't use queryEndingAtValue: or queryEndingBeforeValue: with other types than string in combination with queryOrderedByKey"
-                    )
-                }
+            // The start's rules, then the end's, each with its own message.
+            let checks = [
+                (
+                    self.start,
+                    "Can't use queryStartingAtValue:childKey:, queryStartingAfterValue:childKey:, or queryEqualTo:andChildKey: in combination with queryOrderedByKey",
+                    "Can't use queryStartingAtValue: or queryStartingAfterValue: with non-string types when used with queryOrderedByKey"
+                ),
+                (
+                    self.end,
+                    "Can't use queryEndingAtValue:childKey: or queryEndingBeforeValue:childKey: queryEqualToValue:childKey: in combination with queryOrderedByKey",
+                    "Can't use queryEndingAtValue: or queryEndingBeforeValue: with other types than string in combination with queryOrderedByKey"
+                ),
+            ]
+            for case (let endpoint?, let keyMessage, let typeMessage) in checks {
+                if endpoint.key != nil { throw Self.invalid(keyMessage) }
+                guard case .string? = endpoint.value else { throw Self.invalid(typeMessage) }
             }
         case .priority:
             for endpoint in [self.start, self.end].compactMap({ $0 }) {

@@ -46,7 +46,7 @@ package struct PathBudget: Sendable {
 /// `.priority`): one pass, no property path, no intermediate arrays. It accepts exactly the values
 /// the exact path accepts without placeholders and builds the same nodes; for anything else it
 /// throws ``ConversionFallback``.
-package struct FastValueConverter {
+package struct FastValueConverter: FastNodeConverting {
     package var budget: PathBudget
 
     @inlinable
@@ -60,29 +60,8 @@ package struct FastValueConverter {
         case .int(let i): return .leaf(.int(i))
         case .double(let d): return try Self.double(d)
         case .string(let s): return try Self.string(s)
-        case .array(let elements):
-            var builder = ChildrenBuilder(capacity: elements.count)
-            for (i, element) in elements.enumerated() {
-                let key = ChildKey(index: i)
-                let bytes = key.string.utf8.count
-                try self.budget.push(bytes)
-                let child = try self.node(element)
-                self.budget.pop(bytes)
-                if !child.isEmpty { builder.append(key, child) }
-            }
-            return builder.buildSorted()
-        case .object(let members):
-            var builder = ChildrenBuilder(capacity: members.count)
-            for (name, member) in members {
-                // Rejects `.sv`, `.value` and `.priority` too: they are for the exact path.
-                guard let key = ChildKey(validating: name) else { throw ConversionFallback() }
-                let bytes = name.utf8.count
-                try self.budget.push(bytes)
-                let child = try self.node(member)
-                self.budget.pop(bytes)
-                if !child.isEmpty { builder.append(key, child) }
-            }
-            return builder.build()
+        case .array(let elements): return try self.arrayNode(elements)
+        case .object(let members): return try self.objectNode(members)
         }
     }
 
@@ -98,6 +77,48 @@ package struct FastValueConverter {
     package static func double(_ d: Double) throws(ConversionFallback) -> Node {
         guard d.isFinite else { throw ConversionFallback() }
         return .leaf(.double(d))
+    }
+}
+
+/// A one-pass converter of plain values to nodes (``FastValueConverter`` for ``JSONValue``, the
+/// Foundation-value one in `Canopy`): both convert objects and arrays member by member here.
+package protocol FastNodeConverting {
+    associatedtype Value
+    var budget: PathBudget { get set }
+    /// The node for `value`.
+    mutating func node(_ value: Value) throws(ConversionFallback) -> Node
+}
+
+extension FastNodeConverting {
+    /// The node of an object: each member converted under its key, empty ones left out.
+    @inlinable
+    package mutating func objectNode(_ members: [String: Value]) throws(ConversionFallback) -> Node {
+        var builder = ChildrenBuilder(capacity: members.count)
+        for (name, member) in members {
+            // Rejects `.sv`, `.value` and `.priority` too: they are for the exact path.
+            guard let key = ChildKey(validating: name) else { throw ConversionFallback() }
+            let bytes = name.utf8.count
+            try self.budget.push(bytes)
+            let child = try self.node(member)
+            self.budget.pop(bytes)
+            if !child.isEmpty { builder.append(key, child) }
+        }
+        return builder.build()
+    }
+
+    /// The node of an array: each element converted under its index, empty ones left out.
+    @inlinable
+    package mutating func arrayNode(_ elements: [Value]) throws(ConversionFallback) -> Node {
+        var builder = ChildrenBuilder(capacity: elements.count)
+        for (i, element) in elements.enumerated() {
+            let key = ChildKey(index: i)
+            let bytes = key.string.utf8.count
+            try self.budget.push(bytes)
+            let child = try self.node(element)
+            self.budget.pop(bytes)
+            if !child.isEmpty { builder.append(key, child) }
+        }
+        return builder.buildSorted()
     }
 }
 

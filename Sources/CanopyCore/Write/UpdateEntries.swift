@@ -47,21 +47,7 @@ package enum UpdateEntries {
             let write: WriteValue
             if relative.last?.string == ".priority" {
                 let full = "/" + (location + relative).map(\.string).joined(separator: "/")
-                let argument: ValueConverter.PriorityArgument
-                do {
-                    argument = try ValueConverter.priority(value, function: function)
-                } catch {
-                    throw DatabaseError(
-                        .invalidPriority,
-                        "\(function) failed: values argument contains an invalid value for '\(full)', which must be a valid Firebase priority (a string, finite number, server value, or null)."
-                    )
-                }
-                switch argument {
-                case .none: write = WriteValue(node: .empty)
-                case .value(let p): write = WriteValue(node: .leaf(p))
-                case .serverValue(let sv):
-                    write = WriteValue(node: .leaf(.int(0)), placeholders: [.init(path: [], value: sv, isPriority: false)])
-                }
+                write = try ValueConverter.priorityEntry(at: full, function: function) { value }
             } else {
                 write = try ValueConverter.writeValue(value, at: location + relative, function: function, argument: "values")
             }
@@ -74,5 +60,29 @@ package enum UpdateEntries {
             throw error
         }
         return entries
+    }
+}
+
+extension ValueConverter {
+    /// The write of an update's `.priority` entry at `full` (the path errors name): the priority
+    /// `json()` gives, as a leaf (nothing for `null`, a placeholder for a server value).
+    /// - Throws: ``DatabaseError`` `.invalidPriority` when `json()` throws or gives no valid priority.
+    package static func priorityEntry(at full: String, function: String, _ json: () throws -> JSONValue) throws(DatabaseError)
+        -> WriteValue
+    {
+        let argument: PriorityArgument
+        do {
+            argument = try Self.priority(try json(), function: function)
+        } catch {
+            throw DatabaseError(
+                .invalidPriority,
+                "\(function) failed: values argument contains an invalid value for '\(full)', which must be a valid Firebase priority (a string, finite number, server value, or null)."
+            )
+        }
+        switch argument {
+        case .none: return WriteValue(node: .empty)
+        case .value(let p): return WriteValue(node: .leaf(p))
+        case .serverValue(let sv): return WriteValue(node: .leaf(.int(0)), placeholders: [.init(path: [], value: sv, isPriority: false)])
+        }
     }
 }

@@ -13,7 +13,7 @@ package import Synchronization
 /// callbacks (called on the writer thread), how far the journal is durable, or that a batch
 /// failed. After a failure the writer truncates the segment back to the last good record and
 /// drops appends until ``resume()``; if even that fails it is *broken* and refuses everything.
-// @unchecked Sendable: all mutable state is in `state` (a WaitableState) or confined to the
+// @unchecked Sendable: all mutable state is in `state` (a ConditionLock) or confined to the
 // writer thread (`fd`, `segmentPath`, `goodOffset`, `writtenOffset`, the sequence fields).
 package final class JournalWriter: @unchecked Sendable {
     /// How the writer reports progress; called on the writer thread.
@@ -49,7 +49,7 @@ package final class JournalWriter: @unchecked Sendable {
     /// What the periodic sync measures its interval with.
     let clock: any JournalClock
     /// The lifecycle (``StateMachine``), under the lock both threads take.
-    private let state: WaitableState<StateMachine>
+    private let state: ConditionLock<StateMachine>
     /// The bytes of the records this writer has encoded from writes handed over with
     /// ``append(writes:)`` (written on the writer thread, read from any).
     package let encodedBytes = Atomic<Int>(0)
@@ -82,7 +82,7 @@ package final class JournalWriter: @unchecked Sendable {
         self.goodSequence = lastSequence
         self.writtenOffset = offset
         self.writtenSequence = lastSequence
-        self.state = WaitableState(StateMachine(now: clock.now()))
+        self.state = ConditionLock(StateMachine(now: clock.now()))
         clock.onAdvance { [weak self] in self?.state.broadcast() }
         let thread = Thread { [self] in self.run() }
         thread.name = "canopy-journal"

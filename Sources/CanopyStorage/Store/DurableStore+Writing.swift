@@ -97,12 +97,6 @@ extension DurableStore {
     }
 
     func compactPending() {
-        if self.pendingHead == self.pending.count {
-            self.pending.removeAll(keepingCapacity: self.pending.count < 4096)
-            self.pendingHead = 0
-        } else if self.pendingHead > 1024 && self.pendingHead * 2 > self.pending.count {
-            self.pending.removeFirst(self.pendingHead)
-            self.pendingHead = 0
-        }
+        self.pending.compactConsumed(head: &self.pendingHead)
     }
 }

@@ -42,6 +42,16 @@ final class FaultyFileIO: FileIO {
         }
     }
 
+    /// Whether the call on `fd` fails: it is on a targeted file and `counter` still counts
+    /// failures to come (then one fewer).
+    private func takesFailure(_ fd: Int32, _ counter: WritableKeyPath<Plan, Int>) -> Bool {
+        self.targeted(fd) { plan in
+            guard plan[keyPath: counter] > 0 else { return false }
+            plan[keyPath: counter] -= 1
+            return true
+        }
+    }
+
     func open(_ path: String, flags: Int32, mode: UInt32) -> Int32 {
         let fd = self.real.open(path, flags: flags, mode: mode)
         if fd >= 0 { self.state.withLock { $0.paths[fd] = path } }
@@ -61,45 +71,19 @@ final class FaultyFileIO: FileIO {
         {
             return -Int(errorCode)
         }
-        if bytes.count > 1
-            && self.targeted(
-                fd,
-                { plan in
-                    guard plan.shortWrites > 0 else { return false }
-                    plan.shortWrites -= 1
-                    return true
-                })
-        {
+        if bytes.count > 1 && self.takesFailure(fd, \.shortWrites) {
             return self.real.write(fd, UnsafeRawBufferPointer(rebasing: bytes[0..<(bytes.count / 2)]))
         }
         return self.real.write(fd, bytes)
     }
 
     func fsync(_ fd: Int32) -> Int32 {
-        if self.targeted(
-            fd,
-            { plan in
-                guard plan.failingSyncs > 0 else { return false }
-                plan.failingSyncs -= 1
-                return true
-            })
-        {
-            return -EIO
-        }
+        if self.takesFailure(fd, \.failingSyncs) { return -EIO }
         return self.real.fsync(fd)
     }
 
     func ftruncate(_ fd: Int32, _ size: Int) -> Int32 {
-        if self.targeted(
-            fd,
-            { plan in
-                guard plan.failingTruncates > 0 else { return false }
-                plan.failingTruncates -= 1
-                return true
-            })
-        {
-            return -EIO
-        }
+        if self.takesFailure(fd, \.failingTruncates) { return -EIO }
         return self.real.ftruncate(fd, size)
     }
 

@@ -14,11 +14,14 @@ struct StorageDamageTests {
     /// A closed database at `dir` holding `count` writes `items/iN = "value N"`.
     static func makeDatabase(_ dir: TemporaryDirectory, count: Int) throws {
         let db = try Database(path: dir.path, .manual())
-        for index in 0..<count {
-            try db.reference(withPath: "items/i\(index)").queueSetValue("value \(index)")
-        }
-        db.drain()
+        try Self.setItems(db, 0..<count)
         db.close()
+    }
+
+    /// Writes `items/iN = "value N"` for each N of `range`, then drains `db`.
+    static func setItems(_ db: Database, _ range: Range<Int>) throws {
+        for index in range { try db.reference(withPath: "items/i\(index)").queueSetValue("value \(index)") }
+        db.drain()
     }
 
     static func expectedItems(_ count: Int) -> JSONValue {
@@ -71,9 +74,7 @@ struct StorageDamageTests {
         // The cut left exactly the valid records, and appending went on after them.
         let after = try Self.bytes(segment)
         #expect(Array(after.prefix(clean.count)) == clean)
-        let reopened = try Database(path: dir.path, .manual())
-        defer { reopened.close() }
-        #expect(try exportedTree(reopened) == Self.expectedItems(6))
+        #expect(try reopenedTree(dir.path) == Self.expectedItems(6))
     }
 
     static func status(_ db: Database) throws -> StorageStatus? {
@@ -128,8 +129,7 @@ struct StorageDamageTests {
         let dir = TemporaryDirectory()
         defer { dir.remove() }
         let db = try Database(path: dir.path, .manual())
-        for index in 0..<200 { try db.reference(withPath: "items/i\(index)").queueSetValue("value \(index)") }
-        db.drain()
+        try Self.setItems(db, 0..<200)
         db.checkpoint { _ in }
         db.drain()
         db.close()
@@ -148,14 +148,12 @@ struct StorageDamageTests {
         let dir = TemporaryDirectory()
         defer { dir.remove() }
         let db = try Database(path: dir.path, .manual())
-        for index in 0..<50 { try db.reference(withPath: "items/i\(index)").queueSetValue("value \(index)") }
-        db.drain()
+        try Self.setItems(db, 0..<50)
         let oldSegment = try #require(dir.segments.first)
         let oldBytes = try Self.bytes(dir.file(oldSegment))
         db.checkpoint { _ in }
         db.drain()
-        for index in 50..<60 { try db.reference(withPath: "items/i\(index)").queueSetValue("value \(index)") }
-        db.drain()
+        try Self.setItems(db, 50..<60)
         db.close()
         #expect(!dir.segments.contains(oldSegment))
         // As if the process died after the rename but before retiring the journal, while writing
@@ -163,9 +161,7 @@ struct StorageDamageTests {
         try Self.write(oldBytes, to: dir.file(oldSegment))
         try Self.write([1, 2, 3], to: dir.file("checkpoint-00000000000000ff.canopy.tmp"))
 
-        let reopened = try Database(path: dir.path, .manual())
-        defer { reopened.close() }
-        #expect(try exportedTree(reopened) == Self.expectedItems(60))
+        #expect(try reopenedTree(dir.path) == Self.expectedItems(60))
         #expect(!dir.segments.contains(oldSegment))
         #expect(!dir.names.contains { $0.hasSuffix(".tmp") })
     }
@@ -215,8 +211,6 @@ struct StorageDamageTests {
         db.drain()
         #expect(log.succeeded == Array(0..<20))
         db.close()
-        let reopened = try Database(path: dir.path, .manual())
-        defer { reopened.close() }
-        #expect(try exportedTree(reopened) == Self.expectedItems(20))
+        #expect(try reopenedTree(dir.path) == Self.expectedItems(20))
     }
 }

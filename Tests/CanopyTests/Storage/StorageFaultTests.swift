@@ -74,9 +74,7 @@ struct StorageFaultTests {
         #expect(log.succeeded == [0, 3])
         #expect(try exportedTree(db) == ["a": 1, "c": 4])
         db.close()
-        let reopened = try Database(path: dir.path, .manual())
-        defer { reopened.close() }
-        #expect(try exportedTree(reopened) == ["a": 1, "c": 4])
+        #expect(try reopenedTree(dir.path) == ["a": 1, "c": 4])
     }
 
     @Test("A full disk (ENOSPC) fails the batch, undoes it in memory and cuts it from the journal")
@@ -170,9 +168,7 @@ struct StorageFaultTests {
         db.drain()
         #expect(log.succeeded == [0, 2])
         db.close()
-        let reopened = try Database(path: dir.path, .manual())
-        defer { reopened.close() }
-        #expect(try exportedTree(reopened) == ["a": 1, "c": 3])
+        #expect(try reopenedTree(dir.path) == ["a": 1, "c": 3])
     }
 
     @Test("A failed checkpoint (rename error) leaves the journal in charge: nothing is lost, no temporary file stays")
@@ -196,8 +192,6 @@ struct StorageFaultTests {
         #expect(!dir.names.contains { $0.hasSuffix(".tmp") })
         #expect(dir.checkpoints.isEmpty)
         db.close()
-        let reopened = try Database(path: dir.path, .manual())
-        defer { reopened.close() }
-        #expect(try exportedTree(reopened) == ["a": 1, "b": 2])
+        #expect(try reopenedTree(dir.path) == ["a": 1, "b": 2])
     }
 }

@@ -36,6 +36,13 @@ final class CompletionLog: @unchecked Sendable {  // @unchecked: used only on th
     var failed: [Int] { self.results.filter { $0.value != nil }.map(\.key).sorted() }
 }
 
+/// The tree of the database at `path`, reopened (drain mode) and closed again.
+func reopenedTree(_ path: String) throws -> JSONValue {
+    let reopened = try Database(path: path, .manual())
+    defer { reopened.close() }
+    return try exportedTree(reopened)
+}
+
 /// The whole tree of `db` with priorities (drains a manual database).
 func exportedTree(_ db: Database) throws -> JSONValue {
     var result: JSONValue?

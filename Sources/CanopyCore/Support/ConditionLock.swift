@@ -1,10 +1,12 @@
 import Glibc
 
-/// A pthread mutex and condition variable guarding one value: the event loop's inbox.
+/// A pthread mutex and condition variable guarding one value: the event loop's inbox, the thread
+/// pool's queue and the journal writer's hand-off state.
 ///
-/// Producers must be able to block while the inbox is full, which `Synchronization.Mutex` cannot
-/// do; pthread locks are also understood by ThreadSanitizer, which reports false races inside the
-/// futex-based `Mutex` on Linux. Any thread may use it.
+/// Producers must be able to block while the inbox is full, and the journal writer must wait for
+/// work, which `Synchronization.Mutex` cannot do; pthread locks are also understood by
+/// ThreadSanitizer, which reports false races inside the futex-based `Mutex` on Linux. Waits time
+/// out against `CLOCK_MONOTONIC`, immune to changes of the wall clock. Any thread may use it.
 // @unchecked Sendable: `state` is only read or written while `mutex` is held.
 package final class ConditionLock<State>: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
