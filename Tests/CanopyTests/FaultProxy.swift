@@ -53,13 +53,15 @@ final class FaultProxy: @unchecked Sendable {
 
     /// Cuts every current connection abruptly (both sides reset); queued bytes are discarded.
     func dropAll() {
-        let links = self.locked { () -> [ProxyLink] in
-            let links = self.links
-            for link in links { link.isDropped = true }
+        // Under the lock: a link's last thread closes its sockets under it too, so an abort never
+        // reaches a descriptor already closed (and perhaps reused by another test's socket).
+        self.locked {
+            for link in self.links {
+                link.isDropped = true
+                link.abort()
+            }
             self.condition.broadcast()
-            return links
         }
-        for link in links { link.abort() }
     }
 
     /// Stops forwarding both ways without closing (`true`); bytes are held and delivered in
@@ -144,16 +146,15 @@ final class FaultProxy: @unchecked Sendable {
                 continue
             }
             let link = ProxyLink(client: client, upstream: upstream)
-            let stoppedMeanwhile = self.locked { () -> Bool in
+            self.locked {
                 self.links.append(link)
                 link.isDropped = self.isStopped
-                return link.isDropped
+                if link.isDropped { link.abort() }
             }
             for (from, to, direction) in [(client, upstream, link.directions[0]), (upstream, client, link.directions[1])] {
                 Thread { [self] in self.read(from, into: direction, link) }.start()
                 Thread { [self] in self.write(direction, to: to, link) }.start()
             }
-            if stoppedMeanwhile { link.abort() }
         }
         self.locked {
             self.acceptorDone = true
@@ -169,13 +170,15 @@ final class FaultProxy: @unchecked Sendable {
             if count < 0 && errno == EINTR { continue }
             let failed = self.locked { () -> Bool in
                 if link.isDropped { return true }
-                if count < 0 { link.isDropped = true }
+                if count < 0 {
+                    link.isDropped = true
+                    link.abort()
+                }
                 let due = Date().addingTimeInterval(self.delaySeconds)
                 direction.queue.append((due, count > 0 ? Array(buffer[0..<count]) : nil))
                 self.condition.broadcast()
                 return count < 0
             }
-            if failed { link.abort() }
             if count <= 0 || failed { break }
         }
         self.finished(link)
@@ -206,8 +209,10 @@ final class FaultProxy: @unchecked Sendable {
                 break
             }
             if !sendAll(fd, bytes) {
-                self.locked { link.isDropped = true }
-                link.abort()
+                self.locked {
+                    link.isDropped = true
+                    link.abort()
+                }
                 break
             }
         }
@@ -216,19 +221,18 @@ final class FaultProxy: @unchecked Sendable {
 
     /// One of a link's four threads ended; the last one closes its sockets.
     private func finished(_ link: ProxyLink) {
-        let last = self.locked { () -> Bool in
+        self.locked {
             link.threads -= 1
-            guard link.threads == 0 else { return false }
+            guard link.threads == 0 else { return }
             self.links.removeAll { $0 === link }
+            link.close()
             self.condition.broadcast()
-            return true
         }
-        if last { link.close() }
     }
 }
 
 /// A forwarded connection: the client's socket and the target's.
-// @unchecked Sendable: `isDropped` and `threads` are guarded by the proxy's condition; the sockets never change.
+// @unchecked Sendable: `isDropped`, `isClosed` and `threads` are guarded by the proxy's condition; the sockets never change.
 private final class ProxyLink: @unchecked Sendable {
     let client: Int32
     let upstream: Int32
@@ -242,16 +246,22 @@ private final class ProxyLink: @unchecked Sendable {
         self.upstream = upstream
     }
 
-    /// Resets both sockets (linger 0) and wakes the threads blocked on them.
+    /// Whether ``close()`` ran: the descriptors may belong to another socket by now.
+    var isClosed = false
+
+    /// Resets both sockets (linger 0) and wakes the threads blocked on them; nothing once closed.
+    /// Called with the proxy's lock held, as ``close()`` is.
     func abort() {
+        guard !self.isClosed else { return }
         for fd in [self.client, self.upstream] {
             setLingerZero(fd)
             shutdown(fd, Int32(SHUT_RDWR))
         }
     }
 
-    /// Closes both sockets (by the link's last thread).
+    /// Closes both sockets (by the link's last thread, with the proxy's lock held).
     func close() {
+        self.isClosed = true
         Glibc.close(self.client)
         Glibc.close(self.upstream)
     }

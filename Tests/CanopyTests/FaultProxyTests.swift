@@ -220,11 +220,13 @@ final class EchoServer: Sendable {
                         if n < 0 && errno == EINTR { continue }
                         if n <= 0 || !sendAll(fd, Array(buffer[0..<n])) { break }
                     }
+                    // Closed under the lock that stop() shuts descriptors down under, so it never
+                    // shuts down a descriptor reused by another test's socket.
                     state.withLock {
                         $0.open -= 1
                         $0.fds.removeAll { $0 == fd }
+                        Glibc.close(fd)
                     }
-                    Glibc.close(fd)
                 }.start()
             }
         }.start()
@@ -238,7 +240,9 @@ final class EchoServer: Sendable {
         shutdown(self.listener, Int32(SHUT_RDWR))
         try? self.acceptor.wait(for: "the echo server to stop accepting")
         Glibc.close(self.listener)
-        for fd in self.state.value.fds { shutdown(fd, Int32(SHUT_RDWR)) }
+        self.state.withLock { state in
+            for fd in state.fds { shutdown(fd, Int32(SHUT_RDWR)) }
+        }
         try? waitUntil("the echo connections to close") { self.state.value.open == 0 }
     }
 }
