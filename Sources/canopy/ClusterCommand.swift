@@ -31,11 +31,7 @@ struct ClusterOptions: ParsableArguments {
     func connect() async throws -> ClusterStore {
         var password: String?
         if let path = self.passwordFile {
-            guard let data = FileManager.default.contents(atPath: path) else {
-                let reason = FileManager.default.fileExists(atPath: path) ? "cannot read" : "no such file"
-                throw CLIError.usage("--cluster-password-file \(path): \(reason).")
-            }
-            guard let text = String(validating: data, as: UTF8.self) else {
+            guard let text = String(validating: try readOptionFile(path, option: "--cluster-password-file"), as: UTF8.self) else {
                 throw CLIError.usage("--cluster-password-file \(path): not UTF-8 text.")
             }
             password = text.trimmingCharacters(in: .newlines)

@@ -155,7 +155,7 @@ struct Serve: AsyncParsableCommand {
         configuration.port = self.port
         configuration.authToken = self.authToken
         if let path = self.authTokenFile {
-            var token = try Self.readFile(path, option: "--auth-token-file")
+            var token = try readOptionFile(path, option: "--auth-token-file")
             if token.last == UInt8(ascii: "\n") { token.removeLast() }
             if token.last == UInt8(ascii: "\r") { token.removeLast() }
             guard !token.isEmpty, let text = String(validating: token, as: UTF8.self) else {
@@ -176,13 +176,13 @@ struct Serve: AsyncParsableCommand {
             configuration.rules = text
         }
         if let path = self.jwtSecretFile {
-            var secret = try Self.readFile(path, option: "--jwt-secret-file")
+            var secret = try readOptionFile(path, option: "--jwt-secret-file")
             if secret.last == UInt8(ascii: "\n") { secret.removeLast() }
             if secret.last == UInt8(ascii: "\r") { secret.removeLast() }
             configuration.jwtSecret = secret
         }
         if let path = self.jwtKeysFile {
-            configuration.jwtKeys = String(decoding: try Self.readFile(path, option: "--jwt-keys"), as: UTF8.self)
+            configuration.jwtKeys = String(decoding: try readOptionFile(path, option: "--jwt-keys"), as: UTF8.self)
         }
         configuration.allowUnsignedTokens = self.allowUnsignedTokens
         configuration.jwtAudience = self.jwtAudience
@@ -219,12 +219,4 @@ struct Serve: AsyncParsableCommand {
         try await server.run()
     }
 
-    /// The bytes of the file an option names; a usage error if it cannot be read.
-    private static func readFile(_ path: String, option: String) throws -> [UInt8] {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            let reason = FileManager.default.fileExists(atPath: path) ? "cannot read" : "no such file"
-            throw ValidationError("\(option) \(path): \(reason).")
-        }
-        return [UInt8](data)
-    }
 }
