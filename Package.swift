@@ -76,14 +76,15 @@ let package = Package(
         .target(
             name: "CanopyCluster",
             dependencies: [
-                "CanopyCore", .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
+                "CanopyCore", "CanopyStorage", .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: settings),
         .target(
             name: "CanopyServer",
             dependencies: [
-                "Canopy", "CanopyCore", "CanopyRules", "CanopyStorage", "CanopyWire",
+                "Canopy", "CanopyCore", "CanopyRules", "CanopyStorage", "CanopyWire", "CanopyCluster",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -167,9 +168,10 @@ let package = Package(
         .testTarget(
             name: "CanopyClusterTests",
             dependencies: [
-                "CanopyCluster", "CanopyCore", "CanopyTestSupport", "canopy", .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
+                "Canopy", "CanopyCluster", "CanopyCore", "CanopyStorage", "CanopyTestSupport", "canopy",
+                .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
             ],
+            resources: [.copy("Interop")],
             swiftSettings: settings),
         .testTarget(name: "CanopyLoopTests", dependencies: ["CanopyLoop", "CanopyTestSupport"], swiftSettings: settings),
         .testTarget(

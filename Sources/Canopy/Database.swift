@@ -91,9 +91,23 @@ public final class Database: Sendable {
     /// The directory this database keeps its files in, or `nil` for an in-memory database.
     public let path: String?
 
-    package init(
+    package convenience init(
         configuration: Configuration, path: String? = nil, io: any FileIO = POSIXFileIO(),
         journalClock: any JournalClock = SystemJournalClock()
+    ) throws(DatabaseError) {
+        var open: ((any StoreLoop) throws(DatabaseError) -> DurableStore)?
+        if let path {
+            open = { (loop: any StoreLoop) throws(DatabaseError) -> DurableStore in
+                try DurableStore.open(directory: path, loop: loop, options: configuration.storeOptions(journalClock: journalClock), io: io)
+            }
+        }
+        try self.init(configuration: configuration, path: path, store: open)
+    }
+
+    /// A database kept by the store `store` opens on the database's loop (`nil`: in memory):
+    /// the local journal, or a cluster's log (the CanopyCluster module).
+    package init(
+        configuration: Configuration, path: String?, store openStore: ((any StoreLoop) throws(DatabaseError) -> DurableStore)?
     ) throws(DatabaseError) {
         self.loopMode = configuration.loopMode
         self.syncPolicy = configuration.syncPolicy
@@ -105,16 +119,14 @@ public final class Database: Sendable {
         } catch {
             throw DatabaseError(.ioError, "Could not start the database loop: \(error)")
         }
-        guard let path else {
+        guard let openStore else {
             self.core = DatabaseCore(
                 loop: loop, clock: configuration.clock, maxTriggerDepth: configuration.maxTriggerDepth, logger: configuration.logger)
             return
         }
         let store: DurableStore
         do throws(DatabaseError) {
-            store = try DurableStore.open(
-                directory: path, loop: StoreLoopAdapter(loop: loop), options: configuration.storeOptions(journalClock: journalClock), io: io
-            )
+            store = try openStore(StoreLoopAdapter(loop: loop))
         } catch {
             _ = loop.shutdown()
             throw error

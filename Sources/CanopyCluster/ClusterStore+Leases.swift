@@ -62,3 +62,12 @@ extension ClusterStore {
         do { return try row.decode((repeat each T).self) } catch { throw Self.failure(error, doing: what, configuration) }
     }
 }
+
+extension ClusterStore {
+    /// Whether namespace `namespace` exists in the cluster (some node took it once).
+    public func exists(_ namespace: String) async throws(DatabaseError) -> Bool {
+        let rows = try await self.run(
+            "SELECT 1 FROM canopy.namespaces WHERE name = \(namespace)", doing: "looking up namespace \(namespace)")
+        return !rows.isEmpty
+    }
+}

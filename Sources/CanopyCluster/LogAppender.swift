@@ -7,10 +7,14 @@ import Synchronization
 /// each, as the local journal thread batches `fsync`). ``append(_:)`` returns once the record's
 /// batch committed, never earlier.
 public final class LogAppender: Sendable {
+    /// Records handed in together, at positions `first`, `first + 1`, …
     private struct Entry {
-        var seq: Int64
-        var bytes: ByteBuffer
-        var waiter: CheckedContinuation<Result<Int64, DatabaseError>, Never>
+        var first: Int64
+        var records: [ByteBuffer]
+        /// Called with the last record's position once the batch holding them committed.
+        var done: @Sendable (Result<Int64, DatabaseError>) -> Void
+
+        var last: Int64 { self.first + Int64(self.records.count) - 1 }
     }
 
     private struct Locked {
@@ -42,15 +46,23 @@ public final class LogAppender: Sendable {
     ///   `.closed` after ``close()``.
     public func append(_ record: ByteBuffer) async throws(DatabaseError) -> Int64 {
         let result = await withCheckedContinuation { (waiter: CheckedContinuation<Result<Int64, DatabaseError>, Never>) in
-            let action = self.state.withLock { state in
-                let entry = Entry(seq: state.next, bytes: record, waiter: waiter)
-                let action = state.machine.enqueue(entry)
-                if case .fail = action {} else { state.next += 1 }
-                return action
-            }
-            self.run(action)
+            self.append([record]) { waiter.resume(returning: $0) }
         }
         return try result.get()
+    }
+
+    /// Appends `records` (not empty), in order after everything handed in before, and calls
+    /// `done` with the last one's position once their batch committed (or with the error that
+    /// failed them; any thread).
+    public func append(_ records: [ByteBuffer], done: @escaping @Sendable (Result<Int64, DatabaseError>) -> Void) {
+        guard !records.isEmpty else { return done(.failure(DatabaseError(.invalidValue, "No records to append."))) }
+        let action = self.state.withLock { state in
+            let entry = Entry(first: state.next, records: records, done: done)
+            let action = state.machine.enqueue(entry)
+            if case .fail = action {} else { state.next += Int64(records.count) }
+            return action
+        }
+        self.run(action)
     }
 
     /// Fails the records not yet in a batch; a batch in flight still completes.
@@ -67,7 +79,7 @@ public final class LogAppender: Sendable {
         case .committed:
             preconditionFailure("LogAppender: a commit is an outcome, not a request")
         case .fail(let entries, let error):
-            for entry in entries { entry.waiter.resume(returning: .failure(error)) }
+            for entry in entries { entry.done(.failure(error)) }
         }
     }
 
@@ -84,9 +96,9 @@ public final class LogAppender: Sendable {
             switch outcome {
             case .success:
                 self.batches.add(1, ordering: .relaxed)
-                for entry in batch { entry.waiter.resume(returning: .success(entry.seq)) }
+                for entry in batch { entry.done(.success(entry.last)) }
             case .failure(let error):
-                for entry in batch { entry.waiter.resume(returning: .failure(error)) }
+                for entry in batch { entry.done(.failure(error)) }
             }
             switch action {
             case .committed(next: let next?):
@@ -94,7 +106,7 @@ public final class LogAppender: Sendable {
             case .committed(next: nil), .none:
                 return
             case .fail(let entries, let error):
-                for entry in entries { entry.waiter.resume(returning: .failure(error)) }
+                for entry in entries { entry.done(.failure(error)) }
                 return
             case .append:
                 preconditionFailure("LogAppender: an outcome does not start a batch")
@@ -106,17 +118,18 @@ public final class LogAppender: Sendable {
     /// committed (the records stand at their positions under this epoch) or not (then appends
     /// again: positions and the epoch fence make a second attempt safe).
     private func commit(_ batch: [Entry]) async -> Result<Void, DatabaseError> {
-        guard let first = batch.first?.seq else { return .success(()) }
+        guard let first = batch.first?.first else { return .success(()) }
+        let records = batch.flatMap(\.records)
         var attempts = 0
         while true {
             attempts += 1
             do {
-                try await self.store.append(batch.map(\.bytes), from: first, under: self.lease)
+                try await self.store.append(records, from: first, under: self.lease)
                 return .success(())
             } catch  where error.code == .clusterUnavailable {
                 do {
-                    let found = try await self.store.read(self.lease.namespace, after: first - 1, limit: batch.count)
-                    if found.count == batch.count && found.allSatisfy({ $0.epoch == self.lease.epoch }) { return .success(()) }
+                    let found = try await self.store.read(self.lease.namespace, after: first - 1, limit: records.count)
+                    if found.count == records.count && found.allSatisfy({ $0.epoch == self.lease.epoch }) { return .success(()) }
                     if !found.isEmpty {
                         return .failure(
                             DatabaseError(.notLeader, "Namespace \(self.lease.namespace) is no longer led at epoch \(self.lease.epoch)."))

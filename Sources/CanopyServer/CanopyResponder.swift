@@ -68,7 +68,8 @@ struct CanopyResponder: HTTPResponder {
         let namespace: Namespace
         do {
             namespace = try await self.state.store.namespace(namespaceName, create: self.state.mayCreate(namespaceName, identity: identity))
-        } catch let error as RESTError {
+        } catch var error as RESTError {
+            if let base = error.redirect { error.headers[.location] = base + request.uri.description }
             throw error
         } catch {
             throw RESTError(.serviceUnavailable, "\(error)")

@@ -63,6 +63,11 @@ public final class CanopyServer: Sendable {
         )
         self.group.withLock { $0 = group }
         defer { self.ended() }
+        // A cluster node renews its lease while it serves; losing it stops serving what it led.
+        let keepAlive = self.store.cluster.map { cluster in
+            Task { [store = self.store] in await cluster.keepAlive { reason in store.evictAll(reason: reason) } }
+        }
+        defer { keepAlive?.cancel() }
         do {
             try await group.run()
         } catch {

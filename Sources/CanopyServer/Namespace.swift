@@ -13,15 +13,29 @@ final class Namespace: Sendable {
     /// The rules in force; read on the loop thread when a request is judged, replaced by
     /// `PUT /.settings/rules.json`.
     let rules: Mutex<NamespaceRules>
-    /// Where the rules are kept (`nil` in memory).
+    /// Where the rules are kept (`nil` in memory or in a cluster).
     let rulesFile: String?
+    /// In a cluster: saves new rules in the cluster's PostgreSQL (fenced by the lease).
+    let saveRules: (@Sendable (String) async throws(DatabaseError) -> Void)?
 
-    private init(name: String, database: Database, rules: NamespaceRules, rulesFile: String?) {
+    private init(
+        name: String, database: Database, rules: NamespaceRules, rulesFile: String?,
+        saveRules: (@Sendable (String) async throws(DatabaseError) -> Void)? = nil
+    ) {
         self.name = name
         self.database = database
         self.hub = SubscriptionHub(database: database)
         self.rules = Mutex(rules)
         self.rulesFile = rulesFile
+        self.saveRules = saveRules
+    }
+
+    /// A namespace of a cluster: `database` is kept in the cluster's log, and rules set over REST
+    /// are saved with `saveRules`.
+    static func clustered(
+        name: String, database: Database, rules: NamespaceRules, saveRules: @escaping @Sendable (String) async throws(DatabaseError) -> Void
+    ) -> Namespace {
+        Namespace(name: name, database: database, rules: rules, rulesFile: nil, saveRules: saveRules)
     }
 
     /// Opens namespace `name`: its database, and its rules: the server's `--rules` when given

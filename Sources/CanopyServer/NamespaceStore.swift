@@ -12,7 +12,7 @@ import Synchronization
 /// rules in `DIRECTORY/NAME.rules.json`); without one, every namespace lives in memory.
 public final class NamespaceStore: Sendable {
     private let directory: String?
-    private let configuration: Database.Configuration
+    let configuration: Database.Configuration
     private let entries = Mutex<[String: EventLoopFuture<Namespace>]>([:])
     /// The namespaces already open: the fast path of every request.
     private let open = Mutex<[String: Namespace]>([:])
@@ -23,6 +23,11 @@ public final class NamespaceStore: Sendable {
     private let rulesSetup = Mutex(RulesSetup())
     /// What runs on every namespace's database as it opens (``onDatabaseOpen(_:)``).
     private let openHooks = Mutex<[@Sendable (String, Database) throws -> Void]>([])
+    /// What runs when a namespace stops being served here (``evict(_:reason:)``).
+    private let evictionHookList = Mutex<[@Sendable (String) -> Void]>([])
+    /// The cluster this server is a node of, if any: its namespaces live in the cluster's
+    /// PostgreSQL, and those another node leads are redirected there.
+    public let cluster: ClusterMembership?
 
     /// - Parameters:
     ///   - directory: Where the databases live; `nil` keeps them in memory.
@@ -30,10 +35,16 @@ public final class NamespaceStore: Sendable {
     ///   - maxNamespaces: The most namespaces served at once. Each is a database with its own
     ///     threads, and any client may name a new one (`?ns=`), so past this a request for one
     ///     more gets 403 instead of costing the server another database.
-    public init(directory: String?, configuration: Database.Configuration = Database.Configuration(), maxNamespaces: Int = 100) {
-        self.directory = directory
+    ///   - cluster: The cluster this server is a node of: namespaces then live in the cluster's
+    ///     PostgreSQL (`directory` is not used), and `maxNamespaces` bounds those this node leads.
+    public init(
+        directory: String?, configuration: Database.Configuration = Database.Configuration(), maxNamespaces: Int = 100,
+        cluster: ClusterMembership? = nil
+    ) {
+        self.directory = cluster == nil ? directory : nil
         self.configuration = configuration
         self.maxNamespaces = max(1, maxNamespaces)
+        self.cluster = cluster
     }
 
     /// A namespace name: 1 to 63 ASCII letters, digits, `-` or `_`.
@@ -106,27 +117,33 @@ public final class NamespaceStore: Sendable {
             throw RESTError.badRequest("Invalid namespace \"\(name)\": use 1 to 63 letters, digits, '-' or '_'.")
         }
         // Refused like any denied request: whether it exists is not told.
-        if !create && !self.exists(name) { throw RESTError.permissionDenied }
+        if !create && self.cluster == nil && !self.exists(name) { throw RESTError.permissionDenied }
         let opening: EventLoopFuture<Namespace> = try self.entries.withLock { entries in
             if self.closed.load(ordering: .acquiring) { throw RESTError(.serviceUnavailable, "The server is shutting down.") }
             if let opening = entries[name] { return opening }
+            let rules = self.rulesSetup.withLock { $0 }
+            if let cluster = self.cluster {
+                // A node may lead up to `maxNamespaces`; past that, requests for a namespace led
+                // elsewhere are still redirected.
+                let mayLead = entries.count < self.maxNamespaces
+                let promise = MultiThreadedEventLoopGroup.singleton.any().makePromise(of: Namespace.self)
+                promise.completeWithTask {
+                    try await self.openClustered(name, in: cluster, create: create, mayLead: mayLead, rules: rules)
+                }
+                entries[name] = promise.futureResult
+                return promise.futureResult
+            }
             if entries.count >= self.maxNamespaces {
                 throw RESTError(
                     .forbidden, "Namespace \"\(name)\" would be one more than the \(self.maxNamespaces) this server serves at once.")
             }
             let directory = self.directory
             let configuration = self.configuration
-            let rules = self.rulesSetup.withLock { $0 }
             // Opening replays a journal: keep that off the event loops (and off Swift concurrency's
             // threads, which a task waiting here must not need).
             let opening = NIOThreadPool.singleton.runIfActive(eventLoop: MultiThreadedEventLoopGroup.singleton.any()) {
                 let namespace = try Namespace.open(name: name, directory: directory, configuration: configuration, rules: rules)
-                do {
-                    for setUp in self.openHooks.withLock({ $0 }) { try setUp(name, namespace.database) }
-                } catch {
-                    namespace.database.close()
-                    throw error
-                }
+                try self.runOpenHooks(namespace)
                 return namespace
             }
             entries[name] = opening
@@ -134,8 +151,10 @@ public final class NamespaceStore: Sendable {
         }
         do {
             let namespace = try await opening.get()
+            // Evicted while it opened (its lease lost at once): the next request opens it again.
+            let current = self.entries.withLock { $0[name] === opening }
             self.open.withLock { open in
-                if !self.closed.load(ordering: .acquiring) { open[name] = namespace }
+                if current && !self.closed.load(ordering: .acquiring) { open[name] = namespace }
             }
             return namespace
         } catch {
@@ -144,6 +163,9 @@ public final class NamespaceStore: Sendable {
                 if entries[name] === opening { entries[name] = nil }
             }
             if let error = error as? RESTError { throw error }
+            if let error = error as? DatabaseError, self.cluster != nil {
+                throw RESTError(.serviceUnavailable, "Namespace \"\(name)\" could not be served: \(error.message)")
+            }
             throw RESTError(.serviceUnavailable, "The database of namespace \"\(name)\" could not be opened: \(error)")
         }
     }
@@ -156,6 +178,35 @@ public final class NamespaceStore: Sendable {
             if let namespace = try? await opening.get() { open.append(namespace) }
         }
         return open
+    }
+
+    /// Runs the ``onDatabaseOpen(_:)`` hooks on a namespace that opened; closes it when one throws.
+    func runOpenHooks(_ namespace: Namespace) throws {
+        do {
+            for setUp in self.openHooks.withLock({ $0 }) { try setUp(namespace.name, namespace.database) }
+        } catch {
+            namespace.database.close()
+            throw error
+        }
+    }
+
+    /// Runs `hook` with a namespace's name whenever it stops being served here.
+    func onEviction(_ hook: @escaping @Sendable (String) -> Void) {
+        self.evictionHookList.withLock { $0.append(hook) }
+    }
+
+    var evictionHooks: [@Sendable (String) -> Void] { self.evictionHookList.withLock { $0 } }
+
+    /// Whether namespace `name` is open or opening here.
+    func isServing(_ name: String) -> Bool { self.entries.withLock { $0[name] != nil } }
+
+    /// The names of the namespaces open or opening here.
+    func servingNames() -> [String] { self.entries.withLock { Array($0.keys) } }
+
+    /// Forgets namespace `name` (the next request opens it again); returns its opening.
+    func forget(_ name: String) -> EventLoopFuture<Namespace>? {
+        self.open.withLock { _ = $0.removeValue(forKey: name) }
+        return self.entries.withLock { $0.removeValue(forKey: name) }
     }
 
     /// Whether ``close()`` was called.

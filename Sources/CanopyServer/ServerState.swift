@@ -28,6 +28,7 @@ final class ServerState: Sendable {
         self.store = store
         self.wakes = configuration.streamCoalescing > .zero ? WakeScheduler(interval: configuration.streamCoalescing) : nil
         self.verifier = configuration.verifiesUserTokens ? try? TokenVerifier(configuration: configuration) : nil
+        store.onEviction { [wireSessions] name in wireSessions.disconnect(namespace: name) }
     }
 
     func register(_ stream: EventStream) -> Bool {

@@ -16,6 +16,15 @@ package enum ServerMessage {
         return out
     }
 
+    /// A control `r`, sent instead of the hello: the namespace is served at `host` (`HOST:PORT`);
+    /// the SDKs store it, close, and reconnect there at once.
+    package static func redirect(to host: String) -> [UInt8] {
+        var out = Array(#"{"t":"c","d":{"t":"r","d":"#.utf8)
+        JSONWriter.appendString(host, to: &out)
+        out += "}}".utf8
+        return out
+    }
+
     /// The answer to a control ping.
     package static let pong = Array(#"{"t":"c","d":{"t":"o","d":{}}}"#.utf8)
 

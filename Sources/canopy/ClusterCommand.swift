@@ -29,18 +29,27 @@ struct ClusterOptions: ParsableArguments {
 
     /// Connects to the cluster's PostgreSQL.
     func connect() async throws -> ClusterStore {
+        let configuration = try Self.configuration(url: self.url, passwordFile: self.passwordFile)
+        do {
+            var logger = Logger(label: "canopy.cluster")
+            logger.logLevel = .critical
+            return try await ClusterStore.connect(configuration, logger: logger)
+        } catch {
+            throw CLIError(error)
+        }
+    }
+
+    /// The cluster at `url`, its password read from `passwordFile` when given.
+    static func configuration(url: String, passwordFile: String?) throws -> ClusterConfiguration {
         var password: String?
-        if let path = self.passwordFile {
+        if let path = passwordFile {
             guard let text = String(validating: try readOptionFile(path, option: "--cluster-password-file"), as: UTF8.self) else {
                 throw CLIError.usage("--cluster-password-file \(path): not UTF-8 text.")
             }
             password = text.trimmingCharacters(in: .newlines)
         }
         do {
-            let configuration = try ClusterConfiguration(url: self.url, password: password)
-            var logger = Logger(label: "canopy.cluster")
-            logger.logLevel = .critical
-            return try await ClusterStore.connect(configuration, logger: logger)
+            return try ClusterConfiguration(url: url, password: password)
         } catch {
             throw CLIError(error)
         }

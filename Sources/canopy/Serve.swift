@@ -1,5 +1,6 @@
 import ArgumentParser
 import Canopy
+import CanopyCluster
 import CanopyServer
 import Foundation
 import Logging
@@ -111,6 +112,28 @@ struct Serve: AsyncParsableCommand {
             "The most namespaces (ns=NAME, one database each) served at once; a request for one more gets 403.", valueName: "N"))
     var maxNamespaces: Int = 100
 
+    @Option(
+        name: .customLong("cluster"),
+        help: ArgumentHelp(
+            "Serve as a node of the cluster kept in this PostgreSQL (the DocC article Cluster); --db is then not used.",
+            valueName: "postgres://USER@HOST:PORT/DB"))
+    var cluster: String?
+
+    @Option(
+        name: .customLong("cluster-password-file"),
+        help: ArgumentHelp("A file holding the cluster's PostgreSQL password (else the URL's or PGPASSWORD).", valueName: "file"))
+    var clusterPasswordFile: String?
+
+    @Option(
+        name: .customLong("advertise"),
+        help: ArgumentHelp("With --cluster: how clients reach this node, where other nodes redirect them.", valueName: "http://HOST:PORT"))
+    var advertise: String?
+
+    @Option(
+        name: .customLong("max-led-namespaces"),
+        help: ArgumentHelp("With --cluster: the most namespaces this node leads at once.", valueName: "N"))
+    var maxLedNamespaces: Int = 100
+
     @Option(name: .customLong("namespace"), help: ArgumentHelp("The namespace of requests without ns=.", valueName: "NAME"))
     var defaultNamespace = "default"
 
@@ -137,6 +160,18 @@ struct Serve: AsyncParsableCommand {
         guard self.authToken == nil || self.authTokenFile == nil else {
             throw ValidationError("Use either --auth-token or --auth-token-file.")
         }
+        guard self.cluster == nil || self.advertise != nil else {
+            throw ValidationError("--cluster needs --advertise http://HOST:PORT: how clients reach this node.")
+        }
+        guard self.cluster != nil || (self.advertise == nil && self.clusterPasswordFile == nil) else {
+            throw ValidationError("--advertise and --cluster-password-file go with --cluster.")
+        }
+        if let advertise = self.advertise {
+            guard let url = URL(string: advertise), url.scheme == "http" || url.scheme == "https", url.host != nil, url.port != nil,
+                url.path.isEmpty || url.path == "/"
+            else { throw ValidationError("--advertise must look like http://HOST:PORT.") }
+        }
+        guard self.maxLedNamespaces >= 1 else { throw ValidationError("--max-led-namespaces must be at least 1.") }
         guard self.syncPolicy != nil else { throw ValidationError("Unknown --sync \(self.sync): use always, periodic or never.") }
     }
 
@@ -197,8 +232,10 @@ struct Serve: AsyncParsableCommand {
         }
         var databaseConfiguration = Database.Configuration()
         databaseConfiguration.syncPolicy = self.syncPolicy ?? .always
+        let membership = try await self.joinCluster(logger: logger)
         let store = NamespaceStore(
-            directory: self.database.resolvedPath, configuration: databaseConfiguration, maxNamespaces: self.maxNamespaces)
+            directory: self.database.resolvedPath, configuration: databaseConfiguration,
+            maxNamespaces: membership == nil ? self.maxNamespaces : self.maxLedNamespaces, cluster: membership)
         let server = CanopyServer(configuration: configuration, store: store)
         Task {
             if let port = await server.listeningPort() {
@@ -208,15 +245,34 @@ struct Serve: AsyncParsableCommand {
                     self.allowUnsignedTokens
                     ? "WARNING: --allow-unsigned-tokens: user tokens are accepted unsigned, anyone can sign in as anyone (development only); "
                     : ""
-                let line =
-                    "canopy \(CanopyVersion.current): \(warning)serving \(self.database.resolvedPath) on http://\(self.host):\(port)\n"
+                let what =
+                    membership.map { "node \($0.currentNode.id) of the cluster \($0.store.configuration)" } ?? self.database.resolvedPath
+                let line = "canopy \(CanopyVersion.current): \(warning)serving \(what) on http://\(self.host):\(port)\n"
                 FileHandle.standardOutput.write(Data(line.utf8))
                 // How it is guarded, on stderr: the line above is what scripts read.
                 FileHandle.standardError.write(Data("canopy: \(configuration.accessSummary)\n".utf8))
                 FileHandle.standardError.write(Data("canopy: data browser at http://\(self.host):\(port)/_/\n".utf8))
             }
         }
-        try await server.run()
+        do {
+            try await server.run()
+        } catch {
+            await membership?.leave()
+            throw error
+        }
+        await membership?.leave()
+    }
+
+    /// With `--cluster`: connects to the cluster's PostgreSQL and registers this node.
+    private func joinCluster(logger: Logger) async throws -> ClusterMembership? {
+        guard let url = self.cluster, let advertise = self.advertise else { return nil }
+        let cluster = try ClusterOptions.configuration(url: url, passwordFile: self.clusterPasswordFile)
+        do {
+            return try await ClusterMembership.join(cluster, advertise: advertise, version: CanopyVersion.current, logger: logger)
+        } catch {
+            // Not CLIError(error): `.inUse` here is another node's address, not a locked directory.
+            throw CLIError(message: error.message, exit: error.code == .clusterUnavailable ? .unavailable : .failure)
+        }
     }
 
 }

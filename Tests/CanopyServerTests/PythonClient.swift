@@ -9,8 +9,8 @@ import Testing
 /// its interpreter and `CANOPY_REQUIRE_INTEROP=1`, so that in CI a test fails (rather than being
 /// skipped) when its client cannot run.
 enum PythonClient {
-    static var python: String? { ProcessInfo.processInfo.environment["CANOPY_INTEROP_PYTHON"].flatMap { $0.isEmpty ? nil : $0 } }
-    static var required: Bool { ProcessInfo.processInfo.environment["CANOPY_REQUIRE_INTEROP"] == "1" }
+    static var python: String? { PythonScript.python }
+    static var required: Bool { PythonScript.required }
 
     /// Whether such a test runs: when the interpreter is there, or when CI requires it (then a
     /// missing interpreter fails the test instead of skipping it).
@@ -34,31 +34,7 @@ enum PythonClient {
             Issue.record("Interop/\(script).py is not among the test resources")
             return
         }
-        let process = ChildProcess()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [path] + arguments
-        // No Google credentials are needed in emulator mode: run without the caller's.
-        process.environment = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "PYTHONUNBUFFERED": "1"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        // The blocking read runs on a thread of its own: on the cooperative pool (two threads on
-        // two cores) a few concurrent clients would starve the in-process server.
-        let reader = Task {
-            await withCheckedContinuation { continuation in
-                Thread.detachNewThread { continuation.resume(returning: output.fileHandleForReading.readDataToEndOfFile()) }
-            }
-        }
-        let guardTask = Task {
-            try await Task.sleep(for: timeout)
-            process.terminate()
-        }
-        defer { guardTask.cancel() }
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do { try process.run() } catch { continuation.resume(throwing: error) }
-        }
-        let text = String(decoding: await reader.value, as: UTF8.self)
+        let (status, text) = try await PythonScript.run(python: python, script: path, arguments, timeout: timeout)
         #expect(status == 0, "\(script) \(arguments.joined(separator: " ")) failed:\n\(text)")
         #expect(text.contains(marker), "\(text)")
     }

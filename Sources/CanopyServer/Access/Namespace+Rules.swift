@@ -12,6 +12,8 @@ extension Namespace {
             guard FileSystem.writeDurably(Array(rules.source.utf8), to: file) else {
                 throw RESTError(.serviceUnavailable, "Could not save the rules.")
             }
+        } else if let save = self.saveRules {
+            do throws(DatabaseError) { try await save(rules.source) } catch { throw RESTError(error) }
         }
         self.rules.withLock { $0 = rules }
         let hub = self.hub

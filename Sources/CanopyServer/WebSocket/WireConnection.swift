@@ -28,6 +28,8 @@ final class WireConnection: Sendable {
 
     /// Work that runs in a task, in order.
     private enum Job: Sendable {
+        /// In a cluster: the redirect to the namespace's leader, or the hello and ``start``.
+        case route
         /// The upgrade's credential and a reconnecting client's previous connection (`ls`).
         case start
         case request(id: Int64, action: ClientAction)
@@ -70,6 +72,7 @@ final class WireConnection: Sendable {
         self.session.outbox.attach(self.channel)
         try? self.channel.pipeline.syncOperations.addHandler(
             WireLiveness(interval: TimeAmount(self.state.configuration.webSocketPingInterval)), position: .first)
+        if self.state.store.cluster != nil { return self.submit(.route) }
         self.session.outbox.send(ServerMessage.hello(timestamp: Self.now(), host: self.host, session: self.session.sessionID))
         if self.bearer != nil || self.previousSession != nil {
             self.submit(.start)
@@ -126,6 +129,14 @@ final class WireConnection: Sendable {
     private func run(_ job: Job) async {
         let logger = self.state.configuration.logger
         switch job {
+        case .route:
+            if let leader = await self.state.store.redirection(for: self.session.namespaceName) {
+                // Instead of the hello: the SDKs reconnect to the leader at once.
+                self.session.outbox.send(ServerMessage.redirect(to: ClusterMembership.hostAndPort(of: leader)))
+                return await self.run(.close(.normalClosure, reason: "redirected"))
+            }
+            self.session.outbox.send(ServerMessage.hello(timestamp: Self.now(), host: self.host, session: self.session.sessionID))
+            await self.run(.start)
         case .start:
             // The Admin SDKs send their credential on the upgrade; one that proves nothing leaves
             // the connection anonymous until its `auth`.

@@ -71,6 +71,13 @@ final class WireSessions: Sendable {
         for session in all { session.disconnect() }
     }
 
+    /// Closes the connections to namespace `name` (it is no longer served here): their clients
+    /// reconnect and are redirected to its new leader.
+    func disconnect(namespace name: String) {
+        let sessions = self.sessions.withLock { $0.values.filter { $0.namespaceName == name } }
+        for session in sessions { session.disconnect() }
+    }
+
     /// Whether new connections are served.
     var isAccepting: Bool { self.accepting.load(ordering: .acquiring) }
 

@@ -53,17 +53,8 @@ package enum JournalReader {
                         "The journal file \(fileName) is damaged at offset \(offset): record \(sequence) follows record \(scan.lastSequence)."
                     )
                 }
-                let now = Int64(bitPattern: payload.loadLittleEndian(UInt64.self, at: 8))
-                var reader = ByteReader(UnsafeRawBufferPointer(rebasing: payload[JournalFormat.payloadPrefixSize...]))
-                let write: WriteOperation
-                do {
-                    write = try WriteCodec.decode(from: &reader)
-                } catch {
-                    throw DatabaseError(
-                        .corrupted,
-                        "The journal file \(fileName) is damaged at offset \(offset + JournalFormat.frameHeaderSize + JournalFormat.payloadPrefixSize + error.offset): \(error.reason)."
-                    )
-                }
+                let (now, write) = try decodePayload(
+                    payload, in: "The journal file \(fileName)", at: offset + JournalFormat.frameHeaderSize)
                 try body(sequence, now, write)
                 scan.lastSequence = sequence
                 scan.records += 1
@@ -83,6 +74,43 @@ package enum JournalReader {
             break
         }
         return scan
+    }
+
+    /// The time and write of a record's payload (its sequence number, time, then the write).
+    static func decodePayload(_ payload: UnsafeRawBufferPointer, in container: String, at offset: Int) throws(DatabaseError) -> (
+        now: Int64, write: WriteOperation
+    ) {
+        let now = Int64(bitPattern: payload.loadLittleEndian(UInt64.self, at: 8))
+        var reader = ByteReader(UnsafeRawBufferPointer(rebasing: payload[JournalFormat.payloadPrefixSize...]))
+        do {
+            return (now, try WriteCodec.decode(from: &reader))
+        } catch {
+            throw DatabaseError(
+                .corrupted, "\(container) is damaged at offset \(offset + JournalFormat.payloadPrefixSize + error.offset): \(error.reason)."
+            )
+        }
+    }
+
+    /// Decodes `bytes`, exactly one framed record (as ``JournalFormat/appendRecord(_:sequence:now:to:)``
+    /// writes it: a cluster's log keeps each record in a row of its own); `container` names
+    /// where it comes from in errors.
+    ///
+    /// - Throws: `.corrupted` when the frame is incomplete, damaged, followed by other bytes, or
+    ///   does not decode.
+    package static func decodeRecord(_ bytes: UnsafeRawBufferPointer, in container: String) throws(DatabaseError) -> (
+        sequence: UInt64, now: Int64, write: WriteOperation
+    ) {
+        switch frame(at: 0, in: bytes) {
+        case .valid(let length):
+            guard JournalFormat.frameHeaderSize + length == bytes.count else {
+                throw DatabaseError(.corrupted, "\(container) is damaged: \(bytes.count) bytes hold a record of \(length).")
+            }
+            let payload = UnsafeRawBufferPointer(rebasing: bytes[JournalFormat.frameHeaderSize...])
+            let (now, write) = try decodePayload(payload, in: container, at: JournalFormat.frameHeaderSize)
+            return (payload.loadLittleEndian(UInt64.self, at: 0), now, write)
+        case .incomplete(let reason), .damaged(let reason):
+            throw DatabaseError(.corrupted, "\(container) is damaged: \(reason).")
+        }
     }
 
     enum Frame {

@@ -23,9 +23,9 @@ extension DurableStore {
         let writer = self.writer
         self.writer.rotate(firstSequence: sequence &+ 1) { error in
             // On the writer thread: every record before the rotation is encoded by now.
-            let encoded = writer.encodedBytes.load(ordering: .relaxed)
+            let encoded = writer.encodedByteCount
             channel.post { store in
-                if error == nil { store.journalBase = (JournalFormat.headerSize, encoded) }
+                if error == nil { store.journalBase = (writer.emptySegmentBytes, encoded) }
                 store.rotated(error: error, root: root, sequence: sequence, waiters: waiters)
             }
         }
@@ -38,12 +38,11 @@ extension DurableStore {
             for waiter in waiters { waiter(error) }
             return
         }
-        let directory = self.directory
-        let files = self.files
+        let writer = self.writer
         self.loop.runInThreadPool(
             { () -> Result<Int, DatabaseError> in
                 do throws(DatabaseError) {
-                    return .success(try CheckpointWriter.write(root: root, sequence: sequence, directory: directory, files: files))
+                    return .success(try writer.writeCheckpoint(root: root, sequence: sequence))
                 } catch {
                     return .failure(error)
                 }

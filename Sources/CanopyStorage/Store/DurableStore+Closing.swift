@@ -22,6 +22,6 @@ extension DurableStore {
     }
 
     package func releaseLock() {
-        self.lock.release()
+        self.lock?.release()
     }
 }

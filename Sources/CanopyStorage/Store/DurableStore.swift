@@ -43,10 +43,12 @@ package final class DurableStore: @unchecked Sendable {
         }
     }
 
+    /// Where the store is kept, for messages: its directory, or a cluster namespace's name.
     package let directory: String
-    let files: StorageFiles
-    let lock: DirectoryLock
-    package let writer: JournalWriter
+    /// The local directory's lock (`nil` for a store whose sink is not a directory).
+    let lock: DirectoryLock?
+    /// Where writes become durable and checkpoints are kept.
+    package let writer: any JournalSink
     let channel: JournalChannel
     let loop: any StoreLoop
     package let checkpointThreshold: Int
@@ -64,7 +66,7 @@ package final class DurableStore: @unchecked Sendable {
     var flushScheduled = false
     var snapshots: [Snapshot]
     /// The journal's size after the current segment's start (or, at opening, what recovery
-    /// found), and the writer's ``JournalWriter/encodedBytes`` then.
+    /// found), and the writer's ``JournalSink/encodedByteCount`` then.
     var journalBase: (bytes: Int, encoded: Int)
     package internal(set) var checkpointSequence: UInt64
     package internal(set) var checkpointBytes: Int
@@ -82,29 +84,56 @@ package final class DurableStore: @unchecked Sendable {
     /// The tree recovery loaded, until the core takes it.
     package var openedRoot: Node
 
-    init(directory: String, lock: DirectoryLock, opened: StorageRecovery.Opened, files: StorageFiles, loop: any StoreLoop, options: Options)
-    {
-        self.directory = directory
-        self.files = files
+    /// What a store starts from: the tree its sink holds and the positions in it.
+    package struct Start {
+        package var root: Node
+        /// The sequence number of the last write in `root`.
+        package var lastSequence: UInt64
+        /// The sequence number the newest checkpoint covers (0 without one).
+        package var checkpointSequence: UInt64
+        package var checkpointBytes: Int
+        /// The records' bytes after the checkpoint (where a new checkpoint counts from).
+        package var journalBytes: Int
+        package var replayedRecords: Int
+        package var notes: [String]
+
+        package init(
+            root: Node, lastSequence: UInt64, checkpointSequence: UInt64, checkpointBytes: Int, journalBytes: Int, replayedRecords: Int,
+            notes: [String] = []
+        ) {
+            self.root = root
+            self.lastSequence = lastSequence
+            self.checkpointSequence = checkpointSequence
+            self.checkpointBytes = checkpointBytes
+            self.journalBytes = journalBytes
+            self.replayedRecords = replayedRecords
+            self.notes = notes
+        }
+    }
+
+    /// A store kept by the sink `makeSink` creates (given the callbacks it reports through),
+    /// starting from `start`; `name` names it in messages.
+    package init(
+        name: String, lock: DirectoryLock? = nil, start: Start, loop: any StoreLoop, options: Options,
+        makeSink: (JournalWriter.Callbacks) -> any JournalSink
+    ) {
+        self.directory = name
         self.lock = lock
         self.loop = loop
         self.checkpointThreshold = options.checkpointThreshold
         self.logger = options.logger
-        self.nextSequence = opened.lastSequence &+ 1
-        self.journalBase = (opened.journalBytes, 0)
-        self.checkpointSequence = opened.checkpointSequence
-        self.checkpointBytes = opened.checkpointBytes
-        self.recoveryNotes = opened.notes
-        self.replayedRecords = opened.replayedRecords
-        self.openedRoot = opened.root
-        self.snapshots = [Snapshot(sequence: opened.lastSequence, root: opened.root)]
+        self.nextSequence = start.lastSequence &+ 1
+        self.journalBase = (start.journalBytes, 0)
+        self.checkpointSequence = start.checkpointSequence
+        self.checkpointBytes = start.checkpointBytes
+        self.recoveryNotes = start.notes
+        self.replayedRecords = start.replayedRecords
+        self.openedRoot = start.root
+        self.snapshots = [Snapshot(sequence: start.lastSequence, root: start.root)]
         let channel = JournalChannel(loop: loop)
         self.channel = channel
-        self.writer = JournalWriter(
-            directory: directory, files: files, policy: options.journalPolicy,
-            segmentPath: opened.segmentPath, fd: opened.segmentFD, offset: opened.segmentOffset, lastSequence: opened.lastSequence,
-            clock: options.journalClock,
-            callbacks: JournalWriter.Callbacks(
+        self.writer = makeSink(
+            JournalWriter.Callbacks(
                 durable: { [channel] sequence in channel.durable(sequence) },
                 failed: { [channel] first, error, broken in channel.failed(first, error, broken) }))
         channel.store.withLock { $0 = Unowned(self) }
@@ -123,7 +152,16 @@ package final class DurableStore: @unchecked Sendable {
             for note in opened.notes {
                 options.logger.warning("Opening \(directory): \(note)", metadata: ["database": "\(directory)"])
             }
-            return DurableStore(directory: directory, lock: lock, opened: opened, files: files, loop: loop, options: options)
+            let start = Start(
+                root: opened.root, lastSequence: opened.lastSequence, checkpointSequence: opened.checkpointSequence,
+                checkpointBytes: opened.checkpointBytes, journalBytes: opened.journalBytes, replayedRecords: opened.replayedRecords,
+                notes: opened.notes)
+            return DurableStore(name: directory, lock: lock, start: start, loop: loop, options: options) { callbacks in
+                JournalWriter(
+                    directory: directory, files: files, policy: options.journalPolicy, segmentPath: opened.segmentPath,
+                    fd: opened.segmentFD, offset: opened.segmentOffset, lastSequence: opened.lastSequence, clock: options.journalClock,
+                    callbacks: callbacks)
+            }
         } catch {
             lock.release()
             throw error
@@ -133,7 +171,7 @@ package final class DurableStore: @unchecked Sendable {
     /// The journal's size since the checkpoint: what the journal thread has encoded so far (it
     /// lags behind writes not yet handed over; exact once they are durable). Loop thread.
     package var journalBytes: Int {
-        self.journalBase.bytes + self.writer.encodedBytes.load(ordering: .relaxed) - self.journalBase.encoded
+        self.journalBase.bytes + self.writer.encodedByteCount - self.journalBase.encoded
     }
 
     /// The error every write gets while the journal refuses writes (loop thread).

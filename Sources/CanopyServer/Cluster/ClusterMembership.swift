@@ -1,0 +1,138 @@
+public import CanopyCluster
+public import CanopyCore
+import Foundation
+public import Logging
+import Synchronization
+
+/// This server as a node of a cluster (`canopy serve --cluster`): its registration in the
+/// cluster's PostgreSQL, its heartbeats, and where each namespace is served (the DocC article
+/// *Cluster*).
+public final class ClusterMembership: Sendable {
+    /// Where a namespace is served.
+    enum Route: Equatable {
+        /// Here: this node took (or kept) the lead, at this lease.
+        case lead(NamespaceLease)
+        /// At another live node: how clients reach it (its `--advertise`).
+        case redirect(String)
+    }
+
+    public let store: ClusterStore
+    /// How clients reach this node (`http://HOST:PORT`).
+    public let advertise: String
+    let version: String
+    let logger: Logger
+    private let node: Mutex<ClusterNode>
+
+    private init(store: ClusterStore, node: ClusterNode, version: String, logger: Logger) {
+        self.store = store
+        self.advertise = node.advertise
+        self.version = version
+        self.logger = logger
+        self.node = Mutex(node)
+    }
+
+    /// Connects to the cluster's PostgreSQL (creating its tables on first use) and registers this
+    /// node, advertised at `advertise`.
+    ///
+    /// - Throws: `.clusterUnavailable` when PostgreSQL cannot be reached or refuses the
+    ///   credentials; `.inUse` when a live node already advertises `advertise`.
+    public static func join(
+        _ configuration: ClusterConfiguration, advertise: String, version: String, logger: Logger
+    ) async throws(DatabaseError) -> ClusterMembership {
+        let store = try await ClusterStore.connect(configuration, logger: logger)
+        do throws(DatabaseError) {
+            let node = try await store.register(advertise: advertise, version: version)
+            return ClusterMembership(store: store, node: node, version: version, logger: logger)
+        } catch {
+            await store.close()
+            throw error
+        }
+    }
+
+    /// The node's registration now (a node judged dead registers again under a new id).
+    public var currentNode: ClusterNode { self.node.withLock { $0 } }
+
+    /// The leader's address when another live node leads `name`; `nil` when this node leads it
+    /// or no live node does (the next request here takes it).
+    func leaderElsewhere(of name: String) async throws(DatabaseError) -> String? {
+        let node = self.currentNode
+        guard let leader = try await self.store.leader(of: name), leader.alive, leader.node != node.id else { return nil }
+        return leader.advertise
+    }
+
+    /// Where namespace `name` is served: at its live leader, or here, this node taking the lead
+    /// when no live node has it and `mayLead`.
+    ///
+    /// - Throws: `.clusterUnavailable` when this node's own lease has run out, or when it may lead
+    ///   no more namespaces (`--max-led-namespaces`) and no live node leads `name`.
+    func route(_ name: String, mayLead: Bool) async throws(DatabaseError) -> Route {
+        if let leader = try await self.leaderElsewhere(of: name) { return .redirect(leader) }
+        guard mayLead else {
+            throw DatabaseError(
+                .clusterUnavailable, "Namespace \(name) has no leader and this node leads as many namespaces as it may; try another node.")
+        }
+        let node = self.currentNode
+        guard node.holdsLease else {
+            throw DatabaseError(.clusterUnavailable, "This node's lease in the cluster has run out; it leads nothing until it renews it.")
+        }
+        if let lease = try await self.store.acquire(name, by: node) { return .lead(lease) }
+        // Another node took it in between.
+        if let leader = try await self.leaderElsewhere(of: name) { return .redirect(leader) }
+        throw DatabaseError(.clusterUnavailable, "Namespace \(name) changed hands while this node took it; try again.")
+    }
+
+    /// Renews the node's lease every third of it until the task is cancelled. When the lease runs
+    /// out (PostgreSQL unreachable for a whole lease) or the cluster judged the node dead,
+    /// `lost` runs (the node must stop serving what it led); a node judged dead registers again.
+    func keepAlive(lost: @escaping @Sendable (String) async -> Void) async {
+        let interval = self.store.configuration.lease / 3
+        var reported = false
+        while !Task.isCancelled {
+            try? await Task.sleep(for: interval)
+            if Task.isCancelled { return }
+            let node = self.currentNode
+            do throws(DatabaseError) {
+                try await node.heartbeat()
+                reported = false
+            } catch  where error.code == .notLeader {
+                self.logger.error("\(error.message)")
+                await lost(error.message)
+                await self.registerAgain()
+            } catch {
+                self.logger.warning("Renewing this node's lease failed: \(error.message)")
+                if !node.holdsLease && !reported {
+                    reported = true
+                    await lost("This node's lease ran out: \(error.message)")
+                }
+            }
+        }
+    }
+
+    private func registerAgain() async {
+        while !Task.isCancelled {
+            do throws(DatabaseError) {
+                let node = try await self.store.register(advertise: self.advertise, version: self.version)
+                self.node.withLock { $0 = node }
+                self.logger.notice("Registered again as node \(node.id) (\(node.advertise)).")
+                return
+            } catch {
+                self.logger.error("Registering again failed: \(error.message)")
+                try? await Task.sleep(for: self.store.configuration.lease / 3)
+            }
+        }
+    }
+
+    /// Leaves the cluster (the namespaces led here have no leader until another node takes
+    /// them) and closes the connections to PostgreSQL.
+    public func leave() async {
+        await self.currentNode.leave()
+        await self.store.close()
+    }
+
+    /// `HOST:PORT` of an advertised URL: what the SDKs' redirect message names.
+    static func hostAndPort(of advertise: String) -> String {
+        var rest = Substring(advertise)
+        if let scheme = rest.range(of: "://") { rest = rest[scheme.upperBound...] }
+        return String(rest.prefix { $0 != "/" })
+    }
+}

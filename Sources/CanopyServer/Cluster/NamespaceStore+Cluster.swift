@@ -1,0 +1,87 @@
+import Canopy
+import CanopyCluster
+import CanopyCore
+import CanopyStorage
+import Logging
+import NIOCore
+
+extension NamespaceStore {
+    /// Opens namespace `name` in cluster mode: redirects to its live leader, or takes the lead
+    /// (when `mayLead`), loads the namespace from the cluster's checkpoint and log, and serves it
+    /// with the log as its journal.
+    ///
+    /// - Throws: ``RESTError`` `307` naming the leader; `403` when `create` is false and the
+    ///   namespace does not exist; `503` when the cluster cannot be reached or the load fails.
+    func openClustered(_ name: String, in cluster: ClusterMembership, create: Bool, mayLead: Bool, rules setup: RulesSetup) async throws
+        -> Namespace
+    {
+        var route: ClusterMembership.Route?
+        do throws(DatabaseError) {
+            let exists = create ? true : try await cluster.store.exists(name)
+            if exists { route = try await cluster.route(name, mayLead: mayLead) }
+        } catch {
+            throw RESTError(error)
+        }
+        let lease: NamespaceLease
+        switch route {
+        // Refused like any denied request: whether it exists is not told.
+        case nil: throw RESTError.permissionDenied
+        case .redirect(let base): throw RESTError.redirect(name, to: base)
+        case .lead(let taken): lease = taken
+        }
+        let namespace: Namespace
+        do throws(DatabaseError) {
+            let start = try await cluster.store.load(name)
+            let rules: NamespaceRules
+            if let initial = setup.initial {
+                rules = initial
+                try await cluster.store.setRules(initial.source, under: lease)
+            } else if let saved = try await cluster.store.rules(of: name) {
+                // Saved rules were valid when set; damaged ones lock the namespace rather than open it.
+                rules = (try? NamespaceRules(source: saved)) ?? .locked
+            } else {
+                rules = NamespaceRules.defaults(guarded: setup.guarded)
+            }
+            let options = self.configuration.storeOptions(journalClock: SystemJournalClock())
+            let open = ClusterJournal.opener(store: cluster.store, lease: lease, start: start, options: options) { [weak self] error in
+                self?.evict(name, reason: "This node no longer leads namespace \(name): \(error.message)")
+            }
+            let database = try Database(configuration: self.configuration, path: nil) { loop throws(DatabaseError) in open(loop) }
+            let store = cluster.store
+            namespace = Namespace.clustered(name: name, database: database, rules: rules) { source throws(DatabaseError) in
+                try await store.setRules(source, under: lease)
+            }
+            cluster.logger.notice("Leading namespace \(name) at epoch \(lease.epoch) from record \(start.lastSequence).")
+        } catch {
+            throw RESTError(error)
+        }
+        try self.runOpenHooks(namespace)
+        return namespace
+    }
+
+    /// The leader's base URL when another live node leads `name` and the namespace is not
+    /// served here (what an SDK connection is redirected to before its hello); `nil` otherwise.
+    func redirection(for name: String) async -> String? {
+        guard let cluster = self.cluster, !self.isServing(name) else { return nil }
+        return try? await cluster.leaderElsewhere(of: name)
+    }
+
+    /// Stops serving namespace `name` here (its lease was lost): its subscribers are told
+    /// `reason`, its SDK connections closed (they reconnect and are redirected), its database
+    /// closed. The next request opens it again, or is redirected.
+    func evict(_ name: String, reason: String) {
+        guard let opening = self.forget(name) else { return }
+        self.cluster?.logger.warning("\(reason)")
+        Task {
+            guard let namespace = try? await opening.get() else { return }
+            await namespace.hub.closeAll(reason: reason)
+            for hook in self.evictionHooks { hook(name) }
+            namespace.database.close()
+        }
+    }
+
+    /// Stops serving every namespace (this node's lease was lost).
+    func evictAll(reason: String) {
+        for name in self.servingNames() { self.evict(name, reason: reason) }
+    }
+}

@@ -1,0 +1,31 @@
+import CanopyCluster
+import CanopyCore
+import CanopyTestSupport
+import Foundation
+import Testing
+
+/// Three `canopy serve --cluster` processes on 127.0.0.1-3 and real clients (firebase-admin over
+/// REST, our SDK-protocol client over WebSocket), with the leader SIGKILLed again and again
+/// (`Interop/cluster_failover.py`). `CANOPY_CLUSTER_KILLS` scales the number of kills (10 by default).
+@Suite(.enabled(if: ClusterHarness.runnable && (PythonScript.python != nil || PythonScript.required), ClusterHarness.skipReason))
+struct ClusterFailoverTests {
+    @Test func killingTheLeaderAgainAndAgainLosesNoAcknowledgedWrite() async throws {
+        let kills = ProcessInfo.processInfo.environment["CANOPY_CLUSTER_KILLS"].flatMap { Int($0) } ?? 10
+        guard let python = PythonScript.python else {
+            Issue.record("CANOPY_REQUIRE_INTEROP=1 but CANOPY_INTEROP_PYTHON is not set")
+            return
+        }
+        let script = try #require(Bundle.module.path(forResource: "cluster_failover", ofType: "py", inDirectory: "Interop"))
+        try await ClusterHarness.withDatabase { configuration in
+            let directory = TemporaryDirectory()
+            let passwordFile = directory.path + "/password"
+            try Data((configuration.password ?? "").utf8).write(to: URL(fileURLWithPath: passwordFile))
+            let (status, output) = try await PythonScript.run(
+                python: python, script: script,
+                [builtExecutable("canopy"), configuration.description, passwordFile, "0", "\(kills)"],
+                timeout: .seconds(600))
+            #expect(status == 0, "cluster_failover.py failed:\n\(output)")
+            #expect(output.contains("cluster: failover ok"), "\(output)")
+        }
+    }
+}
