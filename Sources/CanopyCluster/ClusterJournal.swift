@@ -2,6 +2,10 @@ package import CanopyCore
 package import CanopyStorage
 import NIOCore
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The storage seam's cluster side: a leader's ``JournalSink`` that appends each loop turn's
 /// records (the local journal's bytes) to its namespace's log in PostgreSQL through a
 /// ``LogAppender``, and keeps checkpoints there.
@@ -147,11 +151,20 @@ package final class ClusterJournal: JournalSink, @unchecked Sendable {
         self.state.withLock(waitingWhile: { !$0.isIdle }) { _ in }
     }
 
-    /// Waits for the records handed over to commit (or fail), then takes no more.
+    /// Waits for the records handed over to commit (or fail), at most the lease's length (a
+    /// PostgreSQL cut off never answers: the store then fails the writes still pending, whose
+    /// outcome is unknown), then takes no more.
     package func close() {
-        self.waitUntilIdle()
-        self.state.withLock { $0.closed = true }
+        let lease = self.appender.store.configuration.lease.components
+        let wait = UInt64(max(0, lease.seconds)) * 1_000_000_000 + UInt64(max(0, lease.attoseconds) / 1_000_000_000)
+        self.state.withLock(waitingWhile: { !$0.isIdle }, deadline: Self.monotonicNow() + wait) { $0.closed = true }
         self.appender.close()
+    }
+
+    private static func monotonicNow() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
     }
 }
 

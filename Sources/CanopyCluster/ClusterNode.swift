@@ -42,6 +42,10 @@ public final class ClusterNode: Sendable {
     /// Whether the lease still runs by this node's clock.
     public var holdsLease: Bool { ContinuousClock.now < self.leaseDeadline }
 
+    /// Whether the node's session ended (PostgreSQL restarted, or ended it): its advisory lock is
+    /// gone, so other nodes count it dead; it must register again.
+    public var sessionEnded: Bool { self.session.isClosed }
+
     /// Renews the node's lease.
     ///
     /// - Throws: `.notLeader` when the node's row is gone (other nodes judged it dead and a node

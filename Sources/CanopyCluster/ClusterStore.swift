@@ -99,13 +99,22 @@ public final class ClusterStore: Sendable {
 
     /// Runs `query` on a pooled connection, its errors as `DatabaseError`s.
     @discardableResult
+    ///
+    /// A statement that has not finished after ``statementDeadline`` fails with
+    /// `.clusterUnavailable` (a PostgreSQL cut off by the network never answers).
     func run(_ query: PostgresQuery, doing what: String) async throws(DatabaseError) -> [PostgresRow] {
-        do {
-            var rows: [PostgresRow] = []
-            for try await row in try await self.client.query(query, logger: self.logger) { rows.append(row) }
-            return rows
-        } catch {
-            throw Self.failure(error, doing: what, self.configuration)
+        let (client, logger, configuration) = (self.client, self.logger, self.configuration)
+        return try await withDeadline(ContinuousClock.now + Self.statementDeadline, doing: what) { () async throws(DatabaseError) in
+            do {
+                var rows: [PostgresRow] = []
+                for try await row in try await client.query(query, logger: logger) { rows.append(row) }
+                return rows
+            } catch {
+                throw Self.failure(error, doing: what, configuration)
+            }
         }
     }
+
+    /// The longest a statement may take (a namespace's checkpoint part is at most 4 MB).
+    static let statementDeadline = Duration.seconds(30)
 }

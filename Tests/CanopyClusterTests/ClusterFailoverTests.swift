@@ -29,3 +29,37 @@ struct ClusterFailoverTests {
         }
     }
 }
+
+/// A PostgreSQL of the test's own (`.ci/postgres start`), restarted while three nodes serve
+/// writers: the nodes' sessions end (their advisory locks free), writes stall, then resume, and
+/// nothing acknowledged is lost.
+@Suite(.enabled(if: ClusterHarness.runnable && (PythonScript.python != nil || PythonScript.required), ClusterHarness.skipReason))
+struct ClusterPostgresRestartTests {
+    @Test func writesStallThenResumeAndNothingAcknowledgedIsLost() async throws {
+        guard let python = PythonScript.python else {
+            Issue.record("CANOPY_REQUIRE_INTEROP=1 but CANOPY_INTEROP_PYTHON is not set")
+            return
+        }
+        let script = try #require(Bundle.module.path(forResource: "cluster_failover", ofType: "py", inDirectory: "Interop"))
+        let postgres = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../.ci/postgres").standardized
+            .path
+        let started = try runToExit("/bin/bash", [postgres, "start"], waitingFor: ".ci/postgres start")
+        #expect(started.status == 0, "\(started.stderr)")
+        let exports = Dictionary(
+            uniqueKeysWithValues: started.stdout.split(separator: "\n").compactMap { line -> (String, String)? in
+                let parts = line.dropFirst("export ".count).split(separator: "=", maxSplits: 1)
+                guard parts.count == 2 else { return nil }
+                return (String(parts[0]), String(parts[1].trimmingCharacters(in: CharacterSet(charactersIn: "'"))))
+            })
+        let directory = try #require(exports["CANOPY_CLUSTER_DIR"])
+        defer { _ = try? runToExit("/bin/bash", [postgres, "stop", directory], waitingFor: ".ci/postgres stop") }
+        let configuration = try ClusterConfiguration(url: try #require(exports["CANOPY_CLUSTER_URL"]), environment: [:])
+        let passwordFile = directory + "/password"
+        let (status, output) = try await PythonScript.run(
+            python: python, script: script,
+            [builtExecutable("canopy"), configuration.description, passwordFile, "0", "2", "/bin/bash \(postgres) restart \(directory)"],
+            timeout: .seconds(600))
+        #expect(status == 0, "cluster_failover.py (PostgreSQL restarts) failed:\n\(output)")
+        #expect(output.contains("cluster: postgres restart ok"), "\(output)")
+    }
+}

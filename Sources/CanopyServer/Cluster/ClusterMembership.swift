@@ -82,33 +82,29 @@ public final class ClusterMembership: Sendable {
     }
 
     /// Renews the node's lease every third of it until the task is cancelled. When the lease runs
-    /// out (PostgreSQL unreachable for a whole lease) or the cluster judged the node dead,
-    /// `lost` runs (the node must stop serving what it led); a node judged dead registers again.
+    /// out (PostgreSQL unreachable for a whole lease), the node's session ended (PostgreSQL
+    /// restarted: its lock is gone) or the cluster judged the node dead, `lost` runs (the node
+    /// must stop serving what it led) and the node registers again, retrying until PostgreSQL
+    /// answers.
     func keepAlive(lost: @escaping @Sendable (String) async -> Void) async {
         let interval = self.store.configuration.lease / 3
-        var reported = false
         while !Task.isCancelled {
             try? await Task.sleep(for: interval)
             if Task.isCancelled { return }
             let node = self.currentNode
             do throws(DatabaseError) {
                 try await node.heartbeat()
-                reported = false
-            } catch  where error.code == .notLeader {
-                self.logger.error("\(error.message)")
-                await lost(error.message)
-                await self.registerAgain()
             } catch {
-                self.logger.warning("Renewing this node's lease failed: \(error.message)")
-                if !node.holdsLease && !reported {
-                    reported = true
-                    await lost("This node's lease ran out: \(error.message)")
-                }
+                self.logger.warning("Renewing the lease of node \(node.id) failed: \(error.message)")
+                guard error.code == .notLeader || node.sessionEnded || !node.holdsLease else { continue }
+                await lost("Node \(node.id) lost its place in the cluster: \(error.message)")
+                await self.registerAgain(replacing: node)
             }
         }
     }
 
-    private func registerAgain() async {
+    private func registerAgain(replacing old: ClusterNode) async {
+        await old.leave()
         while !Task.isCancelled {
             do throws(DatabaseError) {
                 let node = try await self.store.register(advertise: self.advertise, version: self.version)

@@ -2,7 +2,10 @@
 """Three `canopy serve --cluster` nodes on 127.0.0.1-3, clients writing through all of them, and the
 leader of their namespace SIGKILLed again and again.
 
-Usage: cluster_failover.py CANOPY CLUSTER_URL PASSWORD_FILE PORT KILLS   (PORT 0: a free one)
+Usage: cluster_failover.py CANOPY CLUSTER_URL PASSWORD_FILE PORT KILLS [RESTART_COMMAND]   (PORT 0: a free one)
+
+With RESTART_COMMAND (a shell command that restarts the cluster's PostgreSQL), the fault is that
+restart instead of a kill: writes stall, then resume, and nothing acknowledged is lost.
 
 Clients: firebase-admin over REST (plain sets, and transactions that move money between two accounts,
 each marked so that a retried one applies once), and a client of the SDKs' WebSocket protocol that
@@ -28,6 +31,7 @@ from firebase_admin import db
 from websockets.asyncio.client import connect
 
 CANOPY, CLUSTER, PASSWORD_FILE, PORT, KILLS = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+RESTART = sys.argv[6] if len(sys.argv) > 6 else None
 if PORT == 0:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -212,6 +216,10 @@ def main():
     try:
         for _ in range(KILLS):
             time.sleep(random.uniform(0.8, 1.6))
+            if RESTART:
+                kill_times.append(time.monotonic())
+                subprocess.run(RESTART, shell=True, check=True)
+                continue
             victim = leader()
             check(victim is not None, "no node answers")
             kill_times.append(time.monotonic())
@@ -266,7 +274,7 @@ def main():
     print(json.dumps({"kills": len(kill_times), "rest": len(rest_results), "ws": len(ws_acked), "transfers": len(transfer_results),
                       "redirects": next((r[1] for r in ws_results if isinstance(r, tuple)), 0),
                       "failover_p50_ms": round(statistics.median(gaps) * 1000), "failover_p99_ms": round(p99 * 1000)}))
-    print("cluster: failover ok")
+    print("cluster: postgres restart ok" if RESTART else "cluster: failover ok")
 
 
 if __name__ == "__main__":
