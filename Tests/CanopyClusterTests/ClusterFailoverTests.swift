@@ -4,6 +4,10 @@ import CanopyTestSupport
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Three `canopy serve --cluster` processes on 127.0.0.1-3 and real clients (firebase-admin over
 /// REST, our SDK-protocol client over WebSocket), with the leader SIGKILLed again and again
 /// (`Interop/cluster_failover.py`). `CANOPY_CLUSTER_KILLS` scales the number of kills (10 by default).
@@ -61,5 +65,31 @@ struct ClusterPostgresRestartTests {
             timeout: .seconds(600))
         #expect(status == 0, "cluster_failover.py (PostgreSQL restarts) failed:\n\(output)")
         #expect(output.contains("cluster: postgres restart ok"), "\(output)")
+    }
+}
+
+/// A leader cut from PostgreSQL but not from its clients, in a network namespace the test creates
+/// (`Interop/cluster_partition.py`: `ip netns`, two veth pairs; root only, as CI runs): it
+/// acknowledges nothing more, another node takes over once its lease has run out, every
+/// acknowledged write survives, and healed it serves again.
+@Suite(
+    .enabled(
+        if: ClusterHarness.runnable && (PythonScript.python != nil || PythonScript.required) && getuid() == 0
+            && FileManager.default.isExecutableFile(atPath: "/usr/sbin/ip"),
+        "needs root and ip(8) for a network namespace, and the cluster tests' PostgreSQL and Python"))
+struct ClusterPartitionTests {
+    @Test func aLeaderCutFromPostgreSQLStopsAcknowledgingAndIsReplaced() async throws {
+        guard let python = PythonScript.python else {
+            Issue.record("CANOPY_REQUIRE_INTEROP=1 but CANOPY_INTEROP_PYTHON is not set")
+            return
+        }
+        let script = try #require(Bundle.module.path(forResource: "cluster_partition", ofType: "py", inDirectory: "Interop"))
+        let postgres = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../.ci/postgres").standardized
+            .path
+        let (status, output) = try await PythonScript.run(
+            python: python, script: script, [builtExecutable("canopy"), postgres], timeout: .seconds(600),
+            environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"])
+        #expect(status == 0, "cluster_partition.py failed:\n\(output)")
+        #expect(output.contains("cluster: partition ok"), "\(output)")
     }
 }
