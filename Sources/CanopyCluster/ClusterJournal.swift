@@ -22,6 +22,9 @@ package final class ClusterJournal: JournalSink, @unchecked Sendable {
         var encodedBytes = 0
         var broken: DatabaseError?
         var closed = false
+        /// onDisconnect registrations run by the writes of this loop turn (see
+        /// ``ClusterJournal/attachOnDisconnect(_:)``).
+        var onDisconnect: [Int64] = []
         /// Rotations waiting for everything handed over before them to be durable.
         var rotations: [(through: UInt64, done: @Sendable (DatabaseError?) -> Void)] = []
 
@@ -59,14 +62,15 @@ package final class ClusterJournal: JournalSink, @unchecked Sendable {
             bytes += frame.count
             records.append(ByteBuffer(bytes: frame))
         }
-        let accepted = self.state.withLock { state -> Bool in
-            guard state.broken == nil, !state.closed else { return false }
+        let accepted = self.state.withLock { state -> [Int64]? in
+            guard state.broken == nil, !state.closed else { return nil }
             state.handedOver = last
             state.encodedBytes += bytes
-            return true
+            defer { state.onDisconnect = [] }
+            return state.onDisconnect
         }
-        guard accepted else { return false }
-        self.appender.append(records) { [self] result in
+        guard let onDisconnect = accepted else { return false }
+        self.appender.append(records, runningOnDisconnect: onDisconnect) { [self] result in
             switch result {
             case .success(let position):
                 // The appender numbers records from the log's head, as the store does.
@@ -106,6 +110,13 @@ package final class ClusterJournal: JournalSink, @unchecked Sendable {
         self.callbacks.failed(first, error, true)
         for done in waiting { done(error) }
         self.onBroken(error)
+    }
+
+    /// The write applied next on the database's loop (in this loop turn) runs the onDisconnect
+    /// registrations `ids`: they are deleted in the transaction that appends it, so a write
+    /// registered to run when a connection closes runs once, whichever node runs it. Loop thread.
+    package func attachOnDisconnect(_ ids: [Int64]) {
+        self.state.withLock { $0.onDisconnect += ids }
     }
 
     package func rotate(firstSequence: UInt64, done: @escaping @Sendable (DatabaseError?) -> Void) {
@@ -171,17 +182,18 @@ package final class ClusterJournal: JournalSink, @unchecked Sendable {
 extension ClusterJournal {
     /// What opens a leader's store for namespace `lease.namespace`: the tree `start` (from
     /// ``ClusterStore/load(_:pageSize:)``), kept in the namespace's log under `lease`; `onBroken`
-    /// runs once if the lease is fenced or an append's outcome is lost.
+    /// runs once if the lease is fenced or an append's outcome is lost; `created` gets the journal.
     package static func opener(
         store: ClusterStore, lease: NamespaceLease, start: DurableStore.Start, options: DurableStore.Options,
-        onBroken: @escaping @Sendable (DatabaseError) -> Void
+        created: @escaping @Sendable (ClusterJournal) -> Void = { _ in }, onBroken: @escaping @Sendable (DatabaseError) -> Void
     ) -> (any StoreLoop) -> DurableStore {
         { loop in
             DurableStore(name: "namespace \(lease.namespace)", start: start, loop: loop, options: options) { callbacks in
-                ClusterJournal(
+                let journal = ClusterJournal(
                     appender: LogAppender(store: store, lease: lease, next: Int64(start.lastSequence) + 1),
-                    lastSequence: start.lastSequence,
-                    callbacks: callbacks, onBroken: onBroken)
+                    lastSequence: start.lastSequence, callbacks: callbacks, onBroken: onBroken)
+                created(journal)
+                return journal
             }
         }
     }

@@ -49,6 +49,21 @@ extension ClusterStore {
         let rows = try await self.run(
             "SELECT id, node, session, write FROM canopy.on_disconnect WHERE namespace = \(namespace) AND node = \(node) ORDER BY id",
             doing: what)
+        return try self.onDisconnectWrites(rows, doing: what)
+    }
+
+    /// The onDisconnect writes of `namespace` registered through nodes other than `node`, oldest
+    /// first: what a new leader runs when it takes the namespace (every connection that
+    /// registered them was held by an earlier leader, and is gone).
+    public func onDisconnectWrites(of namespace: String, notThrough node: Int32) async throws(DatabaseError) -> [OnDisconnectWrite] {
+        let what = "reading the onDisconnect writes of namespace \(namespace)"
+        let rows = try await self.run(
+            "SELECT id, node, session, write FROM canopy.on_disconnect WHERE namespace = \(namespace) AND node <> \(node) ORDER BY id",
+            doing: what)
+        return try self.onDisconnectWrites(rows, doing: what)
+    }
+
+    private func onDisconnectWrites(_ rows: [PostgresRow], doing what: String) throws(DatabaseError) -> [OnDisconnectWrite] {
         var writes: [OnDisconnectWrite] = []
         for row in rows {
             let (id, node, session, write) = try Self.decode(

@@ -11,6 +11,8 @@ public final class LogAppender: Sendable {
     private struct Entry {
         var first: Int64
         var records: [ByteBuffer]
+        /// onDisconnect registrations these records run: deleted in the transaction that appends them.
+        var onDisconnect: [Int64] = []
         /// Called with the last record's position once the batch holding them committed.
         var done: @Sendable (Result<Int64, DatabaseError>) -> Void
 
@@ -54,10 +56,15 @@ public final class LogAppender: Sendable {
     /// Appends `records` (not empty), in order after everything handed in before, and calls
     /// `done` with the last one's position once their batch committed (or with the error that
     /// failed them; any thread).
-    public func append(_ records: [ByteBuffer], done: @escaping @Sendable (Result<Int64, DatabaseError>) -> Void) {
+    /// `onDisconnect`: the onDisconnect registrations whose writes are among `records`, deleted in
+    /// the transaction that appends them (so they run once).
+    public func append(
+        _ records: [ByteBuffer], runningOnDisconnect onDisconnect: [Int64] = [],
+        done: @escaping @Sendable (Result<Int64, DatabaseError>) -> Void
+    ) {
         guard !records.isEmpty else { return done(.failure(DatabaseError(.invalidValue, "No records to append."))) }
         let action = self.state.withLock { state in
-            let entry = Entry(first: state.next, records: records, done: done)
+            let entry = Entry(first: state.next, records: records, onDisconnect: onDisconnect, done: done)
             let action = state.machine.enqueue(entry)
             if case .fail = action {} else { state.next += Int64(records.count) }
             return action
@@ -120,11 +127,16 @@ public final class LogAppender: Sendable {
     private func commit(_ batch: [Entry]) async -> Result<Void, DatabaseError> {
         guard let first = batch.first?.first else { return .success(()) }
         let records = batch.flatMap(\.records)
+        let onDisconnect = batch.flatMap(\.onDisconnect)
         var attempts = 0
         while true {
             attempts += 1
             do {
-                try await self.store.append(records, from: first, under: self.lease)
+                if onDisconnect.isEmpty {
+                    try await self.store.append(records, from: first, under: self.lease)
+                } else {
+                    try await self.store.append(records, from: first, under: self.lease, runningOnDisconnect: onDisconnect)
+                }
                 return .success(())
             } catch  where error.code == .clusterUnavailable {
                 do {

@@ -15,27 +15,22 @@ final class Namespace: Sendable {
     let rules: Mutex<NamespaceRules>
     /// Where the rules are kept (`nil` in memory or in a cluster).
     let rulesFile: String?
-    /// In a cluster: saves new rules in the cluster's PostgreSQL (fenced by the lease).
-    let saveRules: (@Sendable (String) async throws(DatabaseError) -> Void)?
+    /// In a cluster: where the namespace is kept, under which lease.
+    let cluster: ClusterBinding?
 
-    private init(
-        name: String, database: Database, rules: NamespaceRules, rulesFile: String?,
-        saveRules: (@Sendable (String) async throws(DatabaseError) -> Void)? = nil
-    ) {
+    private init(name: String, database: Database, rules: NamespaceRules, rulesFile: String?, cluster: ClusterBinding? = nil) {
         self.name = name
         self.database = database
         self.hub = SubscriptionHub(database: database)
         self.rules = Mutex(rules)
         self.rulesFile = rulesFile
-        self.saveRules = saveRules
+        self.cluster = cluster
     }
 
-    /// A namespace of a cluster: `database` is kept in the cluster's log, and rules set over REST
-    /// are saved with `saveRules`.
-    static func clustered(
-        name: String, database: Database, rules: NamespaceRules, saveRules: @escaping @Sendable (String) async throws(DatabaseError) -> Void
-    ) -> Namespace {
-        Namespace(name: name, database: database, rules: rules, rulesFile: nil, saveRules: saveRules)
+    /// A namespace of a cluster: `database` is kept in the cluster's log; rules set over REST and
+    /// onDisconnect registrations are saved in its PostgreSQL under the lease.
+    static func clustered(name: String, database: Database, rules: NamespaceRules, cluster: ClusterBinding) -> Namespace {
+        Namespace(name: name, database: database, rules: rules, rulesFile: nil, cluster: cluster)
     }
 
     /// Opens namespace `name`: its database, and its rules: the server's `--rules` when given

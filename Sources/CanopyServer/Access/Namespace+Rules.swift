@@ -1,4 +1,5 @@
 import Canopy
+import CanopyCluster
 import CanopyCore
 import HTTPTypes
 import Synchronization
@@ -12,8 +13,12 @@ extension Namespace {
             guard FileSystem.writeDurably(Array(rules.source.utf8), to: file) else {
                 throw RESTError(.serviceUnavailable, "Could not save the rules.")
             }
-        } else if let save = self.saveRules {
-            do throws(DatabaseError) { try await save(rules.source) } catch { throw RESTError(error) }
+        } else if let cluster = self.cluster {
+            do throws(DatabaseError) {
+                try await cluster.store.setRules(rules.source, under: cluster.lease)
+            } catch {
+                throw RESTError(error)
+            }
         }
         self.rules.withLock { $0 = rules }
         let hub = self.hub

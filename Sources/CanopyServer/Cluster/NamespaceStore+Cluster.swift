@@ -4,6 +4,14 @@ import CanopyCore
 import CanopyStorage
 import Logging
 import NIOCore
+import Synchronization
+
+/// Where ``ClusterJournal/opener(store:lease:start:options:created:onBroken:)`` leaves the journal it creates.
+private final class JournalSlot: Sendable {
+    private let journal = Mutex<ClusterJournal?>(nil)
+    func set(_ journal: ClusterJournal) { self.journal.withLock { $0 = journal } }
+    var value: ClusterJournal? { self.journal.withLock { $0 } }
+}
 
 extension NamespaceStore {
     /// Opens namespace `name` in cluster mode: redirects to its live leader, or takes the lead
@@ -30,6 +38,7 @@ extension NamespaceStore {
         case .lead(let taken): lease = taken
         }
         let namespace: Namespace
+        let binding: ClusterBinding
         do throws(DatabaseError) {
             let start = try await cluster.store.load(name)
             let rules: NamespaceRules
@@ -43,19 +52,23 @@ extension NamespaceStore {
                 rules = NamespaceRules.defaults(guarded: setup.guarded)
             }
             let options = self.configuration.storeOptions(journalClock: SystemJournalClock())
-            let open = ClusterJournal.opener(store: cluster.store, lease: lease, start: start, options: options) { [weak self] error in
+            let journal = JournalSlot()
+            let open = ClusterJournal.opener(
+                store: cluster.store, lease: lease, start: start, options: options, created: { journal.set($0) }
+            ) { [weak self] error in
                 self?.evict(name, reason: "This node no longer leads namespace \(name): \(error.message)")
             }
             let database = try Database(configuration: self.configuration, path: nil) { loop throws(DatabaseError) in open(loop) }
-            let store = cluster.store
-            namespace = Namespace.clustered(name: name, database: database, rules: rules) { source throws(DatabaseError) in
-                try await store.setRules(source, under: lease)
-            }
+            guard let created = journal.value else { throw DatabaseError(.closed, "Namespace \(name) did not open its log.") }
+            binding = ClusterBinding(store: cluster.store, lease: lease, journal: created)
+            namespace = Namespace.clustered(name: name, database: database, rules: rules, cluster: binding)
             cluster.logger.notice("Leading namespace \(name) at epoch \(lease.epoch) from record \(start.lastSequence).")
         } catch {
             throw RESTError(error)
         }
         try self.runOpenHooks(namespace)
+        let logger = cluster.logger
+        await binding.runOrphanedOnDisconnect(on: namespace.database, node: lease.node) { logger.warning("\($0)") }
         return namespace
     }
 

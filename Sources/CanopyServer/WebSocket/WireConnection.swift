@@ -1,4 +1,5 @@
 import Canopy
+import CanopyCluster
 import CanopyCore
 import CanopyWire
 import Foundation
@@ -180,16 +181,23 @@ final class WireConnection: Sendable {
     static func runCloseWrites(of session: WireSession, logger: Logger) async {
         // Close-time writes exist only once a request opened the namespace.
         guard let namespace = session.namespace else { return }
-        for (write, identity) in session.takeCloseWrites() {
+        for (write, identity, registration) in session.takeCloseWrites() {
             do {
                 try await namespace.database.apply { access in
                     guard let write = namespace.permitted(write, identity: identity, access: access) else {
                         return WriteDecision<Void>.refuse(.permissionDenied)
                     }
+                    // In a cluster, its registration goes in the transaction that appends it.
+                    if let registration { namespace.cluster?.journal.attachOnDisconnect([registration]) }
                     return .write(write, then: { _ in () })
                 }
             } catch {
                 logger.warning("onDisconnect write at \(write.path.string) failed: \(error.message)")
+                // Refused by the rules now: it never runs, so PostgreSQL forgets it. (A database
+                // that closed leaves it to the namespace's next leader.)
+                if let registration, let cluster = namespace.cluster, error.status == RESTError.permissionDenied.status {
+                    try? await cluster.store.cancelOnDisconnect([registration], under: cluster.lease)
+                }
             }
         }
     }

@@ -1,4 +1,5 @@
 import Canopy
+import CanopyCluster
 import CanopyCore
 import CanopyRules
 import CanopyWire
@@ -125,8 +126,18 @@ struct WireRequests {
         case .get(let path, let query):
             self.get(id: id, path: path, query: query, namespace: namespace)
         case .onDisconnectCancel(let path):
-            self.session.cancelCloseWrites(at: path)
-            self.session.outbox.send(ServerMessage.ok(id: id))
+            let registrations = self.session.cancelCloseWrites(at: path)
+            guard let cluster = namespace.cluster, !registrations.isEmpty else { return self.session.outbox.send(ServerMessage.ok(id: id)) }
+            // Answered once PostgreSQL forgot them too (else a new leader could still run them).
+            let outbox = self.session.outbox
+            Task {
+                do throws(DatabaseError) {
+                    try await cluster.store.cancelOnDisconnect(registrations, under: cluster.lease)
+                    outbox.send(ServerMessage.ok(id: id))
+                } catch {
+                    outbox.send(ServerMessage.failure(id: id, status: "unavailable", message: error.message))
+                }
+            }
         default:
             self.write(id: id, action: action, namespace: namespace)
         }
@@ -234,7 +245,17 @@ struct WireRequests {
         }
         guard let allowed else { return session.outbox.send(Self.closed(id)) }
         guard allowed else { return session.outbox.send(Self.denied(id, self.state.metrics)) }
-        _ = session.addCloseWrite(write, identity: identity)
+        var registration: Int64?
+        if let cluster = namespace.cluster {
+            // Kept in PostgreSQL before it is acknowledged: a new leader runs it if this node dies.
+            do throws(DatabaseError) {
+                registration = try await cluster.store.addOnDisconnect(
+                    ClusterBinding.encode(write), session: session.sessionID, under: cluster.lease)
+            } catch {
+                return session.outbox.send(ServerMessage.failure(id: id, status: "unavailable", message: error.message))
+            }
+        }
+        _ = session.addCloseWrite(write, identity: identity, registration: registration)
         session.outbox.send(ServerMessage.ok(id: id))
     }
 

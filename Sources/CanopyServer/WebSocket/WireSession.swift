@@ -16,7 +16,9 @@ final class WireSession: Sendable {
     let disconnect: @Sendable () -> Void
     /// onDisconnect writes, in the order they were asked for, each with the identity that asked
     /// (it is judged again, as that identity, when it runs); `nil` once they ran.
-    private let closeWrites = Mutex<[(path: DatabasePath, write: WriteOperation, identity: Identity)]?>([])
+    /// `registration`: in a cluster, the write's row in PostgreSQL (a new leader runs it if this
+    /// node dies first).
+    private let closeWrites = Mutex<[(path: DatabasePath, write: WriteOperation, identity: Identity, registration: Int64?)]?>([])
     /// Who the connection acts as: set by `auth`/`gauth` (and the upgrade's bearer token),
     /// cleared by `unauth`.
     private let currentIdentity: Mutex<Identity>
@@ -82,25 +84,30 @@ final class WireSession: Sendable {
     }
 
     /// Records a write to run when the connection closes; `false` once they ran.
-    func addCloseWrite(_ write: WriteOperation, identity: Identity) -> Bool {
+    func addCloseWrite(_ write: WriteOperation, identity: Identity, registration: Int64? = nil) -> Bool {
         self.closeWrites.withLock { writes in
             guard writes != nil else { return false }
-            writes!.append((write.path, write, identity))
+            writes!.append((write.path, write, identity, registration))
             return true
         }
     }
 
-    /// Forgets the close-time writes at and below `path` (`oc`).
-    func cancelCloseWrites(at path: DatabasePath) {
-        self.closeWrites.withLock { writes in writes?.removeAll { path.contains($0.path) } }
+    /// Forgets the close-time writes at and below `path` (`oc`); returns the cluster
+    /// registrations of those it forgot.
+    func cancelCloseWrites(at path: DatabasePath) -> [Int64] {
+        self.closeWrites.withLock { writes in
+            let registrations = writes?.filter { path.contains($0.path) }.compactMap(\.registration) ?? []
+            writes?.removeAll { path.contains($0.path) }
+            return registrations
+        }
     }
 
     /// Takes the close-time writes, once: the connection closed, or a reconnecting client named
     /// this connection as its previous one (`ls`).
-    func takeCloseWrites() -> [(write: WriteOperation, identity: Identity)] {
+    func takeCloseWrites() -> [(write: WriteOperation, identity: Identity, registration: Int64?)] {
         self.closeWrites.withLock { writes in
             defer { writes = nil }
-            return writes?.map { ($0.write, $0.identity) } ?? []
+            return writes?.map { ($0.write, $0.identity, $0.registration) } ?? []
         }
     }
 }

@@ -200,6 +200,70 @@ async def ws_writer(results):
     results.append(("redirects", redirects))
 
 
+async def ws_request(ws, r, action, body):
+    await ws.send(json.dumps({"t": "d", "d": {"r": r, "a": action, "b": body}}))
+    while True:
+        message = json.loads(await asyncio.wait_for(ws.recv(), 30))
+        if message.get("t") == "d" and message["d"].get("r") == r:
+            check(message["d"]["b"]["s"] == "ok", f"{action} {body}: {message}")
+            return
+
+
+async def register_on_disconnect(host):
+    """Connects to the leader (following its redirect), registers onDisconnect writes, and keeps
+    the connection open: the caller kills the leader under it."""
+    for _ in range(5):
+        ws = await connect(f"ws://{host}/.ws?v=5&ns={NS}", open_timeout=10, ping_interval=None)
+        first = json.loads(await asyncio.wait_for(ws.recv(), 10))
+        if first["d"]["t"] == "r":
+            host = first["d"]["d"]
+            await ws.close()
+            continue
+        await ws_request(ws, 1, "p", {"p": "/od/state", "d": "here"})
+        await ws_request(ws, 2, "o", {"p": "/od/state", "d": "gone"})
+        await ws_request(ws, 3, "om", {"p": "/od", "d": {"count": {".sv": {"increment": 1}}}})
+        await ws_request(ws, 4, "o", {"p": "/od/cancelled", "d": "must not run"})
+        await ws_request(ws, 5, "oc", {"p": "/od/cancelled"})
+        return ws
+    raise AssertionError("redirected too often")
+
+
+def on_disconnect_after_kills():
+    """A client's onDisconnect writes, registered on a leader that is then killed, run once on
+    the next leader (and not again on the one after), and a cancelled one never runs."""
+    victim = leader()
+    loop = asyncio.new_event_loop()
+    ws = loop.run_until_complete(register_on_disconnect(f"{victim.host}:{PORT}"))
+    victim.kill()
+    victim.start()
+    od = None
+    for _ in range(300):
+        try:
+            od = db.reference("od", random.choice(rest_apps)).get()
+            if od and od.get("state") == "gone":
+                break
+        except Exception:  # noqa: BLE001
+            pass
+        time.sleep(0.1)
+    check(od == {"state": "gone", "count": 1}, f"the onDisconnect writes ran once on the new leader: {od}")
+    second = leader()
+    second.kill()
+    second.start()
+    for _ in range(300):
+        try:
+            db.reference("probe", random.choice(rest_apps)).set(1)
+            break
+        except Exception:  # noqa: BLE001
+            time.sleep(0.1)
+    again = db.reference("od", random.choice(rest_apps)).get()
+    check(again == {"state": "gone", "count": 1}, f"the onDisconnect writes did not run again: {again}")
+    try:
+        loop.run_until_complete(ws.close())
+    except Exception:  # noqa: BLE001 - its server is dead
+        pass
+    loop.close()
+
+
 def main():
     global rest_apps
     for node in nodes:
@@ -232,6 +296,8 @@ def main():
         for thread in threads:
             thread.join(timeout=60)
     check(not any(t.is_alive() for t in threads), "a client hung")
+    if not RESTART:
+        on_disconnect_after_kills()
 
     final = None
     for _ in range(100):
