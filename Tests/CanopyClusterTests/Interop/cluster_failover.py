@@ -269,7 +269,7 @@ def main():
     for node in nodes:
         node.start()
     rest_apps = apps()
-    db.reference("bank", rest_apps[0]).set({"a": 100, "b": 100})
+    db.reference("/", rest_apps[0]).set({"bank": {"a": 100, "b": 100}})
     rest_results, transfer_results, ws_results = [], [], []
     threads = [threading.Thread(target=rest_writer, args=(rest_results,)),
                threading.Thread(target=transfers, args=(transfer_results,)),
