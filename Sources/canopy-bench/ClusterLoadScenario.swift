@@ -3,7 +3,6 @@ import CanopyCluster
 import CanopyCore
 import CanopyStorage
 import Foundation
-import Logging
 
 /// B18.load: a new leader takes over a namespace of 1M children (a checkpoint in PostgreSQL and
 /// 10,000 log records after it) and answers a read: the lease, the load (checkpoint and log
@@ -31,10 +30,7 @@ private func openLeader(_ store: ClusterStore, _ namespace: String, by node: Clu
 }
 
 func clusterTakeover(_ name: String, children: Int, tail: Int) async throws -> BenchResult {
-    let url = ProcessInfo.processInfo.environment["CANOPY_CLUSTER_URL"] ?? ""
-    var logger = Logger(label: "canopy.bench.cluster")
-    logger.logLevel = .critical
-    let store = try await ClusterStore.connect(try ClusterConfiguration(url: url), logger: logger)
+    let store = try await connectBenchCluster()
     let run = UUID().uuidString.prefix(8)
     let namespace = "bench-load-\(run)"
     // The old leader writes the data through the log, checkpoints, writes the tail, and leaves.

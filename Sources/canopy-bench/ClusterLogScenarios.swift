@@ -20,10 +20,7 @@ let clusterLogScenarios: [Scenario] =
 /// Appends `records` records of 200 bytes (about a journal record of a small `push`) from
 /// `writers` concurrent writers under one lease; checks that the log holds each once, in order.
 func clusterLogAppends(_ name: String, writers: Int, records: Int) async throws -> BenchResult {
-    let url = ProcessInfo.processInfo.environment["CANOPY_CLUSTER_URL"] ?? ""
-    var logger = Logger(label: "canopy.bench.cluster")
-    logger.logLevel = .critical
-    let store = try await ClusterStore.connect(try ClusterConfiguration(url: url), logger: logger)
+    let store = try await connectBenchCluster()
     let run = UUID().uuidString.prefix(8)
     let node = try await store.register(advertise: "http://bench-\(run).invalid:1", version: "bench")
     let namespace = "bench-\(run)"
@@ -79,4 +76,12 @@ func clusterLogAppends(_ name: String, writers: Int, records: Int) async throws 
         ]
             + summary.fields,
         check: check)
+}
+
+/// The PostgreSQL that `CANOPY_CLUSTER_URL` names, quiet.
+func connectBenchCluster() async throws -> ClusterStore {
+    let url = ProcessInfo.processInfo.environment["CANOPY_CLUSTER_URL"] ?? ""
+    var logger = Logger(label: "canopy.bench.cluster")
+    logger.logLevel = .critical
+    return try await ClusterStore.connect(try ClusterConfiguration(url: url), logger: logger)
 }

@@ -8,6 +8,30 @@ import Testing
     import Glibc
 #endif
 
+/// The cluster tests' Python scripts (`Interop/`), run with the interpreter `.ci/run` prepares.
+enum ClusterScript {
+    /// `.ci/postgres`, which creates, restarts and stops throwaway PostgreSQL servers.
+    static let postgres = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../.ci/postgres")
+        .standardized.path
+
+    /// Runs `Interop/NAME.py ARGUMENTS` and expects exit status 0 and `marker` in its output.
+    static func run(
+        _ name: String, _ arguments: [String], expecting marker: String, environment: [String: String] = [:],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        guard let python = PythonScript.python else {
+            Issue.record("CANOPY_REQUIRE_INTEROP=1 but CANOPY_INTEROP_PYTHON is not set", sourceLocation: sourceLocation)
+            return
+        }
+        let script = try #require(
+            Bundle.module.path(forResource: name, ofType: "py", inDirectory: "Interop"), sourceLocation: sourceLocation)
+        let (status, output) = try await PythonScript.run(
+            python: python, script: script, arguments, timeout: .seconds(600), environment: environment)
+        #expect(status == 0, "\(name).py failed:\n\(output)", sourceLocation: sourceLocation)
+        #expect(output.contains(marker), "\(output)", sourceLocation: sourceLocation)
+    }
+}
+
 /// Three `canopy serve --cluster` processes on 127.0.0.1-3 and real clients (firebase-admin over
 /// REST, our SDK-protocol client over WebSocket), with the leader SIGKILLed again and again
 /// (`Interop/cluster_failover.py`). `CANOPY_CLUSTER_KILLS` scales the number of kills (10 by default).
@@ -15,21 +39,13 @@ import Testing
 struct ClusterFailoverTests {
     @Test func killingTheLeaderAgainAndAgainLosesNoAcknowledgedWrite() async throws {
         let kills = ProcessInfo.processInfo.environment["CANOPY_CLUSTER_KILLS"].flatMap { Int($0) } ?? 10
-        guard let python = PythonScript.python else {
-            Issue.record("CANOPY_REQUIRE_INTEROP=1 but CANOPY_INTEROP_PYTHON is not set")
-            return
-        }
-        let script = try #require(Bundle.module.path(forResource: "cluster_failover", ofType: "py", inDirectory: "Interop"))
         try await ClusterHarness.withDatabase { configuration in
             let directory = TemporaryDirectory()
             let passwordFile = directory.path + "/password"
             try Data((configuration.password ?? "").utf8).write(to: URL(fileURLWithPath: passwordFile))
-            let (status, output) = try await PythonScript.run(
-                python: python, script: script,
-                [builtExecutable("canopy"), configuration.description, passwordFile, "0", "\(kills)"],
-                timeout: .seconds(600))
-            #expect(status == 0, "cluster_failover.py failed:\n\(output)")
-            #expect(output.contains("cluster: failover ok"), "\(output)")
+            try await ClusterScript.run(
+                "cluster_failover", [builtExecutable("canopy"), configuration.description, passwordFile, "0", "\(kills)"],
+                expecting: "cluster: failover ok")
         }
     }
 }
@@ -40,14 +56,7 @@ struct ClusterFailoverTests {
 @Suite(.enabled(if: ClusterHarness.runnable && (PythonScript.python != nil || PythonScript.required), ClusterHarness.skipReason))
 struct ClusterPostgresRestartTests {
     @Test func writesStallThenResumeAndNothingAcknowledgedIsLost() async throws {
-        guard let python = PythonScript.python else {
-            Issue.record("CANOPY_REQUIRE_INTEROP=1 but CANOPY_INTEROP_PYTHON is not set")
-            return
-        }
-        let script = try #require(Bundle.module.path(forResource: "cluster_failover", ofType: "py", inDirectory: "Interop"))
-        let postgres = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../.ci/postgres").standardized
-            .path
-        let started = try runToExit("/bin/bash", [postgres, "start"], waitingFor: ".ci/postgres start")
+        let started = try runToExit("/bin/bash", [ClusterScript.postgres, "start"], waitingFor: ".ci/postgres start")
         #expect(started.status == 0, "\(started.stderr)")
         let exports = Dictionary(
             uniqueKeysWithValues: started.stdout.split(separator: "\n").compactMap { line -> (String, String)? in
@@ -56,15 +65,15 @@ struct ClusterPostgresRestartTests {
                 return (String(parts[0]), String(parts[1].trimmingCharacters(in: CharacterSet(charactersIn: "'"))))
             })
         let directory = try #require(exports["CANOPY_CLUSTER_DIR"])
-        defer { _ = try? runToExit("/bin/bash", [postgres, "stop", directory], waitingFor: ".ci/postgres stop") }
+        defer { _ = try? runToExit("/bin/bash", [ClusterScript.postgres, "stop", directory], waitingFor: ".ci/postgres stop") }
         let configuration = try ClusterConfiguration(url: try #require(exports["CANOPY_CLUSTER_URL"]), environment: [:])
-        let passwordFile = directory + "/password"
-        let (status, output) = try await PythonScript.run(
-            python: python, script: script,
-            [builtExecutable("canopy"), configuration.description, passwordFile, "0", "2", "/bin/bash \(postgres) restart \(directory)"],
-            timeout: .seconds(600))
-        #expect(status == 0, "cluster_failover.py (PostgreSQL restarts) failed:\n\(output)")
-        #expect(output.contains("cluster: postgres restart ok"), "\(output)")
+        try await ClusterScript.run(
+            "cluster_failover",
+            [
+                builtExecutable("canopy"), configuration.description, directory + "/password", "0", "2",
+                "/bin/bash \(ClusterScript.postgres) restart \(directory)",
+            ],
+            expecting: "cluster: postgres restart ok")
     }
 }
 
@@ -79,17 +88,8 @@ struct ClusterPostgresRestartTests {
         "needs root and ip(8) for a network namespace, and the cluster tests' PostgreSQL and Python"))
 struct ClusterPartitionTests {
     @Test func aLeaderCutFromPostgreSQLStopsAcknowledgingAndIsReplaced() async throws {
-        guard let python = PythonScript.python else {
-            Issue.record("CANOPY_REQUIRE_INTEROP=1 but CANOPY_INTEROP_PYTHON is not set")
-            return
-        }
-        let script = try #require(Bundle.module.path(forResource: "cluster_partition", ofType: "py", inDirectory: "Interop"))
-        let postgres = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../.ci/postgres").standardized
-            .path
-        let (status, output) = try await PythonScript.run(
-            python: python, script: script, [builtExecutable("canopy"), postgres], timeout: .seconds(600),
+        try await ClusterScript.run(
+            "cluster_partition", [builtExecutable("canopy"), ClusterScript.postgres], expecting: "cluster: partition ok",
             environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"])
-        #expect(status == 0, "cluster_partition.py failed:\n\(output)")
-        #expect(output.contains("cluster: partition ok"), "\(output)")
     }
 }

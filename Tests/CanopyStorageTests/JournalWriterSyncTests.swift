@@ -32,7 +32,7 @@ struct JournalWriterSyncTests {
         let opened = try StorageRecovery(directory: dir.path, files: files).open()
         return JournalWriter(
             directory: dir.path, files: files, policy: .periodic(nanoseconds: 1_000_000_000),
-            segmentPath: opened.segmentPath, fd: opened.segmentFD, offset: opened.segmentOffset, lastSequence: opened.lastSequence,
+            segmentPath: opened.segmentPath, fd: opened.segmentFD, offset: opened.segmentOffset, lastSequence: opened.start.lastSequence,
             clock: clock,
             callbacks: JournalWriter.Callbacks(
                 durable: { sequence in durable.withLock { $0 = sequence } },

@@ -8,21 +8,12 @@ package import CanopyCore
 package struct StorageRecovery {
     /// What opening found and where appending continues.
     package struct Opened {
-        package var root: Node
-        /// The sequence number of the last write in `root`.
-        package var lastSequence: UInt64
-        /// The sequence number the newest checkpoint covers (0 without one).
-        package var checkpointSequence: UInt64
-        package var checkpointBytes: Int
-        /// Journal segment bytes after the checkpoint (where a new checkpoint counts from).
-        package var journalBytes: Int
-        package var replayedRecords: Int
+        /// The tree and the positions the store starts from.
+        package var start: DurableStore.Start
         /// The segment to append to, open at its end.
         package var segmentPath: String
         package var segmentFD: Int32
         package var segmentOffset: Int
-        /// What recovery repaired (a torn tail cut off, leftovers removed), for the log.
-        package var notes: [String]
     }
 
     package let directory: String
@@ -153,9 +144,9 @@ package struct StorageRecovery {
             offset = header.count
         }
         let fd = try self.files.openForAppend(segmentPath)
-        return Opened(
+        let start = DurableStore.Start(
             root: engine.root, lastSequence: last, checkpointSequence: checkpointSequence, checkpointBytes: checkpointBytes,
-            journalBytes: journalBytes, replayedRecords: replayed, segmentPath: segmentPath, segmentFD: fd, segmentOffset: offset,
-            notes: notes)
+            journalBytes: journalBytes, replayedRecords: replayed, notes: notes)
+        return Opened(start: start, segmentPath: segmentPath, segmentFD: fd, segmentOffset: offset)
     }
 }

@@ -149,17 +149,14 @@ package final class DurableStore: @unchecked Sendable {
         let files = StorageFiles(io: io)
         do throws(DatabaseError) {
             let opened = try StorageRecovery(directory: directory, files: files).open()
-            for note in opened.notes {
+            for note in opened.start.notes {
                 options.logger.warning("Opening \(directory): \(note)", metadata: ["database": "\(directory)"])
             }
-            let start = Start(
-                root: opened.root, lastSequence: opened.lastSequence, checkpointSequence: opened.checkpointSequence,
-                checkpointBytes: opened.checkpointBytes, journalBytes: opened.journalBytes, replayedRecords: opened.replayedRecords,
-                notes: opened.notes)
-            return DurableStore(name: directory, lock: lock, start: start, loop: loop, options: options) { callbacks in
+            return DurableStore(name: directory, lock: lock, start: opened.start, loop: loop, options: options) { callbacks in
                 JournalWriter(
                     directory: directory, files: files, policy: options.journalPolicy, segmentPath: opened.segmentPath,
-                    fd: opened.segmentFD, offset: opened.segmentOffset, lastSequence: opened.lastSequence, clock: options.journalClock,
+                    fd: opened.segmentFD, offset: opened.segmentOffset, lastSequence: opened.start.lastSequence,
+                    clock: options.journalClock,
                     callbacks: callbacks)
             }
         } catch {
