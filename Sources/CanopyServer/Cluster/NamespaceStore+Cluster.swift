@@ -51,7 +51,10 @@ extension NamespaceStore {
             } else {
                 rules = NamespaceRules.defaults(guarded: setup.guarded)
             }
-            let options = self.configuration.storeOptions(journalClock: SystemJournalClock())
+            var options = self.configuration.storeOptions(journalClock: SystemJournalClock())
+            // The log a new leader replays is bounded by this: a shorter threshold than a local
+            // journal's keeps failover short.
+            options.checkpointThreshold = min(options.checkpointThreshold, Self.clusterCheckpointThreshold)
             let journal = JournalSlot()
             let open = ClusterJournal.opener(
                 store: cluster.store, lease: lease, start: start, options: options, created: { journal.set($0) }
@@ -71,6 +74,9 @@ extension NamespaceStore {
         await binding.runOrphanedOnDisconnect(on: namespace.database, node: lease.node) { logger.warning("\($0)") }
         return namespace
     }
+
+    /// The most log, in bytes, a namespace keeps after its checkpoint in a cluster (16 MB).
+    static let clusterCheckpointThreshold = 16 << 20
 
     /// The leader's base URL when another live node leads `name` and the namespace is not
     /// served here (what an SDK connection is redirected to before its hello); `nil` otherwise.

@@ -65,6 +65,13 @@ struct WireRequests {
                 let create = self.state.mayCreate(self.session.namespaceName, identity: self.session.identity)
                 namespace = try await self.session.openNamespace(in: self.state.store, create: create)
             } catch {
+                if let leader = (error as? RESTError)?.redirect {
+                    // Another node leads the namespace now: the SDKs follow a redirect at any time
+                    // (they reconnect to the host it names at once).
+                    outbox.send(ServerMessage.redirect(to: ClusterMembership.hostAndPort(of: leader)))
+                    await outbox.finish()
+                    return self.session.disconnect()
+                }
                 let status = (error as? RESTError)?.status
                 let refused = status == .forbidden || status == .unauthorized
                 let message = (error as? RESTError)?.message ?? "The namespace \"\(self.session.namespaceName)\" cannot be opened."

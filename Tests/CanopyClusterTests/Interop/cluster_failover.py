@@ -200,6 +200,60 @@ async def ws_writer(results):
     results.append(("redirects", redirects))
 
 
+async def ws_recv(ws, timeout):
+    """One message, reassembled when the server split it (a count, then the pieces)."""
+    first = await asyncio.wait_for(ws.recv(), timeout)
+    if len(first) <= 6 and first.isdigit():
+        first = "".join([await asyncio.wait_for(ws.recv(), timeout) for _ in range(int(first))])
+    return json.loads(first)
+
+
+async def ws_listener(view, problems):
+    """An SDK-protocol listener of `ws`, reconnecting (and following redirects) like the writer.
+    The WebSocket writer puts k1, k2, … one at a time, so every state the listener shows must hold
+    exactly k1…kn (a prefix of the writer's log: no gap), each with its own number."""
+    host = random.choice(HOSTS) + f":{PORT}"
+    while not stop.is_set() and time.monotonic() < DEADLINE:
+        try:
+            async with connect(f"ws://{host}/.ws?v=5&ns={NS}", open_timeout=10, ping_interval=None, max_size=None) as ws:
+                first = await ws_recv(ws, 10)
+                if first["d"]["t"] == "r":
+                    host = first["d"]["d"]
+                    continue
+                await ws.send(json.dumps({"t": "d", "d": {"r": 1, "a": "q", "b": {"p": "/ws", "h": ""}}}))
+                local = {}
+                while not stop.is_set():
+                    try:
+                        message = await ws_recv(ws, 0.5)
+                    except asyncio.TimeoutError:
+                        continue
+                    if message.get("t") == "c" and message["d"].get("t") == "r":
+                        host = message["d"]["d"]  # led elsewhere now: follow, as the SDKs do
+                        break
+                    if message.get("t") == "d" and message["d"].get("r") == 1 and message["d"]["b"].get("s") != "ok":
+                        problems.append(f"a listen failed (an SDK would cancel its listener): {message}")
+                    if message.get("t") != "d" or message["d"].get("a") not in ("d", "m"):
+                        continue
+                    action, body = message["d"]["a"], message["d"]["b"]
+                    path = body["p"].strip("/").split("/")
+                    data = body["d"]
+                    if path == ["ws"] and action == "d":
+                        local = dict(data or {})
+                    elif path == ["ws"]:
+                        local.update(data)
+                    elif len(path) == 2 and action == "d":
+                        local[path[1]] = data
+                    # A snapshot is checked whole; a push by what it adds (keys k1…kn hold n keys).
+                    changed = local if action == "d" and path == ["ws"] else (data if path == ["ws"] else {path[1]: data})
+                    if any(value != int(key[1:]) for key, value in changed.items()) or \
+                            (local and max(int(k[1:]) for k in changed or local) > len(local)):
+                        problems.append(f"the listener saw a state that is not a prefix of the writes: {len(local)} keys, {changed}")
+                    view["state"] = local
+        except Exception:  # noqa: BLE001 - the node died: reconnect elsewhere
+            host = random.choice(HOSTS) + f":{PORT}"
+            await asyncio.sleep(0.05)
+
+
 async def ws_request(ws, r, action, body):
     await ws.send(json.dumps({"t": "d", "d": {"r": r, "a": action, "b": body}}))
     while True:
@@ -271,9 +325,11 @@ def main():
     rest_apps = apps()
     db.reference("/", rest_apps[0]).set({"bank": {"a": 100, "b": 100}})
     rest_results, transfer_results, ws_results = [], [], []
+    listener_view, listener_problems = {}, []
     threads = [threading.Thread(target=rest_writer, args=(rest_results,)),
                threading.Thread(target=transfers, args=(transfer_results,)),
-               threading.Thread(target=lambda: asyncio.run(ws_writer(ws_results)))]
+               threading.Thread(target=lambda: asyncio.run(ws_writer(ws_results))),
+               threading.Thread(target=lambda: asyncio.run(ws_listener(listener_view, listener_problems)))]
     for thread in threads:
         thread.start()
     kill_times = []
@@ -291,11 +347,23 @@ def main():
             time.sleep(random.uniform(0.2, 0.6))
             victim.start()
         time.sleep(1.5)
+        # The listener catches up with everything the writer had acknowledged.
+        acked_ws = [i for i in ws_results if isinstance(i, int)]
+        for _ in range(200):
+            if acked_ws and all(listener_view.get("state", {}).get(f"k{i}") == i for i in acked_ws):
+                break
+            time.sleep(0.05)
     finally:
         stop.set()
         for thread in threads:
             thread.join(timeout=60)
     check(not any(t.is_alive() for t in threads), "a client hung")
+    check(not listener_problems, listener_problems[:3])
+    shown = listener_view.get("state", {})
+    unseen = [i for i in acked_ws if shown.get(f"k{i}") != i]
+    check(acked_ws and not unseen,
+          f"the listener, reconnected after the kills, shows every acknowledged WebSocket write: {len(unseen)} of {len(acked_ws)} "
+          f"missing ({unseen[:3]}…{unseen[-3:]}), it shows {len(shown)}")
     if not RESTART:
         on_disconnect_after_kills()
 
