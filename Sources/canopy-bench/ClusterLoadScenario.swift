@@ -18,7 +18,7 @@ let clusterLoadScenarios: [Scenario] =
 
 /// Opens `namespace` as `node`'s leader: takes the lease, loads, opens; returns the database and
 /// what loading found.
-private func openLeader(_ store: ClusterStore, _ namespace: String, by node: ClusterNode) async throws -> (Database, DurableStore.Start) {
+func openLeader(_ store: ClusterStore, _ namespace: String, by node: ClusterNode) async throws -> (Database, DurableStore.Start) {
     guard let lease = try await store.acquire(namespace, by: node) else { throw BenchError("\(namespace) is led by another node") }
     let start = try await store.load(namespace)
     let configuration = Database.Configuration()

@@ -34,13 +34,7 @@ func clusterWrites(_ name: String, writers: Int, writes: Int) async throws -> Be
     let run = UUID().uuidString.prefix(8)
     let node = try await store.register(advertise: "http://bench-write-\(run).invalid:1", version: "bench")
     let namespace = "bench-write-\(run)"
-    guard let lease = try await store.acquire(namespace, by: node) else { throw BenchError("\(namespace) is led by another node") }
-    let start = try await store.load(namespace)
-    let configuration = Database.Configuration()
-    let open = ClusterJournal.opener(
-        store: store, lease: lease, start: start, options: configuration.storeOptions(journalClock: SystemJournalClock())
-    ) { _ in }
-    let db = try Database(configuration: configuration, path: nil) { loop throws(DatabaseError) in open(loop) }
+    let (db, _) = try await openLeader(store, namespace, by: node)
     var result = try await timedWrites(name, db, store: .memory, writers: writers, writes: writes)
     db.close()
     let head = try await store.head(of: namespace)
