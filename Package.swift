@@ -201,6 +201,9 @@ let package = Package(
             dependencies: [
                 "Canopy", "CanopyRemote", "CanopyCore", "CanopyLoop", "CanopyStorage", "CanopyServer", "CanopyTestSupport",
                 "canopy-crash-writer", "canopy-await-probe", "canopy",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             resources: [.copy("Fixtures")], swiftSettings: settings),
     ]

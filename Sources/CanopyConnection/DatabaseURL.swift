@@ -46,7 +46,7 @@ package struct DatabaseURL: Sendable, Equatable {
         guard path.isEmpty || path == "/" || path == "/.ws" else {
             throw Self.invalid(string, "it must name the root of the database, not the path \"\(path)\"")
         }
-        let (host, port) = try Self.hostAndPort(authority, isSecure: self.isSecure, url: string)
+        let (host, port) = try Self.hostAndPort(authority, isSecure: self.isSecure) { Self.invalid(string, $0) }
         (self.host, self.port) = (host, port)
         var namespace: String? = nil
         for parameter in query.split(separator: "&") where parameter.hasPrefix("ns=") {
@@ -65,6 +65,19 @@ package struct DatabaseURL: Sendable, Equatable {
         self.namespace = namespace
     }
 
+    /// The same database (namespace, TLS) at the host a server's reset (`r`) names: `host`,
+    /// `host:port` or `[IPv6]:port`.
+    ///
+    /// - Throws: ``CanopyCore/DatabaseError`` `.invalidOperation` naming what is wrong with `hostAndPort`.
+    package func redirected(to hostAndPort: String) throws(DatabaseError) -> DatabaseURL {
+        let fail = { (detail: String) in
+            DatabaseError(.invalidOperation, "Invalid host \"\(hostAndPort)\" in the server's reset: \(detail).")
+        }
+        guard !hostAndPort.contains("/"), !hostAndPort.contains("?") else { throw fail("it must be host[:port], without a scheme or path") }
+        let (host, port) = try Self.hostAndPort(Substring(hostAndPort), isSecure: self.isSecure, fail: fail)
+        return DatabaseURL(host: host, port: port, isSecure: self.isSecure, namespace: self.namespace)
+    }
+
     /// `host:port` as it goes into a URL (IPv6 addresses in brackets).
     package var authority: String { (self.host.contains(":") ? "[\(self.host)]" : self.host) + ":\(self.port)" }
 
@@ -76,17 +89,20 @@ package struct DatabaseURL: Sendable, Equatable {
         return url
     }
 
-    private static func hostAndPort(_ authority: Substring, isSecure: Bool, url: String) throws(DatabaseError) -> (String, Int) {
-        guard !authority.contains("@") else { throw self.invalid(url, "user information in the host is not supported") }
+    /// The host and port of `authority`; `fail` makes the error from what is wrong.
+    private static func hostAndPort(
+        _ authority: Substring, isSecure: Bool, fail: (String) -> DatabaseError
+    ) throws(DatabaseError) -> (String, Int) {
+        guard !authority.contains("@") else { throw fail("user information in the host is not supported") }
         var host = authority
         var portText: Substring? = nil
         if host.hasPrefix("[") {
-            guard let close = host.firstIndex(of: "]") else { throw self.invalid(url, "the IPv6 address has no closing ']'") }
+            guard let close = host.firstIndex(of: "]") else { throw fail("the IPv6 address has no closing ']'") }
             let after = host[host.index(after: close)...]
             if after.hasPrefix(":") {
                 portText = after.dropFirst()
             } else if !after.isEmpty {
-                throw self.invalid(url, "unexpected \"\(after)\" after the host")
+                throw fail("unexpected \"\(after)\" after the host")
             }
             host = host[host.index(after: host.startIndex)..<close]
         } else if let colon = host.lastIndex(of: ":") {
@@ -94,11 +110,11 @@ package struct DatabaseURL: Sendable, Equatable {
             host = host[..<colon]
         }
         guard !host.isEmpty, !host.contains(where: { $0 == " " || $0 == "/" || $0 == "%" }) else {
-            throw self.invalid(url, "the host \"\(host)\" is not valid")
+            throw fail("the host \"\(host)\" is not valid")
         }
         guard let portText else { return (host.lowercased(), isSecure ? 443 : 80) }
         guard let port = Int(portText), (1...65535).contains(port) else {
-            throw self.invalid(url, "the port \"\(portText)\" is not a number from 1 to 65535")
+            throw fail("the port \"\(portText)\" is not a number from 1 to 65535")
         }
         return (host.lowercased(), port)
     }

@@ -16,7 +16,8 @@ import WSClient
 /// after the server's hello, then ``Event/message(_:)`` for every later message, then exactly one
 /// ``Event/closed(reason:)`` (also when the connection fails, when no hello arrives within the
 /// connect timeout, on a malformed message, and after ``close()``). A reset (`r`) sent instead of
-/// a hello arrives as a message, followed by `.closed`.
+/// a hello arrives as a message, followed by `.closed`; its socket is then closed with a close
+/// frame.
 ///
 /// Requests passed to ``send(_:)`` before the hello are queued and sent, in order, right after it
 /// (so a client may queue its stats, auth and listens as soon as it opens the connection).
@@ -160,9 +161,11 @@ package final class WireConnection: Sendable {
                     group.addTask { try await self.write(outbound) }
                     self.ready(hello)
                 } else {
-                    // A reset (or anything else) instead of a hello: report it, then close.
+                    // A reset (or anything else) instead of a hello: report it, then close. The
+                    // socket is open: it is closed properly when this returns (not abandoned as a
+                    // cancelled connect would be, which the server would wait for).
                     self.emit(.message(event))
-                    self.finish("no hello: the server sent \(describe(event))")
+                    self.finish("no hello: the server sent \(describe(event))", cancellingConnect: false)
                     break
                 }
             }
@@ -202,8 +205,8 @@ package final class WireConnection: Sendable {
     }
 
     /// Closes everything once: delivers `.closed(reason)`, stops the timers, asks the writer to
-    /// send a close frame (or cancels the connect when there is no writer yet).
-    private func finish(_ reason: String) {
+    /// send a close frame (or, `cancellingConnect`, cancels the connect when there is no writer yet).
+    private func finish(_ reason: String, cancellingConnect: Bool = true) {
         let task: Task<Void, Never>? = self.state.withLock { state in
             if !state.isClosed {
                 state.isClosed = true
@@ -216,7 +219,7 @@ package final class WireConnection: Sendable {
             state.timer?.cancel()
             state.timer = nil
             defer { state.task = nil }
-            return state.isReady ? nil : state.task
+            return state.isReady || !cancellingConnect ? nil : state.task
         }
         task?.cancel()
     }

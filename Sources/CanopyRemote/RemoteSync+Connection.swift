@@ -13,7 +13,7 @@ extension RemoteSync {
         guard open else { return }
         let core = self.core
         let box = ConnectionBox()
-        let connection = WireConnection.open(url: self.url, lastSession: self.lastSession, logger: self.logger) { event in
+        let connection = WireConnection.open(url: self.endpoint, lastSession: self.lastSession, logger: self.logger) { event in
             core.perform { [weak core] in
                 guard let remote = core?.remote, let connection = box.connection, remote.connection === connection else { return }
                 remote.handle(event)
@@ -72,14 +72,14 @@ extension RemoteSync {
         case .message(let message):
             self.receive(message)
         case .closed(let reason):
-            self.logger.debug("canopy: connection to \(self.url.host) closed: \(reason)")
-            self.dropConnection()
-            self.scheduleReconnect()
+            self.logger.debug("canopy: connection to \(self.endpoint.authority) closed: \(reason)")
+            self.connectionLost()
         }
     }
 
     private func connected(_ hello: ServerHello) {
         guard let connection = self.connection, self.lifecycle.helloReceived(on: connection) else { return }
+        self.resetsWithoutHello = []
         self.lastSession = hello.session
         self.serverTimeOffset = hello.timestamp - self.core.clock()
         guard let provider = self.options.authTokenProvider else {
@@ -228,6 +228,8 @@ extension RemoteSync {
                 self.dropConnection()
                 self.scheduleReconnect()
             }
+        case .reset(let host):
+            self.followReset(to: host)
         case .shutdown(let reason):
             self.logger.warning("canopy: the server closed the connection for good: \(reason)")
             self.goOffline()

@@ -15,7 +15,14 @@ import Logging
 // @unchecked Sendable: every property is touched only on the database's loop thread (jobs carry it there).
 final class RemoteSync: @unchecked Sendable {
     unowned let core: DatabaseCore
+    /// The database's URL, as configured.
     let url: DatabaseURL
+    /// Where connections go: ``url``, or the host the server's last reset (`r`) named, until a
+    /// connection there fails before its hello (``RemoteSync/followReset(to:)``).
+    var endpoint: DatabaseURL
+    /// The resets followed since the last hello (a redirect loop ends at
+    /// ``RemoteSync/maxResetsWithoutHello``).
+    var resetsWithoutHello: [String] = []
     let options: RemoteOptions
     let logger: Logger
 
@@ -53,6 +60,7 @@ final class RemoteSync: @unchecked Sendable {
     init(core: DatabaseCore, url: DatabaseURL, options: RemoteOptions) {
         self.core = core
         self.url = url
+        self.endpoint = url
         self.options = options
         self.logger = options.logger
         self.retryDelay = options.minimumRetryDelay

@@ -13,6 +13,8 @@ enum HTTPClient {
     struct Response: Sendable {
         var status: Int
         var body: [UInt8]
+        /// The `Location` header, if any.
+        var location: String?
     }
 
     typealias Channel = NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>
@@ -49,10 +51,28 @@ enum HTTPClient {
     }
 
     /// Sends one request and returns the response; an error status becomes a `CLIError` with the
-    /// server's message (400: usage, others: failure). `headers` are added to the request's.
+    /// server's message (400: usage, others: failure). `headers` are added to the request's. A
+    /// redirect (307, 308) is followed (``Redirect``): the same method, body and headers go to
+    /// its `Location`.
     static func send(
         _ server: ServerURL, _ method: HTTPMethod, _ target: String, body: [UInt8]? = nil, headers: [(String, String)] = []
     ) async throws(CLIError) -> Response {
+        var request = Redirect.Request(server: server, target: target, headers: headers)
+        for _ in 0...Redirect.limit {
+            let response = try await self.exchange(request, method, body: body)
+            if let location = try Redirect.location(of: response.status, response.location, from: request.server) {
+                request = try request.following(location)
+                continue
+            }
+            guard (200..<300).contains(response.status) else { throw Self.error(response) }
+            return response
+        }
+        throw Redirect.tooMany(from: server)
+    }
+
+    /// One request and its response, redirect or not.
+    private static func exchange(_ request: Redirect.Request, _ method: HTTPMethod, body: [UInt8]?) async throws(CLIError) -> Response {
+        let server = request.server
         let channel = try await self.connect(server)
         let response: Response
         do {
@@ -60,8 +80,8 @@ enum HTTPClient {
                 var parts: [HTTPClientRequestPart] = [
                     .head(
                         Self.head(
-                            server, method, target, bodyLength: body?.count ?? (method == .GET || method == .DELETE ? nil : 0),
-                            accept: "application/json", extra: headers))
+                            server, method, request.target, bodyLength: body?.count ?? (method == .GET || method == .DELETE ? nil : 0),
+                            accept: "application/json", extra: request.headers))
                 ]
                 if let body { parts.append(.body(.byteBuffer(ByteBuffer(bytes: body)))) }
                 parts.append(.end(nil))
@@ -69,23 +89,23 @@ enum HTTPClient {
                 // even if the last write raced with that close.
                 var writeError: (any Error)?
                 do { try await outbound.write(contentsOf: parts) } catch { writeError = error }
-                var status = 0
-                var bytes: [UInt8] = []
+                var response = Response(status: 0, body: [])
                 for try await part in inbound {
                     switch part {
-                    case .head(let head): status = Int(head.status.code)
-                    case .body(let buffer): bytes += buffer.readableBytesView
-                    case .end: return Response(status: status, body: bytes)
+                    case .head(let head):
+                        response.status = Int(head.status.code)
+                        response.location = head.headers.first(name: "Location")
+                    case .body(let buffer): response.body += buffer.readableBytesView
+                    case .end: return response
                     }
                 }
                 if let writeError { throw writeError }
-                return Response(status: status, body: bytes)
+                return response
             }
         } catch {
             throw .unavailable("The connection to \(server.text) failed: \(Self.describe(error)).")
         }
         if response.status == 0 { throw .unavailable("The server at \(server.text) closed the connection without answering.") }
-        guard (200..<300).contains(response.status) else { throw Self.error(response) }
         return response
     }
 
@@ -101,22 +121,41 @@ enum HTTPClient {
     }
 
     /// Opens an event stream at `target` and calls `event` with each event's name and data until
-    /// the server closes it (then returns) or the connection fails (then throws).
+    /// the server closes it (then returns) or the connection fails (then throws). A redirect
+    /// (307, 308) is followed before the stream starts (``Redirect``).
     static func stream(_ server: ServerURL, _ target: String, event: @Sendable (String, [UInt8]) throws(CLIError) -> Void)
         async throws(CLIError)
     {
+        var request = Redirect.Request(server: server, target: target, headers: [])
+        for _ in 0...Redirect.limit {
+            guard let location = try await self.openStream(request, event: event) else { return }
+            request = try request.following(location)
+        }
+        throw Redirect.tooMany(from: server)
+    }
+
+    /// Follows one event stream; returns the `Location` of a redirect instead, or `nil` when the
+    /// stream ended.
+    private static func openStream(_ request: Redirect.Request, event: @Sendable (String, [UInt8]) throws(CLIError) -> Void)
+        async throws(CLIError) -> String?
+    {
+        let server = request.server
         let channel = try await self.connect(server)
         do {
-            try await channel.executeThenClose { inbound, outbound in
+            return try await channel.executeThenClose { inbound, outbound in
                 try await outbound.write(contentsOf: [
-                    .head(Self.head(server, .GET, target, bodyLength: nil, accept: "text/event-stream")), .end(nil),
+                    .head(Self.head(server, .GET, request.target, bodyLength: nil, accept: "text/event-stream", extra: request.headers)),
+                    .end(nil),
                 ])
                 var parser = EventStreamParser()
                 var status = 0
+                var location: String?
                 var errorBody: [UInt8] = []
                 for try await part in inbound {
                     switch part {
-                    case .head(let head): status = Int(head.status.code)
+                    case .head(let head):
+                        status = Int(head.status.code)
+                        location = head.headers.first(name: "Location")
                     case .body(let buffer):
                         guard status == 200 else {
                             errorBody += buffer.readableBytesView
@@ -124,10 +163,12 @@ enum HTTPClient {
                         }
                         for (name, data) in parser.feed(buffer.readableBytesView) { try event(name, data) }
                     case .end:
+                        if let next = try Redirect.location(of: status, location, from: server) { return next }
                         if status != 200 { throw Self.error(Response(status: status, body: errorBody)) }
-                        return
+                        return nil
                     }
                 }
+                return nil
             }
         } catch let error as CLIError {
             throw error

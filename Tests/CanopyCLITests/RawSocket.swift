@@ -37,6 +37,12 @@ final class RawSocket {
         self.setTimeout(timeout)
     }
 
+    /// A connection a listening socket accepted (``RedirectServer``).
+    init(accepted fd: Int32, timeout: Double = 10) {
+        self.fd = fd
+        self.setTimeout(timeout)
+    }
+
     deinit { self.close() }
 
     var isOpen: Bool { self.fd >= 0 }

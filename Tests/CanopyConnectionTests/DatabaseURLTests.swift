@@ -58,3 +58,33 @@ struct DatabaseURLTests {
         }
     }
 }
+
+extension DatabaseURLTests {
+    @Test("a reset's host[:port] names the same database elsewhere: same namespace and TLS, the scheme's port by default")
+    func redirected() throws {
+        let url = try DatabaseURL("https://proj.firebaseio.com")
+        #expect(
+            try url.redirected(to: "s-usc1c-nss-203.firebaseio.com")
+                == DatabaseURL(host: "s-usc1c-nss-203.firebaseio.com", port: 443, isSecure: true, namespace: "proj"))
+        let local = try DatabaseURL("http://127.0.0.1:9000?ns=blog")
+        #expect(
+            try local.redirected(to: "127.0.0.1:9141") == DatabaseURL(host: "127.0.0.1", port: 9141, isSecure: false, namespace: "blog"))
+        #expect(try local.redirected(to: "[::1]:9001") == DatabaseURL(host: "::1", port: 9001, isSecure: false, namespace: "blog"))
+    }
+
+    @Test(
+        "a reset's bad host is refused, naming the fault",
+        arguments: [
+            ("", "is not valid"), ("ws://h:1", "without a scheme or path"), ("h:1/x", "without a scheme or path"),
+            ("h:99999", "not a number from 1 to 65535"), ("u@h:1", "user information"),
+        ])
+    func badRedirect(_ host: String, _ fault: String) throws {
+        let url = try DatabaseURL("http://127.0.0.1:9000?ns=blog")
+        #expect {
+            _ = try url.redirected(to: host)
+        } throws: { error in
+            let message = (error as? DatabaseError)?.message ?? ""
+            return message.contains("in the server's reset") && message.contains(fault)
+        }
+    }
+}

@@ -66,21 +66,6 @@ struct RulesUserTokenTests {
         }
     }
 
-    @Test("with --allow-unsigned-tokens, the SDK's emulator token (exp 3600, in 1970) signs its user in, as the emulator does")
-    func emulatorToken() async throws {
-        let server = makeServer {
-            $0.allowUnsignedTokens = true
-            $0.rules = #"{"rules": {"users": {"$uid": {".read": "auth.uid === $uid", ".write": "auth.uid === $uid"}}}}"#
-        }
-        try await withLiveServer(server) { (port: Int) async throws in
-            let alice = sdkMockUserToken(sub: "alice")
-            let reply = try await StreamTests.request(port, "PUT", "/users/alice.json?auth=\(alice)", #"{"n": 1}"#)
-            #expect(reply.status == 200, "\(reply)")
-            #expect(try await StreamTests.request(port, "PUT", "/users/bob.json?auth=\(alice)", #"{"n": 1}"#).status == 401)
-            #expect(try await StreamTests.request(port, "GET", "/users/alice.json?auth=\(alice)").body == #"{"n":1}"#)
-        }
-    }
-
     @Test("auth.uid and token claims decide; a user's stream sees its own data; a forged token is 401")
     func perUser() async throws {
         try await withLiveServer(Self.server()) { (port: Int) async throws in

@@ -26,15 +26,15 @@ extension TokenVerifierTests {
     @Test("The cache is bounded and skips lookups of expired entries")
     func cacheBounds() {
         var cache = TokenCache(capacity: 100)
-        let auth = AuthContext(uid: "u")
-        for i in 0..<1000 { cache.insert("token-\(i)", auth: auth, expires: 50, now: 0) }
+        let auth = VerifiedToken(auth: AuthContext(uid: "u"), expiresAt: 50)
+        for i in 0..<1000 { cache.insert("token-\(i)", auth, until: 50, now: 0) }
         #expect(cache.count <= 100)
         #expect(cache.lookup("token-999", now: 10) == auth)
         #expect(cache.lookup("token-999", now: 50) == nil)
         #expect(cache.lookup("token-999", now: 10) == nil)
-        cache.insert("late", auth: auth, expires: 50, now: 60)
+        cache.insert("late", auth, until: 50, now: 60)
         #expect(cache.lookup("late", now: 10) == nil)
-        cache.insert(String(repeating: "t", count: TokenCache.maxTokenBytes + 1), auth: auth, expires: 50, now: 0)
+        cache.insert(String(repeating: "t", count: TokenCache.maxTokenBytes + 1), auth, until: 50, now: 0)
         #expect(cache.lookup(String(repeating: "t", count: TokenCache.maxTokenBytes + 1), now: 0) == nil)
     }
 }

@@ -78,7 +78,7 @@ extension TokenVerifierTests {
         let strict = try self.verifier { $0.jwtSecret = Array(Self.secret.utf8) }
         await self.expectRejected(strict, unsigned, "not signed")
         let open = try self.verifier { $0.allowUnsignedTokens = true }
-        let auth = try await open.verify(unsigned).get()
+        let auth = try await open.verify(unsigned).get().auth
         #expect(auth.variable == .object(["uid": "dev", "token": ["sub": "dev", "exp": .int(Int64(self.now + 60)), "admin": true]]))
         // Signed with a key the server does not have, or altered: accepted all the same.
         let openWithSecret = try self.verifier {
@@ -92,6 +92,12 @@ extension TokenVerifierTests {
             open, rawToken(header: #"{"alg":"none"}"#, payload: #"{"sub":"dev","exp":\#(self.now - 100)}"#), uid: "dev")
         await self.expectRejected(openWithSecret, try await self.hs256(self.claims(expiresIn: -100)), "has expired")
         await self.expectRejected(open, rawToken(header: #"{"alg":"none"}"#, payload: #"{"exp":\#(self.now + 100)}"#), "no subject")
+        // Without sub, an unsigned token's user_id names the user (mockUserToken takes either); sub wins.
+        await self.expectAccepted(open, rawToken(header: #"{"alg":"none"}"#, payload: #"{"user_id":"dev"}"#), uid: "dev")
+        await self.expectAccepted(open, rawToken(header: #"{"alg":"none"}"#, payload: #"{"sub":"dev","user_id":"other"}"#), uid: "dev")
+        await self.expectRejected(open, rawToken(header: #"{"alg":"none"}"#, payload: #"{"user_id":""}"#), "no subject (sub or user_id)")
+        await self.expectRejected(
+            openWithSecret, try await self.hs256(TokenTestClaims(sub: nil, exp: self.now + 100)), "no subject (sub)")
         await self.expectRejected(open, "not.a.jwt", "is not a JWT")
     }
 
@@ -102,8 +108,10 @@ extension TokenVerifierTests {
         let token = sdkMockUserToken(sub: "alice")
         #expect(token.hasSuffix("."), "the SDK's empty signature")
         let open = try self.verifier { $0.allowUnsignedTokens = true }
-        let auth = try await open.verify(token).get()
+        let verified = try await open.verify(token).get()
+        let auth = verified.auth
         #expect(auth.uid == "alice")
+        #expect(verified.expires == nil, "the emulator's sign-in does not end at its exp")
         #expect(auth.variable["token"]?["firebase"]?["sign_in_provider"] == "custom")
         #expect(auth.variable["token"]?["user_id"] == "alice" && auth.variable["token"]?["exp"] == 3600)
         // Cached like any other, though its exp lies in 1970.

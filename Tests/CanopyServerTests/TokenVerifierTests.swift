@@ -48,7 +48,7 @@ struct TokenVerifierTests {
         async
     {
         switch await verifier.verify(token) {
-        case .success(let auth): Issue.record("accepted as \(auth.variable)", sourceLocation: sourceLocation)
+        case .success(let verified): Issue.record("accepted as \(verified.auth.variable)", sourceLocation: sourceLocation)
         case .failure(let rejection):
             #expect(rejection.message.contains(expected), "\(rejection.message)", sourceLocation: sourceLocation)
             for part in token.split(separator: ".") where part.count > 3 {
@@ -63,7 +63,7 @@ struct TokenVerifierTests {
         async
     {
         switch await verifier.verify(token) {
-        case .success(let auth): #expect(auth.uid == uid, sourceLocation: sourceLocation)
+        case .success(let verified): #expect(verified.auth.uid == uid, sourceLocation: sourceLocation)
         case .failure(let rejection): Issue.record("rejected: \(rejection.message)", sourceLocation: sourceLocation)
         }
     }
@@ -72,7 +72,9 @@ struct TokenVerifierTests {
     func hs256Claims() async throws {
         let verifier = try self.verifier { $0.jwtSecret = Array(Self.secret.utf8) }
         let token = try await self.hs256(self.claims())
-        let auth = try await verifier.verify(token).get()
+        let verified = try await verifier.verify(token).get()
+        let auth = verified.auth
+        #expect(verified.expires == Int64(self.now + 3600) * 1000)
         let expected: [String: JSONValue] = [
             "sub": "alice", "exp": .int(Int64(self.now + 3600)), "iat": .int(Int64(self.now - 10)), "name": "Alice",
         ]

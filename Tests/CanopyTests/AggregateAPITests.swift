@@ -61,6 +61,62 @@ struct AggregateAPITests {
         }
     }
 
+    /// Each value's form: `int 3`, `double 3.0` or `null` (JSONValue's `==` compares numbers by value).
+    static func forms(_ snapshot: AggregateSnapshot?) -> [String] {
+        guard let snapshot else { return [] }
+        return snapshot.functions.map { function in
+            switch snapshot[function] {
+            case .int(let i)?: return "int \(i)"
+            case .double(let d)?: return "double \(d)"
+            default: return "null"
+            }
+        }
+    }
+
+    @Test("{a: 3, b: 3.0, c: 7}: min 3 and max 7 are integers; removing b and adding f: 3 changes no value and calls no observer")
+    func minMaxFormDoesNotDependOnHistory() throws {
+        let db = try manualDatabase()
+        defer { db.close() }
+        // As the issue wrote it: Swift makes this literal a [String: Double] (3.0, 3.0, 7.0).
+        let list = db.reference(withPath: "list")
+        try list.queueSetValue(["a": 3, "b": 3.0, "c": 7])
+        let aggregate = list.aggregate(.min("$value"), .max("$value"), .sum("$value"))
+        let seen = Box()
+        aggregate.observe { seen.values.append($0) }
+        db.drain()
+        #expect(seen.values.map(Self.forms) == [["int 3", "int 7", "double 13.0"]])
+        try list.queueUpdateChildValues(["b": NSNull(), "f": 3])
+        db.drain()
+        #expect(seen.values.count == 1, "called again for \(seen.values.dropFirst().map(Self.forms))")
+
+        // With integers and a double: the minimum is an integer whichever of 3 and 3.0 it came
+        // from, and in whichever order the data was written.
+        let mixed = db.reference(withPath: "mixed")
+        try mixed.queueSetValue(JSONValue.object(["a": .int(3), "b": .double(3.0), "c": .int(7)]))
+        let live = mixed.aggregate(.min("$value"), .max("$value"), .sum("$value"))
+        let mixedSeen = Box()
+        live.observe { mixedSeen.values.append($0) }
+        db.drain()
+        #expect(mixedSeen.values.map(Self.forms) == [["int 3", "int 7", "double 13.0"]])
+        try mixed.queueUpdateChildValues(["b": NSNull(), "f": 3])
+        db.drain()
+        #expect(mixedSeen.values.count == 1, "called again for \(mixedSeen.values.dropFirst().map(Self.forms))")
+        // Read now, the value has the form the data gives it: no double left, an integer sum.
+        var read: AggregateSnapshot?
+        live.getData { _, snapshot in read = snapshot }
+        db.drain()
+        #expect(Self.forms(read) == ["int 3", "int 7", "int 13"])
+        // With only 3.0 left at the bottom, the minimum is still the integer 3 (the sum changed).
+        try mixed.queueUpdateChildValues(["a": NSNull(), "f": NSNull(), "b": 3.0])
+        db.drain()
+        #expect(mixedSeen.values.dropFirst().map(Self.forms) == [["int 3", "int 7", "double 10.0"]])
+        // A double that is not integer-valued stays a double; an integer-valued one is an integer.
+        try mixed.child("g").queueSetValue(2.5)
+        try mixed.child("h").queueSetValue(9.0)
+        db.drain()
+        #expect(Self.forms(mixedSeen.values.last) == ["double 2.5", "int 9", "double 21.5"])
+    }
+
     @Test("a removed observer gets nothing more; another observer of the same aggregate goes on")
     func removal() throws {
         let db = try manualDatabase()

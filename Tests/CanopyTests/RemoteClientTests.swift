@@ -128,6 +128,60 @@ struct RemoteClientTests {
         }
     }
 
+    @Test(
+        "never connected (no server answers), a set above a location completes it for value, child and query observers, and for a child it leaves out; a removal shows null"
+    )
+    func neverConnectedSetCompletesALocation() async throws {
+        try await onOwnThread {
+            // Nothing listens on port 1: every connection attempt is refused.
+            let db = try Database.remoteForTest("http://127.0.0.1:1?ns=test")
+            defer { db.close() }
+            let room = Collected<JSONValue>()
+            let added = Collected<String>()
+            let last = Collected<JSONValue>()
+            let absent = Collected<JSONValue>()
+            db.reference(withPath: "rooms/a").observe(.value) { room.append($0.exportJSON) }
+            db.reference(withPath: "rooms/a/messages").observe(.childAdded) { added.append($0.key ?? "") }
+            db.reference(withPath: "rooms/a/messages").queryOrderedByKey().queryLimited(toLast: 1).observe(.value) {
+                last.append($0.exportJSON)
+            }
+            db.reference(withPath: "rooms/z").observe(.value) { absent.append($0.exportJSON) }
+            db.drain()
+            #expect(room.items.isEmpty && added.items.isEmpty && last.items.isEmpty && absent.items.isEmpty, "never synced")
+            try db.reference(withPath: "rooms").queueSetValue(["a": ["title": "A", "messages": ["m1": "hi", "m2": "yo"]]])
+            db.drain()
+            #expect(room.items == [["title": "A", "messages": ["m1": "hi", "m2": "yo"]]])
+            #expect(added.items == ["m1", "m2"])
+            #expect(last.items == [["m2": "yo"]])
+            #expect(absent.items == [.null], "the set of rooms says rooms/z holds nothing")
+            try db.reference(withPath: "rooms/a").queueRemoveValue()
+            db.drain()
+            #expect(room.items.last == .null)
+            #expect(last.items.last == .null)
+        }
+    }
+
+    @Test("with a persistent cache, a queued set restored after a restart completes its location, still never connected")
+    func restoredSetCompletesALocation() async throws {
+        let directory = TemporaryDirectory("remote-cache")
+        defer { directory.remove() }
+        let cachePath = directory.file("cache")
+        try await onOwnThread {
+            do {
+                let db = try Database.remoteForTest("http://127.0.0.1:1?ns=test") { $0.persistencePath = cachePath }
+                try db.reference(withPath: "drafts/d1").queueSetValue(["text": "offline"])
+                db.drain()
+                db.close()
+            }
+            let db = try Database.remoteForTest("http://127.0.0.1:1?ns=test") { $0.persistencePath = cachePath }
+            defer { db.close() }
+            let seen = Collected<JSONValue>()
+            db.reference(withPath: "drafts/d1/text").observe(.value) { seen.append($0.exportJSON) }
+            db.drain()
+            #expect(seen.items == ["offline"])
+        }
+    }
+
     @Test("with an acknowledgement timeout an unanswered write's completion gets disconnected, once; the write is still sent")
     func acknowledgementTimeout() async throws {
         try await Self.withServer { url in

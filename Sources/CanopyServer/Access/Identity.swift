@@ -6,7 +6,8 @@ enum Identity: Sendable, Equatable {
     /// without configured credentials. Rules do not apply.
     case admin
     /// A user whose token was verified: rules see its claims as `auth`. `expires` is the token's
-    /// `exp` in ms since 1970, when it has one.
+    /// `exp` in ms since 1970; `nil` when the sign-in does not expire (an emulator token, an
+    /// administrator's `authvar`).
     case user(AuthContext, expires: Int64?)
     /// No credentials: rules see `auth == null`.
     case anonymous

@@ -40,20 +40,8 @@ extension ServerState {
                         : "The auth token is not valid."))
         }
         switch await verifier.verify(token) {
-        case .success(let context): return .success(.user(context, expires: Self.expiry(of: context)))
+        case .success(let verified): return .success(.user(verified.auth, expires: verified.expires))
         case .failure(let rejection): return .failure(rejection)
-        }
-    }
-
-    /// The `exp` claim, in ms.
-    static func expiry(of context: AuthContext) -> Int64? {
-        guard case .object(let auth) = context.variable, case .object(let claims)? = auth["token"], let exp = claims["exp"] else {
-            return nil
-        }
-        switch exp {
-        case .int(let seconds): return seconds.multipliedReportingOverflow(by: 1000).overflow ? nil : seconds * 1000
-        case .double(let seconds) where seconds.isFinite && abs(seconds) < 9e15: return Int64(seconds * 1000)
-        default: return nil
         }
     }
 }

@@ -13,12 +13,13 @@ enum TokenClaims {
     /// How long an emulator token (unsigned, times unchecked) stays cached, in seconds.
     static let emulatorTokenLifetime: Double = 3600
 
-    /// The subject (the user id) and the expiry of `claims` if they pass at time `now`. Without
-    /// `checkingTimes` (the emulator's unsigned tokens), `exp`, `nbf` and `iat` are not checked and
-    /// the expiry is an hour from `now`.
+    /// The subject (the user id) and the expiry (`exp`) of `claims` if they pass at time `now`.
+    /// Without `checkingTimes` (the emulator's unsigned tokens), `exp`, `nbf` and `iat` are not
+    /// checked, the expiry is `nil` (never), and the subject may be `user_id` when there is no
+    /// `sub` (the SDKs' `mockUserToken` takes either).
     static func check(
         _ claims: [String: JSONValue], now: Double, audience: String? = nil, issuer: String? = nil, checkingTimes: Bool = true
-    ) throws(TokenRejection) -> (uid: String, expires: Double) {
+    ) throws(TokenRejection) -> (uid: String, expires: Double?) {
         if let audience {
             let named: Bool
             switch claims["aud"] {
@@ -31,7 +32,7 @@ enum TokenClaims {
         if let issuer {
             guard claims["iss"] == .string(issuer) else { throw TokenRejection("The auth token is not from the configured issuer (iss).") }
         }
-        guard checkingTimes else { return (try self.subject(claims), now + self.emulatorTokenLifetime) }
+        guard checkingTimes else { return (try self.subject(claims, orUserID: true), expires: nil) }
         guard let exp = claims["exp"] else { throw TokenRejection("The auth token has no expiry (exp).") }
         guard let expires = self.seconds(exp) else { throw TokenRejection("The auth token's expiry (exp) is not a number.") }
         guard now < expires + self.leeway else { throw .expired }
@@ -46,12 +47,17 @@ enum TokenClaims {
         return (try self.subject(claims), expires)
     }
 
-    /// `sub`: a non-empty string of at most 128 characters.
-    private static func subject(_ claims: [String: JSONValue]) throws(TokenRejection) -> String {
-        guard case .string(let uid)? = claims["sub"], !uid.isEmpty else {
-            throw TokenRejection("The auth token has no subject (sub): it must name the user.")
+    /// `sub` (or, `orUserID`, `user_id` when there is no `sub`): a non-empty string of at most 128
+    /// characters.
+    private static func subject(_ claims: [String: JSONValue], orUserID: Bool = false) throws(TokenRejection) -> String {
+        let claim = orUserID && claims["sub"] == nil ? "user_id" : "sub"
+        guard case .string(let uid)? = claims[claim], !uid.isEmpty else {
+            throw TokenRejection(
+                orUserID
+                    ? "The auth token has no subject (sub or user_id): it must name the user."
+                    : "The auth token has no subject (sub): it must name the user.")
         }
-        guard uid.utf16.count <= 128 else { throw TokenRejection("The auth token's subject (sub) is longer than 128 characters.") }
+        guard uid.utf16.count <= 128 else { throw TokenRejection("The auth token's subject (\(claim)) is longer than 128 characters.") }
         return uid
     }
 

@@ -7,7 +7,8 @@ import Synchronization
 
 /// Verifies user tokens (JWTs) with the keys the operator configured
 /// (``ServerConfiguration/jwtSecret``, ``ServerConfiguration/jwtKeys``), and turns their claims
-/// into the `auth` of security rules: `auth.uid` from `sub`, `auth.token` the claims.
+/// into the `auth` of security rules: `auth.uid` from `sub`, `auth.token` the claims, and the
+/// moment the sign-in ends (`exp`).
 ///
 /// A token passes when:
 /// - it is a compact JWT whose header names its algorithm and whose payload is a JSON object;
@@ -20,7 +21,8 @@ import Synchronization
 /// with `alg: none`, with a signature no key verifies, or with an algorithm no key is configured
 /// for all pass if their claims do, as in the Firebase emulator. An unsigned token (`alg: none`,
 /// what the SDKs' `mockUserToken` builds, with `iat: 0` and `exp: 3600`) passes whatever its
-/// `exp`, `nbf` and `iat`, as the emulator accepts it; it still needs its `sub`. Development only.
+/// `exp`, `nbf` and `iat`, as the emulator accepts it, and its sign-in never expires; it still
+/// needs its `sub` (or `user_id`). Development only.
 ///
 /// Verified tokens are cached (up to 10,000, each until its `exp`), so a client that sends the
 /// same token with every request costs one signature check.
@@ -47,11 +49,11 @@ final class TokenVerifier: Sendable {
     }
 
     /// The identity `token` proves, or why it proves none.
-    func verify(_ token: String) async -> Result<AuthContext, TokenRejection> {
+    func verify(_ token: String) async -> Result<VerifiedToken, TokenRejection> {
         let now = self.clock()
-        if let auth = self.cache.withLock({ $0.lookup(token, now: now) }) { return .success(auth) }
+        if let verified = self.cache.withLock({ $0.lookup(token, now: now) }) { return .success(verified) }
         let parsed: SignedToken
-        let claims: (uid: String, expires: Double)
+        let claims: (uid: String, expires: Double?)
         do throws(TokenRejection) {
             parsed = try SignedToken(parsing: token)
             // An unsigned token where none are allowed: say so first, not that its (emulator) exp passed.
@@ -63,9 +65,10 @@ final class TokenVerifier: Sendable {
         } catch {
             return .failure(error)
         }
-        let auth = AuthContext(uid: claims.uid, token: parsed.claims)
-        self.cache.withLock { $0.insert(token, auth: auth, expires: claims.expires, now: now) }
-        return .success(auth)
+        let verified = VerifiedToken(auth: AuthContext(uid: claims.uid, token: parsed.claims), expiresAt: claims.expires)
+        let cachedUntil = claims.expires ?? now + TokenClaims.emulatorTokenLifetime
+        self.cache.withLock { $0.insert(token, verified, until: cachedUntil, now: now) }
+        return .success(verified)
     }
 
     /// The time, in seconds since 1970.
