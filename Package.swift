@@ -168,7 +168,7 @@ let package = Package(
         .testTarget(
             name: "CanopyClusterTests",
             dependencies: [
-                "Canopy", "CanopyCluster", "CanopyCore", "CanopyStorage", "CanopyTestSupport", "canopy",
+                "Canopy", "CanopyRemote", "CanopyCluster", "CanopyCore", "CanopyStorage", "CanopyTestSupport", "canopy",
                 .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
             ],
             resources: [.copy("Interop")],
