@@ -1,4 +1,5 @@
 public import Canopy
+import CanopyCluster
 import CanopyCore
 import Foundation
 import HTTPTypes
@@ -112,7 +113,11 @@ public final class NamespaceStore: Sendable {
     /// The namespace `name`, opened (and created) if needed; with `create` false, only an open
     /// or kept one (a guarded server lets only its administrator create namespaces).
     func namespace(_ name: String, create: Bool = true) async throws -> Namespace {
-        if let namespace = self.open.withLock({ $0[name] }) { return namespace }
+        if let namespace = self.open.withLock({ $0[name] }) {
+            guard let cluster = self.cluster, let binding = namespace.cluster, !cluster.stillLeads(binding.lease) else { return namespace }
+            // Led under a registration or a lease this node no longer holds: never served stale.
+            self.evict(name, reason: "Node \(binding.lease.node) no longer holds namespace \(name)'s lease.")
+        }
         guard Self.isValidName(name) else {
             throw RESTError.badRequest("Invalid namespace \"\(name)\": use 1 to 63 letters, digits, '-' or '_'.")
         }

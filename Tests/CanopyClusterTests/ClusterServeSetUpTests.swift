@@ -4,10 +4,6 @@ import CanopyTestSupport
 import Foundation
 import Testing
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// `canopy serve --cluster` set up wrongly: a one-line error and a non-zero exit, never a crash.
 @Suite(.enabled(if: ClusterHarness.runnable, ClusterHarness.skipReason), .timeLimit(.minutes(2)))
 struct ClusterServeSetUpTests {
@@ -46,25 +42,12 @@ struct ClusterServeSetUpTests {
         try await ClusterHarness.withDatabase { configuration in
             let directory = TemporaryDirectory()
             let cluster = try ClusterCommandTests.arguments(configuration, passwordFile: directory.path + "/password")
-            let first = ChildProcess()
-            first.executableURL = URL(fileURLWithPath: builtExecutable("canopy"))
-            first.arguments = ["serve", "--port", "0", "--advertise", "http://127.0.0.1:9502"] + cluster
-            first.environment = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
-            let stdout = Pipe()
-            first.standardInput = FileHandle.nullDevice
-            first.standardOutput = stdout
-            first.standardError = FileHandle.nullDevice
-            try first.run()
-            defer {
-                kill(first.processIdentifier, SIGTERM)
-                first.waitUntilExit()
-            }
-            // Its first line: it registered and serves.
-            var line = Data()
-            while let byte = try stdout.fileHandleForReading.read(upToCount: 1), let b = byte.first, b != 0x0A { line.append(b) }
-            #expect(String(decoding: line, as: UTF8.self).contains("serving node"))
-            let second = try Self.serve(["--advertise", "http://127.0.0.1:9502"] + cluster)
-            Self.expectOneLine(second, exit: 1, containing: "Another live node of the cluster advertises http://127.0.0.1:9502")
+            // The first node registered and serves (its first line says so).
+            let first = try ClusterNodeProcess(host: "127.0.0.1", port: try ClusterNodeProcess.freePort(), cluster: cluster)
+            defer { first.stop() }
+            let taken = "http://127.0.0.1:\(first.port)"
+            let second = try Self.serve(["--advertise", taken] + cluster)
+            Self.expectOneLine(second, exit: 1, containing: "Another live node of the cluster advertises \(taken)")
         }
     }
 }

@@ -52,6 +52,14 @@ public final class ClusterMembership: Sendable {
     /// The node's registration now (a node judged dead registers again under a new id).
     public var currentNode: ClusterNode { self.node.withLock { $0 } }
 
+    /// Whether this node may still serve a namespace it took under `lease`: it took it under its
+    /// current registration, and its lease runs by its own clock (which ends no later than the
+    /// one other nodes judge it by). O(1): checked on every request for the namespace.
+    func stillLeads(_ lease: NamespaceLease) -> Bool {
+        let node = self.currentNode
+        return lease.node == node.id && node.holdsLease && !node.sessionEnded
+    }
+
     /// The leader's address when another live node leads `name`; `nil` when this node leads it
     /// or no live node does (the next request here takes it).
     func leaderElsewhere(of name: String) async throws(DatabaseError) -> String? {
@@ -72,7 +80,7 @@ public final class ClusterMembership: Sendable {
                 .clusterUnavailable, "Namespace \(name) has no leader and this node leads as many namespaces as it may; try another node.")
         }
         let node = self.currentNode
-        guard node.holdsLease else {
+        guard node.holdsLease && !node.sessionEnded else {
             throw DatabaseError(.clusterUnavailable, "This node's lease in the cluster has run out; it leads nothing until it renews it.")
         }
         if let lease = try await self.store.acquire(name, by: node) { return .lead(lease) }
@@ -99,6 +107,8 @@ public final class ClusterMembership: Sendable {
                 guard error.code == .notLeader || node.sessionEnded || !node.holdsLease else { continue }
                 await lost("Node \(node.id) lost its place in the cluster: \(error.message)")
                 await self.registerAgain(replacing: node)
+                // What opened meanwhile was taken under the old registration.
+                await lost("Node \(node.id) registered again as node \(self.currentNode.id).")
             }
         }
     }

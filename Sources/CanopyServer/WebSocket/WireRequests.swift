@@ -72,6 +72,12 @@ struct WireRequests {
                     await outbox.finish()
                     return self.session.disconnect()
                 }
+                if self.state.store.cluster != nil, (error as? RESTError)?.status == .serviceUnavailable {
+                    // The node cannot serve the namespace now (its lease lapsed, PostgreSQL is
+                    // away): the client reconnects and asks again, rather than failing its listen.
+                    await outbox.finish()
+                    return self.session.disconnect()
+                }
                 let status = (error as? RESTError)?.status
                 let refused = status == .forbidden || status == .unauthorized
                 let message = (error as? RESTError)?.message ?? "The namespace \"\(self.session.namespaceName)\" cannot be opened."

@@ -222,6 +222,7 @@ async def ws_listener(view, problems):
                     continue
                 await ws.send(json.dumps({"t": "d", "d": {"r": 1, "a": "q", "b": {"p": "/ws", "h": ""}}}))
                 local = {}
+                recent = [f"connected to {host}"]
                 while not stop.is_set():
                     try:
                         message = await ws_recv(ws, 0.5)
@@ -235,6 +236,7 @@ async def ws_listener(view, problems):
                     if message.get("t") != "d" or message["d"].get("a") not in ("d", "m"):
                         continue
                     action, body = message["d"]["a"], message["d"]["b"]
+                    recent = (recent + [f"{action} {body['p']} {len(body['d']) if isinstance(body['d'], dict) else body['d']}"])[-8:]
                     path = body["p"].strip("/").split("/")
                     data = body["d"]
                     if path == ["ws"] and action == "d":
@@ -247,7 +249,8 @@ async def ws_listener(view, problems):
                     changed = local if action == "d" and path == ["ws"] else (data if path == ["ws"] else {path[1]: data})
                     if any(value != int(key[1:]) for key, value in changed.items()) or \
                             (local and max(int(k[1:]) for k in changed or local) > len(local)):
-                        problems.append(f"the listener saw a state that is not a prefix of the writes: {len(local)} keys, {changed}")
+                        problems.append(f"the listener saw a state that is not a prefix of the writes: {len(local)} keys, "
+                                        f"{str(changed)[:80]}; its last messages: {recent}")
                     view["state"] = local
         except Exception:  # noqa: BLE001 - the node died: reconnect elsewhere
             host = random.choice(HOSTS) + f":{PORT}"
