@@ -71,3 +71,21 @@ extension ClusterStore {
         return !rows.isEmpty
     }
 }
+
+extension ClusterStore {
+    /// Which of `leases` are no longer current: their namespace's epoch moved on (a takeover or a
+    /// `canopy cluster move`). One statement, however many leases.
+    public func superseded(_ leases: [NamespaceLease]) async throws(DatabaseError) -> [NamespaceLease] {
+        guard !leases.isEmpty else { return [] }
+        let names = leases.map(\.namespace)
+        let rows = try await self.run(
+            "SELECT name, epoch FROM canopy.namespaces WHERE name = ANY(\(names)::text[])", doing: "checking the leases of this node")
+        var epochs: [String: Int64] = [:]
+        for row in rows {
+            let (name, epoch) = try Self.decode(
+                row, as: (String, Int64).self, doing: "checking the leases of this node", self.configuration)
+            epochs[name] = epoch
+        }
+        return leases.filter { epochs[$0.namespace] != $0.epoch }
+    }
+}

@@ -1,4 +1,5 @@
 import Canopy
+import CanopyCluster
 import CanopyCore
 public import Hummingbird
 import HummingbirdCore
@@ -65,7 +66,14 @@ public final class CanopyServer: Sendable {
         defer { self.ended() }
         // A cluster node renews its lease while it serves; losing it stops serving what it led.
         let keepAlive = self.store.cluster.map { cluster in
-            Task { [store = self.store] in await cluster.keepAlive { reason in store.evictAll(reason: reason) } }
+            Task { [store = self.store] in
+                await cluster.keepAlive(
+                    leases: { store.servedLeases() },
+                    superseded: { moved in
+                        for lease in moved { store.evict(lease.namespace, reason: "Namespace \(lease.namespace) moved to another node.") }
+                    },
+                    lost: { reason in store.evictAll(reason: reason) })
+            }
         }
         defer { keepAlive?.cancel() }
         do {

@@ -202,6 +202,9 @@ public final class NamespaceStore: Sendable {
 
     var evictionHooks: [@Sendable (String) -> Void] { self.evictionHookList.withLock { $0 } }
 
+    /// The namespaces open now (not those still opening).
+    func openNamespacesNow() -> [Namespace] { self.open.withLock { Array($0.values) } }
+
     /// Whether namespace `name` is open or opening here.
     func isServing(_ name: String) -> Bool { self.entries.withLock { $0[name] != nil } }
 

@@ -94,7 +94,14 @@ public final class ClusterMembership: Sendable {
     /// restarted: its lock is gone) or the cluster judged the node dead, `lost` runs (the node
     /// must stop serving what it led) and the node registers again, retrying until PostgreSQL
     /// answers.
-    func keepAlive(lost: @escaping @Sendable (String) async -> Void) async {
+    ///
+    /// After each heartbeat, `leases()` (the leases of the namespaces served here) are checked
+    /// against PostgreSQL, and `superseded` runs with those whose epoch moved on (a
+    /// `canopy cluster move`): the node stops serving them.
+    func keepAlive(
+        leases: @escaping @Sendable () -> [NamespaceLease] = { [] }, superseded: @escaping @Sendable ([NamespaceLease]) -> Void = { _ in },
+        lost: @escaping @Sendable (String) async -> Void
+    ) async {
         let interval = self.store.configuration.lease / 3
         while !Task.isCancelled {
             try? await Task.sleep(for: interval)
@@ -102,6 +109,8 @@ public final class ClusterMembership: Sendable {
             let node = self.currentNode
             do throws(DatabaseError) {
                 try await node.heartbeat()
+                let moved = try await self.store.superseded(leases())
+                if !moved.isEmpty { superseded(moved) }
             } catch {
                 self.logger.warning("Renewing the lease of node \(node.id) failed: \(error.message)")
                 guard error.code == .notLeader || node.sessionEnded || !node.holdsLease else { continue }

@@ -99,6 +99,11 @@ extension NamespaceStore {
         }
     }
 
+    /// The leases of the clustered namespaces open here.
+    func servedLeases() -> [NamespaceLease] {
+        self.openNamespacesNow().compactMap { $0.cluster?.lease }
+    }
+
     /// Stops serving every namespace (this node's lease was lost).
     func evictAll(reason: String) {
         for name in self.servingNames() { self.evict(name, reason: reason) }
