@@ -36,10 +36,7 @@ extension ClusterStore {
             let page = try await self.read(namespace, after: Int64(last), limit: pageSize)
             for record in page {
                 let container = "Record \(record.seq) of the log of namespace \(namespace)"
-                let bytes = Array(record.bytes.readableBytesView)
-                let (sequence, now, write) = try bytes.withBytes { raw throws(DatabaseError) in
-                    try JournalReader.decodeRecord(raw, in: container)
-                }
+                let (sequence, now, write) = try LogRecord.decode(record.bytes, in: container)
                 guard sequence == last &+ 1, sequence == UInt64(record.seq) else {
                     throw DatabaseError(.corrupted, "\(container) holds record \(sequence) after record \(last): records are missing.")
                 }
@@ -49,7 +46,7 @@ extension ClusterStore {
                     throw DatabaseError(.corrupted, "\(container) cannot be replayed: \(error.message)")
                 }
                 last = sequence
-                logBytes += bytes.count
+                logBytes += record.bytes.readableBytes
                 replayed += 1
             }
             if page.count < pageSize { break }

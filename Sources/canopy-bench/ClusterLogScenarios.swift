@@ -30,23 +30,7 @@ func clusterLogAppends(_ name: String, writers: Int, records: Int) async throws 
     let perWriter = max(1, records / writers)
     let total = perWriter * writers
     let start = monotonicNanos()
-    var latencies = try await withThrowingTaskGroup(of: [UInt64].self) { group in
-        for _ in 0..<writers {
-            group.addTask {
-                var samples: [UInt64] = []
-                samples.reserveCapacity(perWriter)
-                for _ in 0..<perWriter {
-                    let began = monotonicNanos()
-                    _ = try await appender.append(record)
-                    samples.append(monotonicNanos() &- began)
-                }
-                return samples
-            }
-        }
-        var all: [UInt64] = []
-        for try await samples in group { all += samples }
-        return all
-    }
+    var latencies = try await timedConcurrently(writers: writers, each: perWriter) { _, _ in _ = try await appender.append(record) }
     let seconds = secondsSince(start)
     // The end state: every record once, at positions 1…total, under this lease's epoch.
     var seen = 0
@@ -84,4 +68,28 @@ func connectBenchCluster() async throws -> ClusterStore {
     var logger = Logger(label: "canopy.bench.cluster")
     logger.logLevel = .critical
     return try await ClusterStore.connect(try ClusterConfiguration(url: url), logger: logger)
+}
+
+/// Runs `operation(writer, i)` for `i` in `0..<each` in each of `writers` concurrent tasks, each
+/// awaiting its operations in turn; returns every operation's latency in nanoseconds.
+func timedConcurrently(writers: Int, each: Int, _ operation: @escaping @Sendable (Int, Int) async throws -> Void) async throws
+    -> [UInt64]
+{
+    try await withThrowingTaskGroup(of: [UInt64].self) { group in
+        for writer in 0..<writers {
+            group.addTask {
+                var samples: [UInt64] = []
+                samples.reserveCapacity(each)
+                for i in 0..<each {
+                    let began = monotonicNanos()
+                    try await operation(writer, i)
+                    samples.append(monotonicNanos() &- began)
+                }
+                return samples
+            }
+        }
+        var all: [UInt64] = []
+        for try await samples in group { all += samples }
+        return all
+    }
 }

@@ -50,22 +50,8 @@ func timedWrites(_ name: String, _ db: Database, store: Store, writers: Int, wri
     let total = perWriter * writers
     let messages = db.reference(withPath: "messages")
     let began = monotonicNanos()
-    var latencies = try await withThrowingTaskGroup(of: [UInt64].self) { group in
-        for writer in 0..<writers {
-            group.addTask {
-                var samples: [UInt64] = []
-                samples.reserveCapacity(perWriter)
-                for i in 0..<perWriter {
-                    let t = monotonicNanos()
-                    _ = try await messages.child("w\(writer)-\(i)").setValue(["from": "user \(writer)", "text": "message \(i)", "n": i])
-                    samples.append(monotonicNanos() &- t)
-                }
-                return samples
-            }
-        }
-        var all: [UInt64] = []
-        for try await samples in group { all += samples }
-        return all
+    var latencies = try await timedConcurrently(writers: writers, each: perWriter) { writer, i in
+        _ = try await messages.child("w\(writer)-\(i)").setValue(["from": "user \(writer)", "text": "message \(i)", "n": i])
     }
     let seconds = secondsSince(began)
     let stored = try await messages.getData()

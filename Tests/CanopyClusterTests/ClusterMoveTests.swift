@@ -12,42 +12,39 @@ import Testing
 struct ClusterMoveTests {
     @Test func aMovedNamespaceIsServedByItsNewLeaderOnly() async throws {
         try await ClusterHarness.withDatabase { configuration in
-            let directory = TemporaryDirectory()
-            let cluster = try ClusterCommandTests.arguments(configuration, passwordFile: directory.path + "/password")
-            let port = try ClusterNodeProcess.freePort()
-            let nodes = try (1...2).map { try ClusterNodeProcess(host: "127.0.0.\($0)", port: port, cluster: cluster) }
-            defer { for node in nodes { node.stop() } }
-            let store = try await ClusterStore.connect(configuration, logger: ClusterHarness.logger)
-            defer { Task { await store.close() } }
+            try await ClusterNodeProcess.withNodes(2, configuration) { _, port in
+                let store = try await ClusterStore.connect(configuration, logger: ClusterHarness.logger)
+                defer { Task { await store.close() } }
 
-            let first = try ClusterRemoteClientTests.remote("http://127.0.0.1:\(port)?ns=moving")
-            defer { first.close() }
-            _ = try await first.reference(withPath: "state").setValue("before")
-            let before = try #require(try await store.leader(of: "moving"))
-            #expect(before.advertise == "http://127.0.0.1:\(port)")
+                let first = try ClusterRemoteClientTests.remote("http://127.0.0.1:\(port)?ns=moving")
+                defer { first.close() }
+                _ = try await first.reference(withPath: "state").setValue("before")
+                let before = try #require(try await store.leader(of: "moving"))
+                #expect(before.advertise == "http://127.0.0.1:\(port)")
 
-            // Move it to node 2 (as `canopy cluster move moving --to ID` does), then write there.
-            let target = try #require(try await store.status().nodes.first { $0.advertise == "http://127.0.0.2:\(port)" })
-            let moved = try await store.move("moving", to: target.id)
-            let second = try ClusterRemoteClientTests.remote("http://127.0.0.2:\(port)?ns=moving")
-            defer { second.close() }
-            _ = try await second.reference(withPath: "state").setValue("after")
-            #expect(try await store.leader(of: "moving")?.node == target.id, "node 2 serves it")
-            #expect(moved.node == target.id)
+                // Move it to node 2 (as `canopy cluster move moving --to ID` does), then write there.
+                let target = try #require(try await store.status().nodes.first { $0.advertise == "http://127.0.0.2:\(port)" })
+                let moved = try await store.move("moving", to: target.id)
+                let second = try ClusterRemoteClientTests.remote("http://127.0.0.2:\(port)?ns=moving")
+                defer { second.close() }
+                _ = try await second.reference(withPath: "state").setValue("after")
+                #expect(try await store.leader(of: "moving")?.node == target.id, "node 2 serves it")
+                #expect(moved.node == target.id)
 
-            // Node 1 stops serving its copy (at its next heartbeat): a new client of node 1 reads
-            // the new value, from node 2.
-            let deadline = ContinuousClock.now + .seconds(60)
-            var seen: Any?
-            repeat {
-                let reader = try ClusterRemoteClientTests.remote("http://127.0.0.1:\(port)?ns=moving")
-                seen = try await reader.reference(withPath: "state").getData().value
-                reader.close()
-                if seen as? String == "after" { break }
-                try await Task.sleep(for: .milliseconds(200))
-            } while ContinuousClock.now < deadline
-            #expect(seen as? String == "after")
-            #expect(try await store.leader(of: "moving")?.node == target.id, "node 1 did not take the namespace back")
+                // Node 1 stops serving its copy (at its next heartbeat): a new client of node 1 reads
+                // the new value, from node 2.
+                let deadline = ContinuousClock.now + .seconds(60)
+                var seen: Any?
+                repeat {
+                    let reader = try ClusterRemoteClientTests.remote("http://127.0.0.1:\(port)?ns=moving")
+                    seen = try await reader.reference(withPath: "state").getData().value
+                    reader.close()
+                    if seen as? String == "after" { break }
+                    try await Task.sleep(for: .milliseconds(200))
+                } while ContinuousClock.now < deadline
+                #expect(seen as? String == "after")
+                #expect(try await store.leader(of: "moving")?.node == target.id, "node 1 did not take the namespace back")
+            }
         }
     }
 }

@@ -63,6 +63,19 @@ final class ClusterNodeProcess: @unchecked Sendable {  // @unchecked: `process` 
         self.process = nil
     }
 
+    /// Runs `body` with `count` nodes on 127.0.0.1…`count`, one port, on `configuration`'s
+    /// database (the password in a file); stops them afterwards.
+    static func withNodes<T>(
+        _ count: Int, _ configuration: ClusterConfiguration, _ body: ([ClusterNodeProcess], Int) async throws -> T
+    ) async throws -> T {
+        let directory = TemporaryDirectory()
+        let cluster = try ClusterCommandTests.arguments(configuration, passwordFile: directory.path + "/password")
+        let port = try Self.freePort()
+        let nodes = try (1...count).map { try ClusterNodeProcess(host: "127.0.0.\($0)", port: port, cluster: cluster) }
+        defer { for node in nodes { node.stop() } }
+        return try await body(nodes, port)
+    }
+
     /// A free TCP port on the loopback addresses.
     static func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -93,65 +106,62 @@ struct ClusterRemoteClientTests {
 
     @Test func databaseURLFollowsTheLeaderThroughKillsAndLosesNothing() async throws {
         try await ClusterHarness.withDatabase { configuration in
-            let directory = TemporaryDirectory()
-            let cluster = try ClusterCommandTests.arguments(configuration, passwordFile: directory.path + "/password")
-            let port = try ClusterNodeProcess.freePort()
-            let nodes = try (1...3).map { try ClusterNodeProcess(host: "127.0.0.\($0)", port: port, cluster: cluster) }
-            defer { for node in nodes { node.stop() } }
-            let store = try await ClusterStore.connect(configuration, logger: ClusterHarness.logger)
+            try await ClusterNodeProcess.withNodes(3, configuration) { nodes, port in
+                let store = try await ClusterStore.connect(configuration, logger: ClusterHarness.logger)
 
-            let writer = try Self.remote("http://127.0.0.1:\(port)?ns=swift")
-            let reader = try Self.remote("http://127.0.0.3:\(port)?ns=swift")
-            defer {
-                writer.close()
-                reader.close()
-            }
-            let seen = Mutex<JSONValue?>(nil)
-            let handle = reader.reference(withPath: "items").observe(.value) { snapshot in
-                let json = snapshot.exportJSON
-                seen.withLock { $0 = json }
-            }
-            defer { reader.reference(withPath: "items").removeObserver(withHandle: handle) }
-            // Node 3 takes the namespace (the reader's first request): the writer, given node 1,
-            // is redirected there.
-            _ = try await reader.reference(withPath: "items").getData()
-            #expect(try await store.leader(of: "swift")?.advertise == "http://127.0.0.3:\(port)")
-
-            var written = 0
-            for round in 0..<4 {
-                for _ in 0..<25 {
-                    written += 1
-                    _ = try await writer.reference(withPath: "items/k\(written)").setValue(written)
+                let writer = try Self.remote("http://127.0.0.1:\(port)?ns=swift")
+                let reader = try Self.remote("http://127.0.0.3:\(port)?ns=swift")
+                defer {
+                    writer.close()
+                    reader.close()
                 }
-                for _ in 0..<3 {
-                    _ = try await writer.reference(withPath: "counter").runTransactionBlock { data in
-                        data.value = ((data.value as? Int) ?? 0) + 1
-                        return .success(withValue: data)
+                let seen = Mutex<JSONValue?>(nil)
+                let handle = reader.reference(withPath: "items").observe(.value) { snapshot in
+                    let json = snapshot.exportJSON
+                    seen.withLock { $0 = json }
+                }
+                defer { reader.reference(withPath: "items").removeObserver(withHandle: handle) }
+                // Node 3 takes the namespace (the reader's first request): the writer, given node 1,
+                // is redirected there.
+                _ = try await reader.reference(withPath: "items").getData()
+                #expect(try await store.leader(of: "swift")?.advertise == "http://127.0.0.3:\(port)")
+
+                var written = 0
+                for round in 0..<4 {
+                    for _ in 0..<25 {
+                        written += 1
+                        _ = try await writer.reference(withPath: "items/k\(written)").setValue(written)
                     }
+                    for _ in 0..<3 {
+                        _ = try await writer.reference(withPath: "counter").runTransactionBlock { data in
+                            data.value = ((data.value as? Int) ?? 0) + 1
+                            return .success(withValue: data)
+                        }
+                    }
+                    guard round < 3 else { break }
+                    // The leader dies; the client is left on a dead host until it reconnects.
+                    let leader = try #require(try await store.leader(of: "swift"))
+                    let victim = try #require(nodes.first { leader.advertise == "http://\($0.host):\(port)" })
+                    victim.kill9()
+                    try victim.start()
                 }
-                guard round < 3 else { break }
-                // The leader dies; the client is left on a dead host until it reconnects.
-                let leader = try #require(try await store.leader(of: "swift"))
-                let victim = try #require(nodes.first { leader.advertise == "http://\($0.host):\(port)" })
-                victim.kill9()
-                try victim.start()
+                // Every awaited write and transaction is in the log, once.
+                let start = try await store.load("swift")
+                let items = start.root.child(ChildKey("items"))
+                #expect(items.childCount == written)
+                #expect(start.root.child(ChildKey("counter")) == .leaf(.int(12)))
+                // Three takeovers after the first lead.
+                #expect(try await store.leader(of: "swift").map(\.epoch) ?? 0 >= 4)
+                // The listener, redirected and reconnected like the writer, ends with exactly the data.
+                var expected: [String: JSONValue] = [:]
+                for i in 1...written { expected["k\(i)"] = .int(Int64(i)) }
+                let deadline = ContinuousClock.now + .seconds(120)
+                while seen.withLock({ $0 }) != .object(expected) && ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                #expect(seen.withLock { $0 } == .object(expected))
+                await store.close()
             }
-            // Every awaited write and transaction is in the log, once.
-            let start = try await store.load("swift")
-            let items = start.root.child(ChildKey("items"))
-            #expect(items.childCount == written)
-            #expect(start.root.child(ChildKey("counter")) == .leaf(.int(12)))
-            // Three takeovers after the first lead.
-            #expect(try await store.leader(of: "swift").map(\.epoch) ?? 0 >= 4)
-            // The listener, redirected and reconnected like the writer, ends with exactly the data.
-            var expected: [String: JSONValue] = [:]
-            for i in 1...written { expected["k\(i)"] = .int(Int64(i)) }
-            let deadline = ContinuousClock.now + .seconds(120)
-            while seen.withLock({ $0 }) != .object(expected) && ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(50))
-            }
-            #expect(seen.withLock { $0 } == .object(expected))
-            await store.close()
         }
     }
 }

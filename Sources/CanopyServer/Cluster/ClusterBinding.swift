@@ -1,8 +1,6 @@
 import Canopy
 import CanopyCluster
 import CanopyCore
-import CanopyStorage
-import NIOCore
 
 /// A namespace served by this node as its cluster leader: the cluster's store, the lease it was
 /// taken under, and the journal (its log) its database writes to.
@@ -10,20 +8,6 @@ struct ClusterBinding: Sendable {
     let store: ClusterStore
     let lease: NamespaceLease
     let journal: ClusterJournal
-
-    /// `write` as the log keeps it (a record; an onDisconnect registration's bytes).
-    static func encode(_ write: WriteOperation) -> ByteBuffer {
-        var bytes: [UInt8] = []
-        JournalFormat.appendRecord(write, sequence: 0, now: 0, to: &bytes)
-        return ByteBuffer(bytes: bytes)
-    }
-
-    /// The write of a registration's bytes.
-    static func decode(_ bytes: ByteBuffer, registration id: Int64) throws(DatabaseError) -> WriteOperation {
-        try Array(bytes.readableBytesView).withBytes { raw throws(DatabaseError) in
-            try JournalReader.decodeRecord(raw, in: "onDisconnect registration \(id)").write
-        }
-    }
 
     /// Runs the onDisconnect writes of connections held by earlier leaders (all gone now), each
     /// once: its registration is deleted in the transaction that appends it. They were judged by
@@ -38,7 +22,7 @@ struct ClusterBinding: Sendable {
         for orphan in orphans {
             let write: WriteOperation
             do throws(DatabaseError) {
-                write = try Self.decode(orphan.write, registration: orphan.id)
+                write = try LogRecord.decode(orphan.write, in: "onDisconnect registration \(orphan.id)").write
             } catch {
                 logger("The onDisconnect write \(orphan.id) of namespace \(self.lease.namespace) is damaged: \(error.message)")
                 continue

@@ -112,7 +112,7 @@ public final class ClusterMembership: Sendable {
                 let moved = try await self.store.superseded(leases())
                 if !moved.isEmpty { superseded(moved) }
             } catch {
-                self.logger.warning("Renewing the lease of node \(node.id) failed: \(error.message)")
+                self.logger.warning("The heartbeat of node \(node.id) failed: \(error.message)")
                 guard error.code == .notLeader || node.sessionEnded || !node.holdsLease else { continue }
                 await lost("Node \(node.id) lost its place in the cluster: \(error.message)")
                 await self.registerAgain(replacing: node)

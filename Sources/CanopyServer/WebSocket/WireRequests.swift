@@ -263,7 +263,7 @@ struct WireRequests {
             // Kept in PostgreSQL before it is acknowledged: a new leader runs it if this node dies.
             do throws(DatabaseError) {
                 registration = try await cluster.store.addOnDisconnect(
-                    ClusterBinding.encode(write), session: session.sessionID, under: cluster.lease)
+                    LogRecord.encode(write, sequence: 0, now: 0), session: session.sessionID, under: cluster.lease)
             } catch {
                 return session.outbox.send(ServerMessage.failure(id: id, status: "unavailable", message: error.message))
             }
