@@ -80,7 +80,7 @@ func serveForBenchmark(directory: String) -> Never {
 }
 
 /// A server child process.
-final class ServerChild {
+final class ServerChild: ServerProcess {
     let process = Process()
     let input = Pipe()
     let port: Int
@@ -111,6 +111,8 @@ final class ServerChild {
         self.port = try Self.port(from: output.fileHandleForReading)
     }
 
+    var pid: Int32 { self.process.processIdentifier }
+
     /// The port of the child's first line `port N` (a wrapper may print lines of its own before it).
     private static func port(from handle: FileHandle) throws -> Int {
         while true {
@@ -124,23 +126,6 @@ final class ServerChild {
             let text = String(decoding: line, as: UTF8.self)
             if text.hasPrefix("port "), let port = Int(text.dropFirst(5)) { return port }
         }
-    }
-
-    /// The child's resident set size in bytes.
-    var rssBytes: Int {
-        guard let text = try? String(contentsOfFile: "/proc/\(self.process.processIdentifier)/statm", encoding: .utf8) else { return -1 }
-        let fields = text.split(separator: " ")
-        guard fields.count >= 2, let pages = Int(fields[1]) else { return -1 }
-        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
-    }
-
-    /// The child's peak resident set size in bytes (`VmHWM`).
-    var peakRSSBytes: Int {
-        guard let text = try? String(contentsOfFile: "/proc/\(self.process.processIdentifier)/status", encoding: .utf8),
-            let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-            let kilobytes = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first.flatMap({ Int($0) })
-        else { return -1 }
-        return kilobytes * 1024
     }
 
     func stop() {
@@ -343,9 +328,12 @@ func fetch(port: Int, _ target: String, method: String = "GET", body: String = "
     return String(text[split.upperBound...])
 }
 
-/// Sends `request` on a new loopback connection to `port` and collects what comes back, until
-/// `enough` says the bytes so far suffice or the server closes the connection; then closes it.
-func exchange(port: Int, _ request: String, until enough: ([UInt8]) -> Bool = { _ in false }) async throws -> [UInt8] {
+/// Sends `request` on a new connection to `host:port` and collects what comes back, until
+/// `enough` says the bytes so far suffice, the server closes the connection or `timeout` passed;
+/// then closes it.
+func exchange(
+    host: String = "127.0.0.1", port: Int, _ request: String, timeout: TimeAmount? = nil, until enough: ([UInt8]) -> Bool = { _ in false }
+) async throws -> [UInt8] {
     let (stream, continuation) = AsyncStream<[UInt8]>.makeStream()
     final class Collect: ChannelInboundHandler, Sendable {
         typealias InboundIn = ByteBuffer
@@ -360,8 +348,10 @@ func exchange(port: Int, _ request: String, until enough: ([UInt8]) -> Bool = { 
         .channelInitializer { channel in
             channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(Collect(continuation)) }
         }
-        .connect(host: "127.0.0.1", port: port).get()
+        .connectTimeout(.seconds(10))
+        .connect(host: host, port: port).get()
     defer { channel.close(promise: nil) }
+    if let timeout { channel.eventLoop.scheduleTask(in: timeout) { channel.close(promise: nil) } }
     try await channel.writeAndFlush(ByteBuffer(string: request)).get()
     var received: [UInt8] = []
     for await bytes in stream {
@@ -455,11 +445,22 @@ final class SSECounter: ChannelInboundHandler, @unchecked Sendable {
 /// every stream is the query `orderBy="v"&limitToLast=10`; write n puts
 /// `{"i": n, "t": now, "v": 1000000 + n}` at a random child, which moves it to the top of every
 /// window (a patch with it, and the child that leaves as `null`).
-func sseFanOut(_ name: String, clients requested: Int, writesPerSecond: Int, query: Bool = false, _ store: Store) throws -> BenchResult {
+func sseFanOut(_ name: String, clients: Int, writesPerSecond: Int, query: Bool = false, _ store: Store) throws -> BenchResult {
+    try withServerChild(store) { server, group in
+        try sseFanOut(name, clients: clients, writesPerSecond: writesPerSecond, query: query, store, server: server, group: group)
+    }
+}
+
+/// B9's fan-out against `server`, its clients on `group` (which it shuts down); also reports the
+/// server's CPU time per delivered event.
+func sseFanOut(
+    _ name: String, clients requested: Int, writesPerSecond: Int, query: Bool = false, _ store: Store, server: some ServerProcess,
+    group: MultiThreadedEventLoopGroup
+) throws -> BenchResult {
     let queryChildren = 5_000
     let clients = Bench.scaled(requested)
     let duration = max(1.0, 10 * Bench.scale)
-    return try withServerChild(store) { server, group in
+    do {
         let port = server.port
         // The value every stream starts with: {"i": 0, "t": 0}; the writes are i = 1…n.
         let initialBody: String
@@ -509,6 +510,7 @@ func sseFanOut(_ name: String, clients requested: Int, writesPerSecond: Int, que
         var rng = BenchRNG(seed: 9)
         let queryTargets =
             query ? (0..<totalWrites).map { _ in paddedKey(UInt8(ascii: "p"), rng.next(below: queryChildren), digits: 5) } : []
+        let startCPU = server.cpuSeconds
         let start = monotonicNanos()
         let written = try pacedWrites(port: port, group: writerGroup, count: totalWrites, start: start, interval: interval) { i in
             if query {
@@ -523,6 +525,7 @@ func sseFanOut(_ name: String, clients requested: Int, writesPerSecond: Int, que
         waitForDelivery(to: counters, of: totalWrites)
         let seconds = secondsSince(start)
         let delivered = counters.reduce(0) { $0 + $1.events.load(ordering: .relaxed) } - initialEvents
+        let cpuPerEvent = (server.cpuSeconds - startCPU) / Double(max(1, delivered)) * 1e6
         let dropped = disconnected(counters)
         // A query stream coalesces the changes of writes that arrive while it is busy into one patch,
         // so only its last index is checked.
@@ -539,7 +542,7 @@ func sseFanOut(_ name: String, clients requested: Int, writesPerSecond: Int, que
             extra: [
                 ("clients", .int(clients)), ("children", .int(query ? queryChildren : 1)), ("writes", .int(totalWrites)),
                 ("writes_per_s", .int(Int(Double(totalWrites) / writeSeconds))),
-                ("idle_rss_per_stream_b", .double(perStream, 0)),
+                ("idle_rss_per_stream_b", .double(perStream, 0)), ("server_cpu_us_per_event", .double(cpuPerEvent, 2)),
             ] + outcome.latencyFields,
             check: outcome.check)
     }

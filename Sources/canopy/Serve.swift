@@ -134,6 +134,13 @@ struct Serve: AsyncParsableCommand {
         help: ArgumentHelp("With --cluster: the most namespaces this node leads at once.", valueName: "N"))
     var maxLedNamespaces: Int = 100
 
+    @Option(
+        name: .customLong("cluster-lease"),
+        help: ArgumentHelp(
+            "With --cluster: seconds this node's lease lasts without a heartbeat (1 to 60); a longer one tolerates a busier node and makes failover after a lost machine slower.",
+            valueName: "SECONDS"))
+    var clusterLease: Double = 3
+
     @Option(name: .customLong("namespace"), help: ArgumentHelp("The namespace of requests without ns=.", valueName: "NAME"))
     var defaultNamespace = "default"
 
@@ -163,8 +170,9 @@ struct Serve: AsyncParsableCommand {
         guard self.cluster == nil || self.advertise != nil else {
             throw ValidationError("--cluster needs --advertise http://HOST:PORT: how clients reach this node.")
         }
-        guard self.cluster != nil || (self.advertise == nil && self.clusterPasswordFile == nil) else {
-            throw ValidationError("--advertise and --cluster-password-file go with --cluster.")
+        guard (1...60).contains(self.clusterLease) else { throw ValidationError("--cluster-lease must be between 1 and 60 seconds.") }
+        guard self.cluster != nil || (self.advertise == nil && self.clusterPasswordFile == nil && self.clusterLease == 3) else {
+            throw ValidationError("--advertise, --cluster-password-file and --cluster-lease go with --cluster.")
         }
         if let advertise = self.advertise {
             guard let url = URL(string: advertise), url.scheme == "http" || url.scheme == "https", url.host != nil, url.port != nil,
@@ -266,7 +274,8 @@ struct Serve: AsyncParsableCommand {
     /// With `--cluster`: connects to the cluster's PostgreSQL and registers this node.
     private func joinCluster(logger: Logger) async throws -> ClusterMembership? {
         guard let url = self.cluster, let advertise = self.advertise else { return nil }
-        let cluster = try ClusterOptions.configuration(url: url, passwordFile: self.clusterPasswordFile)
+        var cluster = try ClusterOptions.configuration(url: url, passwordFile: self.clusterPasswordFile)
+        cluster.lease = .milliseconds(Int64((self.clusterLease * 1000).rounded()))
         do {
             return try await ClusterMembership.join(cluster, advertise: advertise, version: CanopyVersion.current, logger: logger)
         } catch {

@@ -29,6 +29,12 @@ struct ClusterServeSetUpTests {
             try Self.serve(["--cluster", configuration.description, "--advertise", "127.0.0.1:9501"]), exit: 64,
             containing: "http://HOST:PORT")
         Self.expectOneLine(try Self.serve(["--advertise", "http://127.0.0.1:9501"]), exit: 64, containing: "--cluster")
+        for lease in ["0", "61", "nan"] {
+            Self.expectOneLine(
+                try Self.serve(["--cluster", configuration.description, "--cluster-lease", lease] + advertise), exit: 64,
+                containing: "--cluster-lease")
+        }
+        Self.expectOneLine(try Self.serve(["--cluster-lease", "10"]), exit: 64, containing: "go with --cluster")
         var wrong = configuration
         wrong.password = "wrong-password-78"
         let denied = try Self.serve(try ClusterCommandTests.arguments(wrong, passwordFile: directory.path + "/wrong") + advertise)
@@ -48,6 +54,25 @@ struct ClusterServeSetUpTests {
             let taken = "http://127.0.0.1:\(first.port)"
             let second = try Self.serve(["--advertise", taken] + cluster)
             Self.expectOneLine(second, exit: 1, containing: "Another live node of the cluster advertises \(taken)")
+        }
+    }
+
+    @Test func aNodesLeaseLastsWhatItsFlagSays() async throws {
+        try await ClusterHarness.withDatabase { configuration in
+            let directory = TemporaryDirectory()
+            let cluster = try ClusterCommandTests.arguments(configuration, passwordFile: directory.path + "/password")
+            let short = try ClusterNodeProcess(host: "127.0.0.1", port: try ClusterNodeProcess.freePort(), cluster: cluster)
+            defer { short.stop() }
+            let long = try ClusterNodeProcess(
+                host: "127.0.0.2", port: try ClusterNodeProcess.freePort(), cluster: cluster + ["--cluster-lease", "30"])
+            defer { long.stop() }
+            let store = try await ClusterStore.connect(configuration, logger: ClusterHarness.logger)
+            let nodes = try await store.status().nodes
+            await store.close()
+            let shortLease = try #require(nodes.first { $0.advertise == "http://127.0.0.1:\(short.port)" }).leaseSeconds
+            let longLease = try #require(nodes.first { $0.advertise == "http://127.0.0.2:\(long.port)" }).leaseSeconds
+            #expect(shortLease <= 3, "the default lease is 3 s; \(shortLease) s left")
+            #expect(longLease > 20 && longLease <= 30, "--cluster-lease 30: \(longLease) s left")
         }
     }
 }
