@@ -122,7 +122,7 @@ let package = Package(
         .executableTarget(
             name: "canopy-bench",
             dependencies: [
-                "Canopy", "CanopyRemote", "CanopyCore", "CanopyRules", "CanopyServer", "CanopyCluster",
+                "Canopy", "CanopyRemote", "CanopyCore", "CanopyRules", "CanopyServer", "CanopyCluster", "CanopyTestSupport",
                 .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),

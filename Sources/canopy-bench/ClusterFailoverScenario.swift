@@ -1,3 +1,4 @@
+import CanopyTestSupport
 import Foundation
 import NIOCore
 import Synchronization
@@ -89,7 +90,7 @@ func clusterFailover(_ name: String, kills: Int, writers: Int) async throws -> B
     let namespace = "bench-failover-\(UUID().uuidString.prefix(8).lowercased())"
     let hosts = (1...3).map { "127.0.0.\($0)" }
     let nodes = try hosts.map { host in
-        try CanopyServeProcess(
+        try ServeProcess.bench(
             host: host, port: port, arguments: ["--cluster", url, "--advertise", "http://\(host):\(port)"],
             logPath: directory.path + "/\(host).log")
     }

@@ -1,3 +1,4 @@
+import CanopyTestSupport
 import Foundation
 import NIOCore
 import NIOPosix
@@ -26,7 +27,7 @@ enum ServeSetUp: CaseIterable {
     case cluster
 
     /// Starts `canopy serve` on a free port with this set-up, its data (or log) in `directory`.
-    func start(in directory: BenchDirectory, label: String) throws -> CanopyServeProcess {
+    func start(in directory: BenchDirectory, label: String) throws -> ServeProcess {
         let port = try freeLoopbackPort()
         let namespace = "bench-steady-\(UUID().uuidString.prefix(8).lowercased())"
         let arguments: [String]
@@ -37,7 +38,23 @@ enum ServeSetUp: CaseIterable {
             let url = ProcessInfo.processInfo.environment["CANOPY_CLUSTER_URL"] ?? ""
             arguments = ["--cluster", url, "--advertise", "http://127.0.0.1:\(port)", "--namespace", namespace]
         }
-        return try CanopyServeProcess(port: port, arguments: arguments, logPath: directory.path + "/\(label).log")
+        return try ServeProcess.bench(port: port, arguments: arguments, logPath: directory.path + "/\(label).log")
+    }
+}
+
+/// Runs `round` twice for each set-up, alternating, each time with a new server and a
+/// one-thread event loop group for the clients; their data and logs in a directory `label`.
+func alternatingRounds(_ label: String, _ round: (Int, ServeSetUp, ServeProcess, MultiThreadedEventLoopGroup) throws -> Void) throws {
+    let directory = try BenchDirectory(label)
+    defer { directory.remove() }
+    for index in 0..<2 {
+        for setUp in ServeSetUp.allCases {
+            let server = try setUp.start(in: directory, label: "\(setUp)-\(index)")
+            defer { server.stop() }
+            let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+            defer { try? group.syncShutdownGracefully() }
+            try round(index, setUp, server, group)
+        }
     }
 }
 
@@ -71,50 +88,31 @@ func steadyFields(_ rounds: [ServeSetUp: [SteadyRound]], unit: String, units: St
 /// B18.steady.reads: `clients` keep-alive connections share `reads` REST reads of single
 /// children of a location of 10,000.
 func steadyReads(_ name: String, clients: Int, reads: Int) throws -> BenchResult {
-    let directory = try BenchDirectory("b18-steady-reads")
-    defer { directory.remove() }
     let children = 10_000
     let body = "{" + (0..<children).map { "\"k\($0)\":{\"n\":\($0),\"name\":\"item \($0)\"}" }.joined(separator: ",") + "}"
     var rounds: [ServeSetUp: [SteadyRound]] = [:]
     var check = "ok"
-    for round in 0..<2 {
-        for setUp in ServeSetUp.allCases {
-            let server = try setUp.start(in: directory, label: "\(setUp)-\(round)")
-            defer { server.stop() }
-            let port = server.port
-            _ = try blocking { try await fetch(port: port, "/items.json?print=silent", method: "PUT", body: body) }
-            let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-            defer { try? group.syncShutdownGracefully() }
-            let perClient = reads / clients
-            let cpu = server.cpuSeconds
-            let start = monotonicNanos()
-            let outcomes: [Result<Int, any Error>] = try blocking {
-                try await withThrowingTaskGroup(of: Result<Int, any Error>.self) { tasks in
-                    for client in 0..<clients {
-                        tasks.addTask {
-                            try await httpLoad(port: port, group: group) { i in
-                                guard i < perClient else { return nil }
-                                return httpRequest("GET", "/items/k\((client * 7_919 + i * 31) % children).json", body: "")
-                            }
-                        }
-                    }
-                    var all: [Result<Int, any Error>] = []
-                    for try await outcome in tasks { all.append(outcome) }
-                    return all
-                }
-            }
-            let seconds = secondsSince(start)
-            let cpuSeconds = server.cpuSeconds - cpu
-            let answered = outcomes.reduce(0) { $0 + ((try? $1.get()) ?? 0) }
-            let probe = try blocking { try await fetch(port: port, "/items/k4242.json") }
-            if answered != perClient * clients {
-                check = "FAIL \(setUp): \(answered) of \(perClient * clients) reads answered"
-            } else if probe != #"{"n":4242,"name":"item 4242"}"# {
-                check = "FAIL \(setUp): items/k4242 read \(probe)"
-            }
-            rounds[setUp, default: []].append(SteadyRound(n: answered, seconds: seconds, cpuSeconds: cpuSeconds))
-            log("\(name) \(setUp) round \(round + 1): \(Int(Double(answered) / seconds)) reads/s")
+    try alternatingRounds("b18-steady-reads") { round, setUp, server, group in
+        let port = server.port
+        _ = try blocking { try await fetch(port: port, "/items.json?print=silent", method: "PUT", body: body) }
+        let perClient = reads / clients
+        let cpu = server.cpuSeconds
+        let start = monotonicNanos()
+        let outcomes = try httpLoads(clients: clients, port: port, group: group) { client, i in
+            guard i < perClient else { return nil }
+            return httpRequest("GET", "/items/k\((client * 7_919 + i * 31) % children).json", body: "")
         }
+        let seconds = secondsSince(start)
+        let cpuSeconds = server.cpuSeconds - cpu
+        let answered = outcomes.reduce(0) { $0 + ((try? $1.get()) ?? 0) }
+        let probe = try blocking { try await fetch(port: port, "/items/k4242.json") }
+        if answered != perClient * clients {
+            check = "FAIL \(setUp): \(answered) of \(perClient * clients) reads answered"
+        } else if probe != #"{"n":4242,"name":"item 4242"}"# {
+            check = "FAIL \(setUp): items/k4242 read \(probe)"
+        }
+        rounds[setUp, default: []].append(SteadyRound(n: answered, seconds: seconds, cpuSeconds: cpuSeconds))
+        log("\(name) \(setUp) round \(round + 1): \(Int(Double(answered) / seconds)) reads/s")
     }
     let (fields, best) = steadyFields(rounds, unit: "read", units: "reads")
     return BenchResult(
@@ -126,30 +124,22 @@ func steadyReads(_ name: String, clients: Int, reads: Int) throws -> BenchResult
 /// server's CPU per delivered event. With many streams per write, the figure is the listens'
 /// cost; what cluster mode adds to each write is B18.write's.
 func steadyListens(_ name: String, clients: Int, writesPerSecond: Int) throws -> BenchResult {
-    let directory = try BenchDirectory("b18-steady-listens")
-    defer { directory.remove() }
     var rounds: [ServeSetUp: [SteadyRound]] = [:]
     var latencies: [ServeSetUp: [(String, JSONField)]] = [:]
     var check = "ok"
-    for round in 0..<2 {
-        for setUp in ServeSetUp.allCases {
-            let server = try setUp.start(in: directory, label: "\(setUp)-\(round)")
-            defer { server.stop() }
-            let cpu = server.cpuSeconds
-            let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-            defer { try? group.syncShutdownGracefully() }
-            let result: BenchResult
-            do {
-                result = try sseFanOut(name, clients: clients, writesPerSecond: writesPerSecond, .journal, server: server, group: group)
-            } catch {
-                throw BenchError("\(error) (\(setUp), the server's log ends: \(server.logTail))")
-            }
-            if !result.passed { check = "\(result.check) (\(setUp), the server's log ends: \(server.logTail))" }
-            // The whole round's server CPU (connecting the streams included) per delivered event.
-            rounds[setUp, default: []].append(SteadyRound(n: result.n, seconds: result.seconds, cpuSeconds: server.cpuSeconds - cpu))
-            latencies[setUp] = result.extra.filter { $0.0.hasSuffix("_write_to_receive_us") }.map { ("\(setUp)_" + $0.0, $0.1) }
-            log("\(name) \(setUp) round \(round + 1): \(result.n) events in \(String(format: "%.2f", result.seconds)) s")
+    try alternatingRounds("b18-steady-listens") { round, setUp, server, group in
+        let cpu = server.cpuSeconds
+        let result: BenchResult
+        do {
+            result = try sseFanOut(name, clients: clients, writesPerSecond: writesPerSecond, .journal, server: server, group: group)
+        } catch {
+            throw BenchError("\(error) (\(setUp), the server's log ends: \(server.logTail))")
         }
+        if !result.passed { check = "\(result.check) (\(setUp), the server's log ends: \(server.logTail))" }
+        // The whole round's server CPU (connecting the streams included) per delivered event.
+        rounds[setUp, default: []].append(SteadyRound(n: result.n, seconds: result.seconds, cpuSeconds: server.cpuSeconds - cpu))
+        latencies[setUp] = result.extra.filter { $0.0.hasSuffix("_write_to_receive_us") }.map { ("\(setUp)_" + $0.0, $0.1) }
+        log("\(name) \(setUp) round \(round + 1): \(result.n) events in \(String(format: "%.2f", result.seconds)) s")
     }
     let (fields, best) = steadyFields(rounds, unit: "event", units: "events")
     return BenchResult(

@@ -281,20 +281,9 @@ func httpWrites(_ name: String, clients: Int, writes: Int, _ store: Store) throw
         let perClient = (total + clients - 1) / clients
         let issued = SharedCounter()
         let start = monotonicNanos()
-        let outcomes: [Result<Int, any Error>] = try blocking {
-            try await withThrowingTaskGroup(of: Result<Int, any Error>.self) { tasks in
-                for client in 0..<clients {
-                    tasks.addTask {
-                        try await httpLoad(port: port, group: group) { i in
-                            guard i < perClient, issued.next() < total else { return nil }
-                            return httpRequest("PUT", "/b10/c\(client)/k\(i % 100).json?print=silent", body: "{\"v\":\(i),\"c\":\(client)}")
-                        }
-                    }
-                }
-                var all: [Result<Int, any Error>] = []
-                for try await outcome in tasks { all.append(outcome) }
-                return all
-            }
+        let outcomes = try httpLoads(clients: clients, port: port, group: group) { client, i in
+            guard i < perClient, issued.next() < total else { return nil }
+            return httpRequest("PUT", "/b10/c\(client)/k\(i % 100).json?print=silent", body: "{\"v\":\(i),\"c\":\(client)}")
         }
         let seconds = secondsSince(start)
         var done = 0
@@ -562,6 +551,24 @@ func pacedWrites(
             if due > now { usleep(UInt32((due - now) / 1000)) }
             return request(i)
         }.get()
+    }
+}
+
+/// Runs `clients` keep-alive connections on `group` (``httpLoad(port:group:nextRequest:)``),
+/// connection `c` sending `request(c, i)` for i = 0, 1, … until it returns `nil`; the outcome of
+/// each connection.
+func httpLoads(clients: Int, port: Int, group: any EventLoopGroup, request: @escaping @Sendable (_ client: Int, _ i: Int) -> ByteBuffer?)
+    throws -> [Result<Int, any Error>]
+{
+    try blocking {
+        try await withThrowingTaskGroup(of: Result<Int, any Error>.self) { tasks in
+            for client in 0..<clients {
+                tasks.addTask { try await httpLoad(port: port, group: group) { i in request(client, i) } }
+            }
+            var all: [Result<Int, any Error>] = []
+            for try await outcome in tasks { all.append(outcome) }
+            return all
+        }
     }
 }
 

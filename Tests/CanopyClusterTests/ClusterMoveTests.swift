@@ -12,7 +12,7 @@ import Testing
 struct ClusterMoveTests {
     @Test func aMovedNamespaceIsServedByItsNewLeaderOnly() async throws {
         try await ClusterHarness.withDatabase { configuration in
-            try await ClusterNodeProcess.withNodes(2, configuration) { _, port in
+            try await ServeProcess.withNodes(2, configuration) { _, port in
                 let store = try await ClusterStore.connect(configuration, logger: ClusterHarness.logger)
                 defer { Task { await store.close() } }
 

@@ -12,83 +12,25 @@ import Testing
     import Glibc
 #endif
 
-/// A `canopy serve --cluster` process on `127.0.0.N`.
-final class ClusterNodeProcess: @unchecked Sendable {  // @unchecked: `process` changes only in the test's own calls, in order
-    let host: String
-    let port: Int
-    let arguments: [String]
-    private var process: ChildProcess?
-
-    init(host: String, port: Int, cluster: [String]) throws {
-        self.host = host
-        self.port = port
-        self.arguments = ["serve", "--host", host, "--port", "\(port)", "--advertise", "http://\(host):\(port)"] + cluster
-        try self.start()
-    }
-
-    /// Starts the process and waits for its first line (it registered and serves).
-    func start() throws {
-        let process = ChildProcess()
-        process.executableURL = URL(fileURLWithPath: builtExecutable("canopy"))
-        process.arguments = self.arguments
-        process.environment = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
-        let stdout = Pipe()
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = stdout
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let watchdog = ProcessWatchdog(process, "canopy serve --cluster to start", seconds: 60)
-        var line = Data()
-        while let byte = try stdout.fileHandleForReading.read(upToCount: 1), let b = byte.first, b != 0x0A { line.append(b) }
-        try watchdog.check()
-        guard String(decoding: line, as: UTF8.self).contains("serving node") else {
-            throw DatabaseError(.ioError, "canopy serve on \(self.host) did not start: \(String(decoding: line, as: UTF8.self))")
-        }
-        // Keeps the pipe from filling up.
-        Thread.detachNewThread { _ = stdout.fileHandleForReading.readDataToEndOfFile() }
-        self.process = process
-    }
-
-    func kill9() {
-        guard let process = self.process else { return }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-        self.process = nil
-    }
-
-    func stop() {
-        guard let process = self.process else { return }
-        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
-        process.waitUntilExit()
-        self.process = nil
+/// `canopy serve --cluster` processes on `127.0.0.N`.
+extension ServeProcess {
+    /// A node of the cluster `cluster` (its `--cluster` options) on `host:port`, advertising that.
+    static func clusterNode(host: String, port: Int, cluster: [String]) throws -> ServeProcess {
+        try ServeProcess(
+            executable: builtExecutable("canopy"), host: host, port: port, arguments: ["--advertise", "http://\(host):\(port)"] + cluster)
     }
 
     /// Runs `body` with `count` nodes on 127.0.0.1…`count`, one port, on `configuration`'s
     /// database (the password in a file); stops them afterwards.
     static func withNodes<T>(
-        _ count: Int, _ configuration: ClusterConfiguration, _ body: ([ClusterNodeProcess], Int) async throws -> T
+        _ count: Int, _ configuration: ClusterConfiguration, _ body: ([ServeProcess], Int) async throws -> T
     ) async throws -> T {
         let directory = TemporaryDirectory()
         let cluster = try ClusterCommandTests.arguments(configuration, passwordFile: directory.path + "/password")
-        let port = try Self.freePort()
-        let nodes = try (1...count).map { try ClusterNodeProcess(host: "127.0.0.\($0)", port: port, cluster: cluster) }
+        let port = try freeLoopbackPort()
+        let nodes = try (1...count).map { try Self.clusterNode(host: "127.0.0.\($0)", port: port, cluster: cluster) }
         defer { for node in nodes { node.stop() } }
         return try await body(nodes, port)
-    }
-
-    /// A free TCP port on the loopback addresses.
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { throw DatabaseError(.ioError, "no free port: errno \(errno)") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }
 
@@ -106,7 +48,7 @@ struct ClusterRemoteClientTests {
 
     @Test func databaseURLFollowsTheLeaderThroughKillsAndLosesNothing() async throws {
         try await ClusterHarness.withDatabase { configuration in
-            try await ClusterNodeProcess.withNodes(3, configuration) { nodes, port in
+            try await ServeProcess.withNodes(3, configuration) { nodes, port in
                 let store = try await ClusterStore.connect(configuration, logger: ClusterHarness.logger)
 
                 let writer = try Self.remote("http://127.0.0.1:\(port)?ns=swift")

@@ -44,12 +44,18 @@ struct ClusterServeSetUpTests {
         Self.expectOneLine(down, exit: 69, containing: "127.0.0.1:1")
     }
 
-    @Test func twoNodesCannotAdvertiseTheSameAddress() async throws {
+    /// Runs `body` with a new cluster database and the `--cluster` options that name it.
+    static func withClusterOptions(_ body: (ClusterConfiguration, [String]) async throws -> Void) async throws {
         try await ClusterHarness.withDatabase { configuration in
             let directory = TemporaryDirectory()
-            let cluster = try ClusterCommandTests.arguments(configuration, passwordFile: directory.path + "/password")
-            // The first node registered and serves (its first line says so).
-            let first = try ClusterNodeProcess(host: "127.0.0.1", port: try ClusterNodeProcess.freePort(), cluster: cluster)
+            try await body(configuration, try ClusterCommandTests.arguments(configuration, passwordFile: directory.path + "/password"))
+        }
+    }
+
+    @Test func twoNodesCannotAdvertiseTheSameAddress() async throws {
+        try await Self.withClusterOptions { _, cluster in
+            // The first node registered and serves (it listens once registered).
+            let first = try ServeProcess.clusterNode(host: "127.0.0.1", port: try freeLoopbackPort(), cluster: cluster)
             defer { first.stop() }
             let taken = "http://127.0.0.1:\(first.port)"
             let second = try Self.serve(["--advertise", taken] + cluster)
@@ -58,13 +64,11 @@ struct ClusterServeSetUpTests {
     }
 
     @Test func aNodesLeaseLastsWhatItsFlagSays() async throws {
-        try await ClusterHarness.withDatabase { configuration in
-            let directory = TemporaryDirectory()
-            let cluster = try ClusterCommandTests.arguments(configuration, passwordFile: directory.path + "/password")
-            let short = try ClusterNodeProcess(host: "127.0.0.1", port: try ClusterNodeProcess.freePort(), cluster: cluster)
+        try await Self.withClusterOptions { configuration, cluster in
+            let short = try ServeProcess.clusterNode(host: "127.0.0.1", port: try freeLoopbackPort(), cluster: cluster)
             defer { short.stop() }
-            let long = try ClusterNodeProcess(
-                host: "127.0.0.2", port: try ClusterNodeProcess.freePort(), cluster: cluster + ["--cluster-lease", "30"])
+            let long = try ServeProcess.clusterNode(
+                host: "127.0.0.2", port: try freeLoopbackPort(), cluster: cluster + ["--cluster-lease", "30"])
             defer { long.stop() }
             let store = try await ClusterStore.connect(configuration, logger: ClusterHarness.logger)
             let nodes = try await store.status().nodes
