@@ -68,7 +68,7 @@ let scenarios: [Scenario] =
         },
     ] + serverScenarios + webSocketScenarios + rulesScenarios + ratingAggregateScenarios + aggregateScenarios() + [
         Scenario(name: "B17.browser.page", stores: [.memory]) { try browserPages("B17.browser.page", children: 1_000_000, pages: 200, $0) }
-    ] + remoteScenarios + largeListenScenarios + clusterLogScenarios + clusterLoadScenarios + clusterWriteScenarios
+    ] + remoteScenarios + remoteQueryScenarios + largeListenScenarios + clusterLogScenarios + clusterLoadScenarios + clusterWriteScenarios
     + clusterFailoverScenarios + clusterSteadyScenarios
 
 /// Runs one scenario here and prints its line; returns whether its check passed.
