@@ -25,7 +25,8 @@ func remoteQueryLast10(_ name: String, children: Int, _ store: Store) throws -> 
     var next = 0
     while next < count {
         let end = min(count, next + 100_000)
-        let body = "{" + (next..<end).map { "\"\(paddedKey(UInt8(ascii: "k"), $0, digits: 7))\":{\"n\":\($0)}" }.joined(separator: ",") + "}"
+        let body =
+            "{" + (next..<end).map { "\"\(paddedKey(UInt8(ascii: "k"), $0, digits: 7))\":{\"n\":\($0)}" }.joined(separator: ",") + "}"
         _ = try blocking { try await fetch(port: port, "/big.json?ns=bench&print=silent", method: "PATCH", body: body) }
         next = end
     }
