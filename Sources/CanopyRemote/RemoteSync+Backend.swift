@@ -55,10 +55,11 @@ extension RemoteSync: DatabaseBackend {
     }
 
     /// Data not confirmed on the current connection (no live listen covers it) is the cache's.
-    func isFromCache(_ path: DatabasePath) -> Bool { !self.isLive(path) }
+    func isFromCache(_ path: DatabasePath) -> Bool { !self.isLive(path) && !self.hasLiveQuery(at: path) }
 
     var isSettled: Bool {
         self.isConnected && self.pending.isEmpty && self.inFlight.isEmpty && self.outbox.isEmpty
             && self.listens.values.allSatisfy { $0.users == 0 || $0.isLive }
+            && self.queries.values.allSatisfy { $0.users == 0 || $0.isLive }
     }
 }

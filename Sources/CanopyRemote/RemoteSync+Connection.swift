@@ -123,6 +123,7 @@ extension RemoteSync {
         for (path, listen) in self.listens.sorted(by: { $0.key < $1.key }) where listen.users > 0 {
             self.sendListen(path, listen)
         }
+        for query in self.queries.values.sorted(by: { $0.tag < $1.tag }) where query.users > 0 { self.sendListen(query) }
         for write in self.pending { self.send(write) }
         for entry in self.outbox { self.send(entry.request, entry.done) }
     }
@@ -144,11 +145,15 @@ extension RemoteSync {
             listen.requestID = nil
             listen.isLive = false
         }
+        for query in self.queries.values {
+            query.requestID = nil
+            query.isLive = false
+        }
         for (_, callback) in inFlight.sorted(by: { $0.key < $1.key }) { callback(.disconnected) }
         if wasConnected {
             self.core.setInfo(connected: false, serverTimeOffset: self.serverTimeOffset)
             // What was live is from the cache now.
-            self.core.metadataChanged(overlapping: Array(self.listens.keys))
+            self.core.metadataChanged(overlapping: Array(self.listens.keys) + self.queries.keys.map(\.path))
         }
     }
 
@@ -214,13 +219,12 @@ extension RemoteSync {
         case .response(let id, let status, let data):
             guard let callback = self.inFlight.removeValue(forKey: id) else { return }
             callback(status == "ok" ? .ok(data) : .failed(status: status, message: data.leafValue.map { "\($0.jsonValue)" } ?? status))
-        case .put(let path, let data, _):
-            self.serverPut(data, at: path)
-        case .merge(let path, let changes, _):
-            self.serverMerge(changes, at: path)
-        case .listenRevoked(let path, _):
-            self.listenFailed(
-                at: path, error: DatabaseError(.permissionDenied, "The server revoked the listen at \(path.string): permission_denied."))
+        case .put(let path, let data, let tag):
+            if let tag { self.serverQueryPut(data, at: path, tag: tag) } else { self.serverPut(data, at: path) }
+        case .merge(let path, let changes, let tag):
+            if let tag { self.serverQueryMerge(changes, at: path, tag: tag) } else { self.serverMerge(changes, at: path) }
+        case .listenRevoked(let path, let queries):
+            self.listensRevoked(at: path, queries: queries)
         case .authRevoked(let status, let reason):
             self.logger.warning("canopy: the server revoked this client's credential: \(status) \(reason)")
             if self.options.authTokenProvider != nil {

@@ -13,7 +13,7 @@ extension RemoteSync {
     func isLive(_ path: DatabasePath) -> Bool { self.listen(covering: path) { $0.isLive } }
 
     /// Whether a listen at `path` or above satisfies `condition`. O(*d*) lookups at depth *d*.
-    private func listen(covering path: DatabasePath, where condition: (RemoteListen) -> Bool) -> Bool {
+    func listen(covering path: DatabasePath, where condition: (RemoteListen) -> Bool) -> Bool {
         var prefix = DatabasePath.root
         if let listen = self.listens[prefix], condition(listen) { return true }
         for key in path.keys {
@@ -46,6 +46,7 @@ extension RemoteSync {
     /// - Complexity: O(*w* log *w* · *e*) for *w* listens waiting for their data and *e* entries in
     ///   the write (nothing when no listen waits).
     func completedLocally(by write: PendingWrite) {
+        self.queriesCompletedLocally(by: write)
         guard !self.waitingForData.isEmpty else { return }
         for path in self.waitingForData.sorted() {
             guard let listen = self.listens[path], !listen.waiting.isEmpty else {
@@ -74,6 +75,8 @@ extension RemoteSync {
         // A persistent cache keeps what it knows (shown at once, marked from the cache, when the
         // location is observed again); in memory, the data goes stale unwatched, so it is forgotten.
         if self.cache == nil || !listen.hasData { self.listens[path] = nil }
+        // Query windows at or below no longer sit in kept data.
+        self.refresh(Self.outermost(self.rederiveQueries(touching: [path])))
     }
 
     /// Asks the server for the listen at `path` on the current connection.
@@ -113,38 +116,64 @@ extension RemoteSync {
 
     // MARK: - Observers
 
-    /// Registers an observer once its location is complete in the cache (loop thread).
-    func register(_ registration: EventRegistration, at path: DatabasePath, register: @escaping () -> Void) {
-        self.observerListens[registration.id] = path
-        self.acquire(path) { [weak self] result in
+    /// Registers an observer once its data is in the cache (loop thread): its location complete
+    /// for a plain observer, its query's window for a filtered query (sent to the server as one).
+    func register(_ registration: EventRegistration, at path: DatabasePath, params: QueryParams, register: @escaping () -> Void) {
+        let filtered = params.isFiltered
+        self.observerListens[registration.id] = (path, filtered ? params : nil)
+        let ready = { [weak self] (result: Result<Void, DatabaseError>) in
             guard let self, registration.isActive else { return }
             switch result {
             case .success:
-                self.listens[path]?.registrations.append(registration)
+                if filtered {
+                    self.queries[QueryKey(path: path, params: params)]?.registrations.append(registration)
+                } else {
+                    self.listens[path]?.registrations.append(registration)
+                }
                 register()
             case .failure(let error):
                 self.core.cancel(registration, error: error)
             }
         }
+        if filtered {
+            self.acquire(QueryKey(path: path, params: params), ready: ready)
+        } else {
+            self.acquire(path, ready: ready)
+        }
     }
 
     /// An observer went away (loop thread).
     func unregistered(_ registration: EventRegistration) {
-        guard let path = self.observerListens.removeValue(forKey: registration.id) else { return }
-        self.listens[path]?.registrations.removeAll { $0 === registration }
-        self.release(path)
+        guard let (path, params) = self.observerListens.removeValue(forKey: registration.id) else { return }
+        if let params {
+            let key = QueryKey(path: path, params: params)
+            self.queries[key]?.registrations.removeAll { $0 === registration }
+            self.release(key)
+        } else {
+            self.listens[path]?.registrations.removeAll { $0 === registration }
+            self.release(path)
+        }
     }
 }
 
 extension RemoteSync {
-    /// `keepSynced`: holds (or lets go of) a use of the listen at `path`, once per query.
+    /// `keepSynced`: holds (or lets go of) a use of the query's listen (its location's for a query
+    /// that filters nothing), once per query.
     func setKeepSynced(_ keep: Bool, at path: DatabasePath, params: QueryParams) {
         let key = "\(path.string)\u{0}\(params)"
         if keep, !self.keptSynced.contains(key) {
             self.keptSynced.insert(key)
-            self.acquire(path) { _ in }
+            if params.isFiltered {
+                self.acquire(QueryKey(path: path, params: params)) { _ in }
+            } else {
+                self.acquire(path) { _ in }
+            }
         } else if !keep, self.keptSynced.remove(key) != nil {
-            self.release(path)
+            if params.isFiltered {
+                self.release(QueryKey(path: path, params: params))
+            } else {
+                self.release(path)
+            }
         }
     }
 }

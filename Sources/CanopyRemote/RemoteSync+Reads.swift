@@ -6,11 +6,12 @@ import CanopyWire
 import Logging
 
 extension RemoteSync {
-    /// `getData()`: the cache when a live listen covers the location; else the server's answer
-    /// (which also refreshes the cache); else, offline or past the request timeout, the cache when it
-    /// holds data there. `done` runs once, on the loop thread.
+    /// `getData()`: the cache when a live listen covers the location (or the query's own live
+    /// listen covers the query); else the server's answer (which also refreshes the cache); else,
+    /// offline or past the request timeout, the cache when it holds data there. `done` runs
+    /// once, on the loop thread.
     func get(at path: DatabasePath, params: QueryParams, _ done: @escaping (Result<Node, DatabaseError>) -> Void) {
-        if path.isInfo || self.isLive(path) {
+        if path.isInfo || self.isLive(path) || (params.isFiltered && self.queries[QueryKey(path: path, params: params)]?.isLive == true) {
             done(.success(self.core.engine(for: path).queryResult(at: path, params: params)))
             return
         }

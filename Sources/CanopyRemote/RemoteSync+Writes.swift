@@ -24,7 +24,10 @@ extension RemoteSync {
         // Pending before its events fire, so their snapshots say so.
         self.core.pendingWritesBegan(pendingWrite)
         var failure: DatabaseError?
-        self.core.applyLocally(pendingWrite.resolvedOperation, now: now) { failure = $0 }
+        // A priority for data the cache does not hold (outside every query's window) is the
+        // server's to judge: the write goes to it, and its events come with the server's data.
+        let unknown = write.requiresExistingNode && root.node(at: write.path.keys).isEmpty && !self.isComplete(write.path)
+        if !unknown { self.core.applyLocally(pendingWrite.resolvedOperation, now: now) { failure = $0 } }
         if let failure {
             self.core.pendingWritesEnded(pendingWrite)
             completion?(failure)
@@ -93,7 +96,7 @@ extension RemoteSync {
                 self.serverRoot.set(entry.node, at: (write.write.path.keys + entry.path)[...])
             }
         }
-        self.refresh(Self.outermost(locations))
+        self.refresh(Self.outermost(locations + (error == nil ? self.rederiveQueries(touching: locations) : [])))
         let completion = write.completion
         write.completion = nil
         completion?(error)
@@ -104,7 +107,7 @@ extension RemoteSync {
     func serverPut(_ node: Node, at path: DatabasePath) {
         self.serverRoot.set(node, at: path.keys[...])
         self.persistServer(node, at: path)
-        self.refresh([path])
+        self.refresh(Self.outermost([path] + self.rederiveQueries(touching: [path])))
     }
 
     func serverMerge(_ entries: [(path: [ChildKey], node: Node)], at path: DatabasePath) {
@@ -115,7 +118,7 @@ extension RemoteSync {
             self.persistServer(node, at: location)
             locations.append(location)
         }
-        self.refresh(Self.outermost(locations))
+        self.refresh(Self.outermost(locations + self.rederiveQueries(touching: locations)))
     }
 
     /// Recomputes what the app sees at `locations` (none inside another): the server's data with

@@ -32,10 +32,14 @@ final class RemoteSync: @unchecked Sendable {
     /// Local writes the server has not acknowledged, oldest first.
     var pending = PendingQueue()
     var nextWriteID: UInt64 = 1
-    /// Server listens by location (plain listens: queries are answered by the local engine).
+    /// Plain server listens by location: the location's whole data.
     var listens: [DatabasePath: RemoteListen] = [:]
-    /// The listen each observer (by registration id) holds.
-    var observerListens: [UInt64: DatabasePath] = [:]
+    /// Filtered queries' tagged listens (``RemoteQuery``), by query and by tag.
+    var queries: [QueryKey: RemoteQuery] = [:]
+    var queryTags: [Int64: RemoteQuery] = [:]
+    var nextTag: Int64 = 1
+    /// The listen each observer (by registration id) holds: a plain one (`params` `nil`) or a query's.
+    var observerListens: [UInt64: (path: DatabasePath, params: QueryParams?)] = [:]
     /// Locations whose listen has work waiting for its data (a superset: entries whose listen got
     /// its data are dropped when next looked at), so a local write checks only those.
     var waitingForData: Set<DatabasePath> = []

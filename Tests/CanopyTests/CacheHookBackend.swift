@@ -50,8 +50,8 @@ final class CacheHookBackend: DatabaseBackend, @unchecked Sendable {
         self.embedded.get(at: path, params: params, done)
     }
 
-    func register(_ registration: EventRegistration, at path: DatabasePath, register: @escaping () -> Void) {
-        self.embedded.register(registration, at: path, register: register)
+    func register(_ registration: EventRegistration, at path: DatabasePath, params: QueryParams, register: @escaping () -> Void) {
+        self.embedded.register(registration, at: path, params: params, register: register)
     }
 
     func unregistered(_ registration: EventRegistration) { self.embedded.unregistered(registration) }

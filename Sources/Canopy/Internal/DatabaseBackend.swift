@@ -43,9 +43,9 @@ package protocol DatabaseBackend: AnyObject, Sendable {
     /// `getData()`: the query's data now, or once the server sent it. `done` runs once.
     func get(at path: DatabasePath, params: QueryParams, _ done: @escaping (Result<Node, DatabaseError>) -> Void)
 
-    /// Runs `register` (which registers an observer at `path` and delivers its initial events)
-    /// once the data there may be shown.
-    func register(_ registration: EventRegistration, at path: DatabasePath, register: @escaping () -> Void)
+    /// Runs `register` (which registers an observer of the query `params` at `path` and delivers
+    /// its initial events) once the data there may be shown.
+    func register(_ registration: EventRegistration, at path: DatabasePath, params: QueryParams, register: @escaping () -> Void)
 
     /// An observer was removed or ended.
     func unregistered(_ registration: EventRegistration)

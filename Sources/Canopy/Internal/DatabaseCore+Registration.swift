@@ -9,7 +9,7 @@ extension DatabaseCore {
         if query.path.isInfo {
             register()
         } else {
-            self.backend.register(registration, at: query.path, register: register)
+            self.backend.register(registration, at: query.path, params: query.params, register: register)
         }
     }
 

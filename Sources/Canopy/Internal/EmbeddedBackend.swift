@@ -79,7 +79,7 @@ final class EmbeddedBackend: DatabaseBackend, @unchecked Sendable {
         done(.success(self.core.engine(for: path).queryResult(at: path, params: params)))
     }
 
-    func register(_ registration: EventRegistration, at path: DatabasePath, register: @escaping () -> Void) {
+    func register(_ registration: EventRegistration, at path: DatabasePath, params: QueryParams, register: @escaping () -> Void) {
         register()
     }
 
