@@ -1,6 +1,7 @@
 import CanopyCore
 import CanopyServer
 import Foundation
+import Synchronization
 import Testing
 
 /// The SDKs' long-polling transport (`/.lp`), driven request by request by a client of our own
@@ -199,7 +200,7 @@ struct LongPollTests {
 
     @Test("a session that stops polling times out and runs its onDisconnect; one that polls stays")
     func idleTimeout() async throws {
-        let server = Self.server { $0.longPollTimeout = .milliseconds(900) }  // polls held 300 ms
+        let server = Self.server { $0.longPollTimeout = .seconds(5) }  // polls held 1.7 s
         try await withLiveServer(server) { port in
             let ns = "lp-idle"
             let stays = try await LongPollClient.start(port: port, namespace: ns)
@@ -209,15 +210,18 @@ struct LongPollTests {
             let stream = try await EventStreamClient.open(port: port, "/gone.json?ns=\(ns)")
             #expect(try await stream.nextData()?.payload().data == .null)
 
-            // `stays` polls through several timeouts (each poll held, then answered empty).
-            var empty = 0
-            while empty < 5 {
-                let reply = try await stays.request()
-                #expect(reply == .nothing)
-                if reply == .nothing { empty += 1 } else { break }
+            // `stays` polls meanwhile (each poll held, then answered empty), through a whole timeout.
+            let stop = Atomic<Bool>(false)
+            let polling = Task {
+                while true {
+                    let reply = try await stays.request()
+                    if reply != .nothing || stop.load(ordering: .relaxed) { return reply }
+                }
             }
-            let event = try await within(30, "the onDisconnect write of the session that left") { try await stream.nextData() }
+            let event = try await within(60, "the onDisconnect write of the session that left") { try await stream.nextData() }
             #expect(try event?.payload().data == .bool(true))
+            stop.store(true, ordering: .relaxed)
+            #expect(try await polling.value == .nothing)
             #expect(
                 try await leaves.request()
                     == .failed(status: 404, body: #"{"error":"No long-poll session \"\#(leaves.id)\": it ended; start a new one."}"#))
