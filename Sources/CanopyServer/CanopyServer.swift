@@ -115,8 +115,11 @@ public final class CanopyServer: Sendable {
     /// The number of open streams.
     public var streamCount: Int { self.state.streamCount }
 
-    /// The number of open SDK (WebSocket) connections.
-    public var webSocketCount: Int { self.state.wireSessions.count }
+    /// The number of open SDK WebSocket connections.
+    public var webSocketCount: Int { max(0, self.state.wireSessions.count - self.state.longPolls.count) }
+
+    /// The number of open SDK connections over long polling.
+    public var longPollCount: Int { self.state.longPolls.count }
 
     private func started(port: Int?) {
         let waiters = self.port.withLock { state in

@@ -35,6 +35,11 @@ public struct ServerConfiguration: Sendable {
     /// closed as gone (and its onDisconnect work runs). The SDKs' own keep-alive, a `0` after 45 s
     /// of silence, only covers connections that receive nothing either.
     public var webSocketPingInterval: Duration = .seconds(30)
+    /// How long a long-poll SDK session (a browser that could not open a WebSocket) may go
+    /// without a request before it is closed as gone (and its onDisconnect work runs). Its polls
+    /// are held for a third of this at most (20 s at most), so a client that is still there
+    /// always polls again in time.
+    public var longPollTimeout: Duration = .seconds(60)
     /// The largest request body accepted, in bytes (larger ones get 413).
     public var maxBodyBytes: Int = 256 << 20
     /// The most bytes of live events a stream (or an SDK connection) may have waiting for a
@@ -135,6 +140,7 @@ public struct ServerConfiguration: Sendable {
         if self.slowClientTimeout <= .zero { throw ServerError("The slow client timeout must be positive.") }
         if self.keepAliveInterval <= .zero { throw ServerError("The keep-alive interval must be positive.") }
         if self.webSocketPingInterval <= .zero { throw ServerError("The WebSocket ping interval must be positive.") }
+        if self.longPollTimeout <= .zero { throw ServerError("The long-poll timeout must be positive.") }
         if let timeout = self.idleTimeout, timeout <= .zero { throw ServerError("The idle timeout must be positive.") }
         if let timeout = self.requestBodyTimeout, timeout <= .zero { throw ServerError("The request body timeout must be positive.") }
         if self.streamCoalescing < .zero || self.streamCoalescing > .seconds(1) {

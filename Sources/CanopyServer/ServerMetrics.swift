@@ -25,6 +25,9 @@ final class ServerMetrics: Sendable {
     private let webSocketDenied: Counter
     private let slowStreams: Counter
     private let slowWebSockets: Counter
+    private let longPollsOpened: Counter
+    private let slowLongPolls: Counter
+    private let openLongPolls: Gauge
 
     private let openStreams: Gauge
     private let openWebSockets: Gauge
@@ -55,6 +58,11 @@ final class ServerMetrics: Sendable {
         let slow = name("canopy", "slow_clients", "total", "Clients cut off because they did not read what was sent to them.")
         self.slowStreams = registry.makeCounter(descriptor: slow, labels: [("transport", "sse")])
         self.slowWebSockets = registry.makeCounter(descriptor: slow, labels: [("transport", "websocket")])
+        self.slowLongPolls = registry.makeCounter(descriptor: slow, labels: [("transport", "long_poll")])
+        self.longPollsOpened = registry.makeCounter(
+            descriptor: name("canopy", "long_poll_sessions_opened", "total", "SDK connections opened over long polling."))
+        self.openLongPolls = registry.makeGauge(
+            descriptor: name("canopy", "long_poll_sessions", "", "SDK connections over long polling open now."))
         self.openStreams = registry.makeGauge(descriptor: name("canopy", "event_streams", "", "Event streams (SSE) open now."))
         self.openWebSockets = registry.makeGauge(
             descriptor: name("canopy", "websocket_connections", "", "SDK (WebSocket) connections open now."))
@@ -80,6 +88,13 @@ final class ServerMetrics: Sendable {
     /// Counts an SDK connection opened.
     func countWebSocketOpened() { self.webSocketsOpened.increment() }
 
+    /// Counts an SDK connection opened over long polling.
+    func countLongPollOpened() { self.longPollsOpened.increment() }
+
+    /// Counts a long-poll client cut off: it stopped polling while messages waited, or too many
+    /// waited.
+    func countSlowLongPoll() { self.slowLongPolls.increment() }
+
     /// Counts an SDK read, listen or write the rules refused.
     func countWebSocketDenied() { self.webSocketDenied.increment() }
 
@@ -94,7 +109,9 @@ final class ServerMetrics: Sendable {
     /// The metrics in Prometheus' text format (version 0.0.4), with the gauges read now.
     func render(state: ServerState) -> [UInt8] {
         self.openStreams.set(Int64(state.streamCount))
-        self.openWebSockets.set(Int64(state.wireSessions.count))
+        let longPolls = state.longPolls.count
+        self.openWebSockets.set(Int64(max(0, state.wireSessions.count - longPolls)))
+        self.openLongPolls.set(Int64(longPolls))
         self.namespaces.set(Int64(state.store.openCount))
         if let pages = Self.residentPages() { self.residentMemory.set(Int64(pages * Int(sysconf(Int32(_SC_PAGESIZE))))) }
         if let files = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") { self.openFiles.set(Int64(files.count)) }

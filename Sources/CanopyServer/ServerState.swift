@@ -11,8 +11,10 @@ final class ServerState: Sendable {
     private let acceptingStreams = Atomic<Bool>(true)
     /// `nil` when coalescing is off.
     let wakes: WakeScheduler?
-    /// The open SDK (WebSocket) connections.
+    /// The open SDK connections (WebSockets and long-poll sessions).
     let wireSessions = WireSessions()
+    /// The open long-poll sessions, by transport id.
+    let longPolls = LongPollSessions()
     /// What `GET /.metrics` reports.
     let metrics = ServerMetrics()
     /// Verifies user tokens; `nil` when the configuration has no keys for them and does not

@@ -135,8 +135,10 @@ final class RawConnection: Sendable {
         self.reader = IteratorBox(inbox.makeAsyncIterator())
     }
 
-    func send(_ method: String, _ target: String, headers: [(String, String)] = [], body: String? = nil) async throws {
-        var text = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+    func send(
+        _ method: String, _ target: String, host: String = "127.0.0.1", headers: [(String, String)] = [], body: String? = nil
+    ) async throws {
+        var text = "\(method) \(target) HTTP/1.1\r\nHost: \(host)\r\n"
         for (name, value) in headers { text += "\(name): \(value)\r\n" }
         if let body { text += "Content-Length: \(body.utf8.count)\r\n" }
         text += "\r\n"

@@ -27,6 +27,9 @@ enum WireUpgrade {
             return nil
         }
         let parameters = Self.parameters(target)
+        // `s`: a browser on long polling tries to move its session to a WebSocket. Not supported:
+        // refused (400), so the SDK drops the attempt at once and stays on long polling.
+        if parameters["s"] != nil { return nil }
         let configuration = state.configuration
         let name = parameters["ns"].flatMap { $0.isEmpty ? nil : $0 } ?? configuration.defaultNamespace
         // HTTP/1 carries the Host header as the request's authority.
@@ -50,8 +53,10 @@ enum WireUpgrade {
         ) {
             channel.close(promise: nil)
         }
+        let transport = WebSocketTransport(channel: channel, outbox: outbox, state: state)
         return .serve(
-            WireConnection(state: state, session: session, host: host, previousSession: parameters["ls"], bearer: bearer, channel: channel))
+            WireConnection(
+                state: state, session: session, host: host, previousSession: parameters["ls"], bearer: bearer, transport: transport))
     }
 
     /// The query parameters of the upgrade's target, by name (the SDKs do not percent-encode them).

@@ -123,12 +123,7 @@ final class WireChannelHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
         guard let whole else { return }
         do {
-            switch try ClientMessage.reading(whole) {
-            case .control(let type):
-                if type == "p" { connection.session.outbox.send(ServerMessage.pong) }
-            case .request(let id, let action):
-                connection.request(id: id, action: action)
-            }
+            connection.receive(try ClientMessage.reading(whole))
         } catch {
             self.fail(context, .protocolError, "Malformed message: \(error.reason).")
         }

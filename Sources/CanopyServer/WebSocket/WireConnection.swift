@@ -8,10 +8,12 @@ import NIOCore
 import NIOWebSocket
 import Synchronization
 
-/// Serves one upgraded SDK connection: the hello, then each message in order, then, when the
-/// socket closes, the connection's onDisconnect writes.
+/// Serves one SDK connection, whatever carries it (a WebSocket, or long polling: its
+/// ``WireTransport``): the hello, then each message in order, then, when the connection ends,
+/// its onDisconnect writes.
 ///
-/// Messages arrive from ``WireChannelHandler`` on the connection's event loop. A request that
+/// Messages arrive from ``WireChannelHandler`` on the connection's event loop (or from a
+/// long-poll request, see ``LongPollSession``). A request that
 /// needs no waiting (a listen, read or write once the namespace is open: nearly all of them) is
 /// handled there and then; one that must wait (the first request, which opens the namespace, an
 /// `auth`, an onDisconnect write) starts a task that handles it and every request queued behind
@@ -24,8 +26,8 @@ final class WireConnection: Sendable {
     let previousSession: String?
     /// The credential of the upgrade request's `Authorization: Bearer` header, if any.
     let bearer: String?
-    /// The connection's channel, which the outbox writes to.
-    let channel: any Channel
+    /// What carries the connection.
+    let transport: any WireTransport
 
     /// Work that runs in a task, in order.
     private enum Job: Sendable {
@@ -52,33 +54,52 @@ final class WireConnection: Sendable {
     /// ``start()`` counted the connection among the server's (the end uncounts it).
     private let started = Atomic<Bool>(false)
 
-    init(state: ServerState, session: WireSession, host: String, previousSession: String?, bearer: String?, channel: any Channel) {
+    init(
+        state: ServerState, session: WireSession, host: String, previousSession: String?, bearer: String?, transport: any WireTransport
+    ) {
         self.state = state
         self.session = session
         self.host = host
         self.previousSession = previousSession
         self.bearer = bearer
-        self.channel = channel
+        self.transport = transport
     }
 
-    /// On the event loop, once upgraded: the hello; the upgrade's credential is verified and a
-    /// returning client's previous connection (`ls`) ended before any request is handled.
-    func start() {
+    /// Once upgraded (on the event loop), or once a long-poll session started: the hello; the
+    /// upgrade's credential is verified and a returning client's previous connection (`ls`) ended
+    /// before any request is handled. `false` when the server is shutting down (the connection
+    /// is closed).
+    @discardableResult
+    func start() -> Bool {
         guard self.state.wireSessions.add(self.session) else {
-            // The server is shutting down.
-            return self.channel.close(promise: nil)
+            self.transport.abort()
+            return false
         }
         self.started.store(true, ordering: .relaxed)
-        self.state.metrics.countWebSocketOpened()
-        self.session.outbox.attach(self.channel)
-        try? self.channel.pipeline.syncOperations.addHandler(
-            WireLiveness(interval: TimeAmount(self.state.configuration.webSocketPingInterval)), position: .first)
+        self.transport.open()
+        self.greet()
+        return true
+    }
+
+    /// The hello (or, in a cluster, the route to it), then the start's work.
+    private func greet() {
         if self.state.store.cluster != nil { return self.submit(.route) }
         self.session.outbox.send(ServerMessage.hello(timestamp: Self.now(), host: self.host, session: self.session.sessionID))
         if self.bearer != nil || self.previousSession != nil {
             self.submit(.start)
         } else {
             self.session.watchExpiry()
+        }
+    }
+
+    /// A whole message from the client: a ping is answered at once, a request handled in order;
+    /// the long-poll upgrade's control messages (`a`, `n`) need no answer.
+    func receive(_ message: ClientMessage) {
+        switch message {
+        case .control(let type):
+            if type == "p" { self.session.outbox.send(ServerMessage.pong) }
+        case .request(let id, let action):
+            self.request(id: id, action: action)
         }
     }
 
@@ -152,15 +173,8 @@ final class WireConnection: Sendable {
         case .request(let id, let action):
             await WireRequests(session: self.session, state: self.state).handle(id: id, action: action)
         case .close(let code, let reason):
-            // What was queued goes first, then the close frame; the handler closes the socket when
-            // the client answers it (or after a while).
-            await self.session.outbox.finish()
-            var data = self.channel.allocator.buffer(capacity: 2 + reason.utf8.count)
-            data.write(webSocketErrorCode: code)
-            data.writeString(reason)
-            let channel = self.channel
-            channel.writeAndFlush(WebSocketFrame(fin: true, opcode: .connectionClose, data: data), promise: nil)
-            channel.eventLoop.scheduleTask(in: Self.closeTimeout) { channel.close(promise: nil) }
+            // What was queued goes first, then the transport closes.
+            await self.transport.close(code, reason: reason)
         case .end:
             let session = self.session
             let sessions = self.state.wireSessions

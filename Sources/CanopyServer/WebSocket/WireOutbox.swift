@@ -35,7 +35,7 @@ import Synchronization
 /// answers of more than `answerLimit` bytes wait at once (one alone is never too many), the queue
 /// is dropped and `overflow` closes the connection; so does a client that takes nothing for a
 /// whole `stallTimeout` (see ``StallWatch``). Other connections are not affected.
-final class WireOutbox: Sendable {
+final class WireOutbox: WireSink, Sendable {
     /// What waits to be written, in order.
     private enum Item {
         /// Whole frames: the outbox's own buffer that messages are appended to, or a large
@@ -123,7 +123,7 @@ final class WireOutbox: Sendable {
     /// 16,384 UTF-16 code units.
     /// `push`: a data push, which may wait for the coalescing interval; otherwise (an answer)
     /// it goes at once, and a long one is written as the client takes it (see ``SplitMessage``).
-    func send(_ message: [UInt8], push: Bool = false) {
+    func send(_ message: [UInt8], push: Bool) {
         // UTF-16 never needs more code units than UTF-8 needs bytes: a short message is one frame.
         if message.count <= WireFrameSplitter.frameLimit {
             self.enqueue(.message(message), push: push)

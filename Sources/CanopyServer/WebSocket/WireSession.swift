@@ -11,7 +11,8 @@ final class WireSession: Sendable {
     let sessionID: String
     /// The namespace the connection named (`ns`).
     let namespaceName: String
-    let outbox: WireOutbox
+    /// Where its messages go (the transport's side of the session).
+    let outbox: any WireSink
     /// Closes the connection (server shutdown).
     let disconnect: @Sendable () -> Void
     /// onDisconnect writes, in the order they were asked for, each with the identity that asked
@@ -34,7 +35,7 @@ final class WireSession: Sendable {
     let taskExecutor: (any TaskExecutor)?
 
     init(
-        sessionID: String, namespaceName: String, outbox: WireOutbox, identity: Identity = .anonymous,
+        sessionID: String, namespaceName: String, outbox: any WireSink, identity: Identity = .anonymous,
         taskExecutor: (any TaskExecutor)? = nil, disconnect: @escaping @Sendable () -> Void
     ) {
         self.taskExecutor = taskExecutor

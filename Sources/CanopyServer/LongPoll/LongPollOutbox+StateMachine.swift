@@ -1,0 +1,162 @@
+extension LongPollOutbox {
+    /// The lifecycle of a long-poll session's outbox, as a state machine whose transitions return
+    /// what the caller does (answer a poll, arm a timer, resume ``LongPollOutbox/finish()``
+    /// callers, end the session). What is queued is the caller's; the machine is told whether
+    /// anything is (`queued`, `drained`). Generic over the held poll and the waiting callers, so
+    /// that a test can walk every transition without requests or timers.
+    ///
+    /// ```
+    /// waiting ──poll, nothing queued──▶ holding ──message, hold ended──▶ waiting
+    ///    │  ▲                               │
+    ///    │  └──poll, something queued       └──poll: the held one answered, the new one held
+    ///    └──no poll for a timeout (idle, or stalled with messages queued)──▶ closed
+    /// any ──close (disconnect, overflow, shutdown), finish once drained──▶ closed (final)
+    /// ```
+    ///
+    /// At most one poll is held: the SDK keeps one request open to receive, and opens another
+    /// to send; the new one answers the old. Independently, ``finish(_:drained:)`` stops taking
+    /// messages: what is queued still goes to the polls, then the outbox closes.
+    struct StateMachine<Poll, Waiter> {
+        enum Phase {
+            /// No poll is held; the client last came (or its last poll was answered) at `since`
+            /// (monotonic nanoseconds).
+            case waiting(since: UInt64)
+            /// A poll is held until a message comes or its hold ends; `token` names the hold.
+            case holding(Poll, token: UInt64)
+            /// The session is over. Final.
+            case closed
+        }
+
+        /// What a transition asks of the caller, in order.
+        enum Action {
+            /// Answer `poll` with what is queued (perhaps nothing).
+            case answer(Poll)
+            /// Answer `poll` with the end of the session.
+            case refuse(Poll)
+            /// Arm the hold timer of hold `token` (``holdEnded(_:now:)``).
+            case hold(token: UInt64)
+            /// Arm the idle check (``check(now:queued:)``) for this many nanoseconds from now.
+            case check(after: UInt64)
+        }
+
+        private(set) var phase: Phase
+        /// Messages are taken (``finish(_:drained:)`` not called, not closed).
+        private(set) var accepting = true
+        private var nextToken: UInt64 = 0
+        private var waiters: [Waiter] = []
+        /// Nanoseconds a session may go without a poll.
+        let idle: UInt64
+        /// Nanoseconds messages may wait for a poll (the slow-client timeout).
+        let stall: UInt64
+
+        init(now: UInt64, idle: UInt64, stall: UInt64) {
+            self.phase = .waiting(since: now)
+            self.idle = idle
+            self.stall = stall
+        }
+
+        /// The first idle check, from the session's start.
+        var firstCheck: Action { .check(after: min(self.idle, self.stall)) }
+
+        /// Messages are taken.
+        var accepts: Bool {
+            if case .closed = self.phase { return false }
+            return self.accepting
+        }
+
+        /// A poll arrived at `now`; `queued`: messages wait for it.
+        mutating func poll(_ poll: Poll, now: UInt64, queued: Bool) -> [Action] {
+            switch self.phase {
+            case .closed:
+                return [.refuse(poll)]
+            case .waiting:
+                if queued {
+                    self.phase = .waiting(since: now)
+                    return [.answer(poll), self.firstCheck]
+                }
+                return [self.hold(poll)]
+            case .holding(let old, _):
+                // The client opened another request (to send): the held one goes back now, the
+                // new one is held in its place.
+                return [.answer(old), self.hold(poll)]
+            }
+        }
+
+        private mutating func hold(_ poll: Poll) -> Action {
+            self.nextToken += 1
+            self.phase = .holding(poll, token: self.nextToken)
+            return .hold(token: self.nextToken)
+        }
+
+        /// A message was queued at `now`: a held poll takes it.
+        mutating func queued(now: UInt64) -> [Action] {
+            guard case .holding(let poll, _) = self.phase else { return [] }
+            self.phase = .waiting(since: now)
+            return [.answer(poll), self.firstCheck]
+        }
+
+        /// Hold `token` ended at `now`: the poll goes back (empty), and the client opens another.
+        mutating func holdEnded(_ token: UInt64, now: UInt64) -> [Action] {
+            guard case .holding(let poll, let held) = self.phase, held == token else { return [] }
+            self.phase = .waiting(since: now)
+            return [.answer(poll), self.firstCheck]
+        }
+
+        /// What ``check(now:queued:)`` found.
+        enum Check {
+            case none
+            /// Check again after this many nanoseconds.
+            case again(after: UInt64)
+            /// The client stopped polling: the session is over (`slow`: messages were waiting
+            /// for it); resume these ``LongPollOutbox/finish()`` callers.
+            case expired(slow: Bool, resume: [Waiter])
+        }
+
+        /// The idle check at `now`; `queued`: messages wait for a poll.
+        mutating func check(now: UInt64, queued: Bool) -> Check {
+            guard case .waiting(let since) = self.phase else { return .none }
+            let deadline = since &+ (queued ? min(self.idle, self.stall) : self.idle)
+            guard now >= deadline else { return .again(after: deadline - now) }
+            self.phase = .closed
+            self.accepting = false
+            defer { self.waiters = [] }
+            return .expired(slow: queued, resume: self.waiters)
+        }
+
+        /// A poll took messages; `drained`: nothing is queued now. A finishing outbox that is
+        /// drained closes: returns the ``LongPollOutbox/finish()`` callers to resume.
+        mutating func taken(drained: Bool) -> [Waiter] {
+            guard !self.accepting, drained, !self.waiters.isEmpty else { return [] }
+            defer { self.waiters = [] }
+            return self.waiters
+        }
+
+        /// What ``finish(_:drained:)`` asks of the caller.
+        enum FinishAction {
+            /// Resume the caller now (`drop`: forget what is queued: it will not go out).
+            case resume(drop: Bool)
+            /// The caller waits until a poll took everything (or the session ended).
+            case wait
+        }
+
+        /// Stops taking messages; `waiter` waits until what is queued went to a poll.
+        mutating func finish(_ waiter: Waiter, drained: Bool) -> FinishAction {
+            self.accepting = false
+            if case .closed = self.phase { return .resume(drop: true) }
+            if drained { return .resume(drop: false) }
+            self.waiters.append(waiter)
+            return .wait
+        }
+
+        /// The session ends (the client left, its outbox overflowed, the server shuts down):
+        /// returns the held poll, to answer with the end, and the ``LongPollOutbox/finish()``
+        /// callers to resume. The caller drops what is queued.
+        mutating func close() -> (held: Poll?, resume: [Waiter]) {
+            let held: Poll? = if case .holding(let poll, _) = self.phase { poll } else { nil }
+            self.phase = .closed
+            self.accepting = false
+            defer { self.waiters = [] }
+            return (held, self.waiters)
+        }
+    }
+}
