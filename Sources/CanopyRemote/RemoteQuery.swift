@@ -46,6 +46,12 @@ final class RemoteQuery {
     var waiting: [(Result<Void, DatabaseError>) -> Void] = []
     /// Observers registered through it, so a refusal can cancel them.
     var registrations: [EventRegistration] = []
+    /// The server refused the query with its margin (a rule on `query.limitToFirst`, say): it is
+    /// asked for exactly, and a window edge emptied by local removals fills once the server answers.
+    var withoutMargin = false
+
+    /// What the server is asked for.
+    var serverParams: QueryParams { self.withoutMargin ? self.key.params : self.key.serverParams }
 
     init(key: QueryKey, tag: Int64) {
         self.key = key

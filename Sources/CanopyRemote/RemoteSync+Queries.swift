@@ -51,7 +51,7 @@ extension RemoteSync {
         query.users -= 1
         guard query.users <= 0 else { return }
         if self.isConnected, query.requestID != nil {
-            self.send({ .unlisten(id: $0, path: key.path, query: key.serverParams, tag: query.tag) }) { _ in }
+            self.send({ .unlisten(id: $0, path: key.path, query: query.serverParams, tag: query.tag) }) { _ in }
         }
         self.forget(query)
         self.refresh(Self.outermost(self.rederiveQueries(touching: [], including: [key.path])))
@@ -66,7 +66,8 @@ extension RemoteSync {
     func sendListen(_ query: RemoteQuery) {
         let key = query.key
         let hash = query.hasWindow ? query.window.wireHash : ""
-        query.requestID = self.send({ .listen(id: $0, path: key.path, query: key.serverParams, tag: query.tag, hash: hash) }) {
+        let params = query.serverParams
+        query.requestID = self.send({ .listen(id: $0, path: key.path, query: params, tag: query.tag, hash: hash) }) {
             [weak self, weak query] outcome in
             guard let self, let query, self.queries[key] === query else { return }
             switch outcome {
@@ -78,6 +79,9 @@ extension RemoteSync {
                 let waiting = query.waiting
                 query.waiting = []
                 for ready in waiting { ready(.success(())) }
+            case .failed(let status, _) where status == "permission_denied" && !query.withoutMargin && params != key.params:
+                query.withoutMargin = true
+                if self.isConnected { self.sendListen(query) }
             case .failed(let status, let message):
                 self.queryFailed(query, error: DatabaseError(serverStatus: status, message: message, path: key.path))
             case .disconnected, .closed:
@@ -104,7 +108,7 @@ extension RemoteSync {
     func listensRevoked(at path: DatabasePath, queries params: [QueryParams]) {
         let error = DatabaseError(.permissionDenied, "The server revoked the listen at \(path.string): permission_denied.")
         guard !params.isEmpty else { return self.listenFailed(at: path, error: error) }
-        for query in self.queries.values where query.key.path == path && params.contains(query.key.serverParams) {
+        for query in self.queries.values where query.key.path == path && params.contains(query.serverParams) {
             self.queryFailed(query, error: error)
         }
     }

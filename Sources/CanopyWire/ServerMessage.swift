@@ -69,6 +69,12 @@ package enum ServerMessage {
     /// `ok` for a listen: its data must be an object.
     package static func listenOK(id: Int64) -> [UInt8] { self.response(id: id, status: "ok", data: "{}".utf8) }
 
+    /// `ok` for a listen on a query the rules have no `.indexOn` for: `{"w": ["no_index"]}`, the
+    /// warning the SDKs log.
+    package static func listenOKUnindexed(id: Int64) -> [UInt8] {
+        self.response(id: id, status: "ok", data: #"{"w":["no_index"]}"#.utf8)
+    }
+
     /// An error status with a message (the data of an error is always a string).
     package static func failure(id: Int64, status: String, message: String) -> [UInt8] {
         var text: [UInt8] = []

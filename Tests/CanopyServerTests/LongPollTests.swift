@@ -200,7 +200,9 @@ struct LongPollTests {
 
     @Test("a session that stops polling times out and runs its onDisconnect; one that polls stays")
     func idleTimeout() async throws {
-        let server = Self.server { $0.longPollTimeout = .seconds(5) }  // polls held 1.7 s
+        // Polls held 6.7 s; a whole timeout between two polls of `stays` would take a machine
+        // stalled for 20 s.
+        let server = Self.server { $0.longPollTimeout = .seconds(20) }
         try await withLiveServer(server) { port in
             let ns = "lp-idle"
             let stays = try await LongPollClient.start(port: port, namespace: ns)

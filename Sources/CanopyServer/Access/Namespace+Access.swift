@@ -12,6 +12,12 @@ extension Namespace {
         return self.rules.withLock { $0 }.mayRead(path, query: query, auth: identity.auth, access: access)
     }
 
+    /// Whether the rules declare the `.indexOn` Firebase needs for `query` at `path`
+    /// (``NamespaceRules/declaresIndex(for:at:)``).
+    func declaresIndex(for query: QueryParams, at path: DatabasePath) -> Bool {
+        self.rules.withLock { $0 }.declaresIndex(for: query, at: path)
+    }
+
     /// `write` as it may be applied for `identity`, or `nil` when the rules refuse it (loop
     /// thread; see ``NamespaceRules/permitted(_:auth:access:)``). The administrator's writes are
     /// not judged.

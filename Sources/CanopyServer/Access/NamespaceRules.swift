@@ -33,6 +33,22 @@ package struct NamespaceRules: Sendable {
         self.engine.canRead(path: path, auth: auth, root: access.root, query: query.map(QueryDescription.init), now: access.now()).isAllowed
     }
 
+    /// Whether the rules declare the `.indexOn` at `path` that Firebase needs for `query`: the
+    /// child it orders by, or `.value`; queries by key or priority need none, and neither do the
+    /// default rules (a namespace whose rules nobody wrote has nothing to amend). Canopy indexes
+    /// every query on demand; a listen without one is answered with Firebase's `no_index` warning.
+    /// - Complexity: O(*d*) for a path of depth *d*.
+    func declaresIndex(for query: QueryParams, at path: DatabasePath) -> Bool {
+        if self.source == Self.open.source || self.source == Self.locked.source { return true }
+        let spec: String
+        switch query.index {
+        case .key, .priority: return true
+        case .value: spec = ".value"
+        case .child(let child): spec = child.map(\.string).joined(separator: "/")
+        }
+        return self.engine.document.indexOn(at: path.keys.map(\.string)).contains(spec)
+    }
+
     /// `write` as it may be applied for `auth` (its server values resolved, so that the rules
     /// judged what is stored), or `nil` when the rules refuse it (loop thread: judge and apply in
     /// one job, so that nothing comes between).

@@ -171,7 +171,12 @@ struct WireRequests {
                 return session.outbox.send(Self.denied(id, metrics))
             }
             switch session.listen(listen, hub: hub, limit: limit, access: access) {
-            case .added: session.outbox.send(ServerMessage.listenOK(id: id))
+            case .added:
+                if let query, tag != nil, query.isFiltered, !namespace.declaresIndex(for: query, at: path) {
+                    session.outbox.send(ServerMessage.listenOKUnindexed(id: id))
+                } else {
+                    session.outbox.send(ServerMessage.listenOK(id: id))
+                }
             case .tooLarge: session.outbox.send(Self.tooBig(id, limit))
             case .closed: session.outbox.send(Self.closed(id))
             }
