@@ -7,7 +7,9 @@ import Logging
 
 /// A remote database's durable cache (`Configuration.persistencePath`), kept in Canopy's own
 /// storage as one tree: `s` mirrors the server's data as last known, `q` the queue of
-/// unacknowledged writes (by id), `l` the locations whose data is complete. Loop thread only.
+/// unacknowledged writes (by id), `l` the locations whose data is complete, `t` the queries whose
+/// windows it holds (`p` the location, `q` the query as the wire protocol spells it). Loop thread
+/// only.
 final class RemoteCache {
     let store: DurableStore
     /// The persisted tree (checkpoints write it).
@@ -23,6 +25,7 @@ final class RemoteCache {
     static let server = ChildKey("s")
     static let queue = ChildKey("q")
     static let listens = ChildKey("l")
+    static let queries = ChildKey("t")
 
     /// Applies `write` to the persisted tree and journals it.
     func record(_ write: WriteOperation) {
@@ -156,6 +159,21 @@ extension RemoteSync {
             }
             return true
         }
+        cache.root.child(RemoteCache.queries).forEachChild { _, node in
+            guard case .string(let text)? = node.child(ChildKey("p")).leafValue,
+                let path = try? DatabasePath(validating: text, function: "cache"),
+                case .string(let spelled)? = node.child(ChildKey("q")).leafValue,
+                let params = try? Self.queryParams(spelled), params.isFiltered
+            else { return true }
+            // Answered before: an observer of it starts at once from the cache, and the server's
+            // window replaces the cached one.
+            let query = RemoteQuery(key: QueryKey(path: path, params: params), tag: self.nextTag)
+            self.nextTag += 1
+            query.hasData = true
+            self.queries[query.key] = query
+            self.queryTags[query.tag] = query
+            return true
+        }
         cache.root.child(RemoteCache.listens).forEachChild { _, node in
             if case .string(let text)? = node.leafValue, let path = try? DatabasePath(validating: text, function: "cache") {
                 let listen = RemoteListen()
@@ -164,6 +182,28 @@ extension RemoteSync {
             }
             return true
         }
+    }
+
+    /// Records which queries' windows the cache holds (after a query's first answer, or when one
+    /// goes away).
+    func persistQueries() {
+        guard let cache = self.cache else { return }
+        var node = Node.empty
+        let answered = self.queries.values.filter(\.hasData).sorted { ($0.key.path, $0.tag) < ($1.key.path, $1.tag) }
+        for (i, query) in answered.enumerated() {
+            var entry = Node.empty
+            entry.setChild(ChildKey("p"), to: .leaf(.string(query.key.path.string)))
+            let params = String(decoding: JSONWriter.bytes(WireQuery.object(query.key.params)), as: UTF8.self)
+            entry.setChild(ChildKey("q"), to: .leaf(.string(params)))
+            node.setChild(RemoteCache.indexKey(i), to: entry)
+        }
+        cache.record(.set(DatabasePath([RemoteCache.queries]), WriteValue(node: node)))
+    }
+
+    /// A query as ``persistQueries()`` spelled it.
+    private static func queryParams(_ text: String) throws -> QueryParams {
+        var builder = JSONValueBuilder()
+        return try WireQuery.params(try JSONParser().parse(text, into: &builder))
     }
 
     /// What the app sees when the database opens: the cached server data with the queued writes on top.

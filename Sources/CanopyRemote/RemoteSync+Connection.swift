@@ -44,6 +44,11 @@ extension RemoteSync {
             listen.waiting = []
             for ready in waiting { ready(.failure(error)) }
         }
+        for query in self.queries.values {
+            let waiting = query.waiting
+            query.waiting = []
+            for ready in waiting { ready(.failure(error)) }
+        }
         // A persistent cache keeps the unacknowledged writes: a database opened on it sends them,
         // so their completions must not read as if they were lost.
         let writeError =

@@ -53,6 +53,17 @@ extension RemoteSync {
         if self.isConnected, query.requestID != nil {
             self.send({ .unlisten(id: $0, path: key.path, query: query.serverParams, tag: query.tag) }) { _ in }
         }
+        query.users = 0
+        query.requestID = nil
+        query.isLive = false
+        // A persistent cache keeps what it knows, as for a plain listen: the query shows it at once
+        // (marked from the cache) when observed again, and its next window replaces it. Unless
+        // another query there is in use: its window must not mix with data nothing keeps current.
+        let shared = self.queries.values.contains { $0.users > 0 && $0.key.path == key.path }
+        if self.cache != nil && query.hasData && !shared {
+            query.hasWindow = false
+            return
+        }
         self.forget(query)
         self.refresh(Self.outermost(self.rederiveQueries(touching: [], including: [key.path])))
     }
@@ -60,6 +71,7 @@ extension RemoteSync {
     private func forget(_ query: RemoteQuery) {
         self.queries[query.key] = nil
         self.queryTags[query.tag] = nil
+        if query.hasData { self.persistQueries() }
     }
 
     /// Asks the server for the query's tagged listen on the current connection.
@@ -73,7 +85,9 @@ extension RemoteSync {
             switch outcome {
             case .ok(let answer):
                 self.warnIfUnindexed(answer, key)
+                let first = !query.hasData
                 query.hasData = true
+                if first { self.persistQueries() }
                 query.isLive = true
                 self.core.metadataChanged(at: key.path)
                 let waiting = query.waiting
@@ -146,7 +160,7 @@ extension RemoteSync {
 
     /// A tagged `d` push: the data at `path` of the window of the query with `tag`.
     func serverQueryPut(_ node: Node, at path: DatabasePath, tag: Int64) {
-        guard let query = self.queryTags[tag], let relative = self.relative(path, to: query) else { return }
+        guard let query = self.queryTags[tag], query.users > 0, let relative = self.relative(path, to: query) else { return }
         if relative.isEmpty {
             // The whole window: every child in it before or now may change.
             var keys = Set<ChildKey>()
@@ -161,7 +175,7 @@ extension RemoteSync {
 
     /// A tagged `m` push: children of the window of the query with `tag` changed under `path`.
     func serverQueryMerge(_ changes: [(path: [ChildKey], node: Node)], at path: DatabasePath, tag: Int64) {
-        guard let query = self.queryTags[tag], let relative = self.relative(path, to: query) else { return }
+        guard let query = self.queryTags[tag], query.users > 0, let relative = self.relative(path, to: query) else { return }
         var keys = Set<ChildKey>()
         for (member, node) in changes {
             let location = relative + member
@@ -203,7 +217,7 @@ extension RemoteSync {
     /// The server's data for child `key` of the query location `location`: from a window there
     /// that holds it, or what listens below keep of it.
     private func windowsChild(_ key: ChildKey, at location: DatabasePath) -> Node {
-        for query in self.queries.values where query.hasWindow && query.key.path == location {
+        for query in self.queries.values where query.users > 0 && query.hasWindow && query.key.path == location {
             let child = query.window.child(key)
             if !child.isEmpty { return child }
         }
@@ -219,7 +233,7 @@ extension RemoteSync {
     func retained(_ path: DatabasePath) -> Node {
         if self.isKeptComplete(path) { return self.serverRoot.node(at: path.keys) }
         var node = Node.empty
-        for query in self.queries.values where query.hasWindow && query.key.path == path {
+        for query in self.queries.values where query.users > 0 && query.hasWindow && query.key.path == path {
             query.window.forEachChild { key, child in
                 if node.child(key).isEmpty { node.setChild(key, to: child) }
                 return true
@@ -230,7 +244,7 @@ extension RemoteSync {
         for (listenPath, listen) in self.listens where listen.users > 0 && listenPath.keys.count > depth && path.contains(listenPath) {
             below.insert(listenPath.keys[depth])
         }
-        for query in self.queries.values where query.key.path.keys.count > depth && path.contains(query.key.path) {
+        for query in self.queries.values where query.users > 0 && query.key.path.keys.count > depth && path.contains(query.key.path) {
             below.insert(query.key.path.keys[depth])
         }
         for key in below.sorted() where node.child(key).isEmpty {
@@ -249,7 +263,7 @@ extension RemoteSync {
         guard !self.queries.isEmpty || !including.isEmpty else { return [] }
         var wholes = Set(including)
         var children = Set<DatabasePath>()
-        for query in self.queries.values {
+        for query in self.queries.values where query.users > 0 {
             let path = query.key.path
             for location in locations {
                 if location.contains(path) {

@@ -191,4 +191,35 @@ struct RemoteQueryTests {
             #expect(Self.keys(try Self.cached(db, "items")) == ["k000", "k001", "k002"], "no margin was sent")
         }
     }
+
+    @Test("with a persistent cache, a query observed before a restart shows its window at once offline")
+    func aPersistedQueryShowsOffline() async throws {
+        try await RemoteClientTests.withClients(1) { url, clients in
+            let writer = clients[0]
+            try writer.reference(withPath: "items").queueSetValue(Self.items(0..<20))
+            try writer.settle()
+            let directory = TemporaryDirectory("canopy-remote-query-cache")
+            let persistent: (inout Database.Configuration) -> Void = { $0.persistencePath = directory.path }
+            try Database.remoteForTest(url, configure: persistent).closing { db in
+                let windows = Collected<[String]>()
+                db.reference(withPath: "items").queryLimited(toLast: 2).observe(.value) { windows.append(Self.keys($0.exportJSON)) }
+                try db.settle()
+                #expect(windows.items == [["k018", "k019"]])
+            }
+            try Database.remoteForTest(url, configure: persistent).closing { db in
+                db.goOffline()
+                let windows = Collected<[String]>()
+                let other = Collected<[String]>()
+                db.reference(withPath: "items").queryLimited(toLast: 2).observe(.value) { windows.append(Self.keys($0.exportJSON)) }
+                db.reference(withPath: "items").queryLimited(toFirst: 2).observe(.value) { other.append(Self.keys($0.exportJSON)) }
+                db.drain()
+                #expect(windows.items == [["k018", "k019"]], "the cached window, at once")
+                #expect(other.items.isEmpty, "a query never answered waits for the server")
+                db.goOnline()
+                try db.settle()
+                #expect(windows.items == [["k018", "k019"]])
+                #expect(other.items == [["k000", "k001"]])
+            }
+        }
+    }
 }
