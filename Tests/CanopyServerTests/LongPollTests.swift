@@ -200,9 +200,7 @@ struct LongPollTests {
 
     @Test("a session that stops polling times out and runs its onDisconnect; one that polls stays")
     func idleTimeout() async throws {
-        // Polls held 6.7 s; a whole timeout between two polls of `stays` would take a machine
-        // stalled for 20 s.
-        let server = Self.server { $0.longPollTimeout = .seconds(20) }
+        let server = Self.server { $0.longPollTimeout = .seconds(10) }  // polls held 3.3 s
         try await withLiveServer(server) { port in
             let ns = "lp-idle"
             let stays = try await LongPollClient.start(port: port, namespace: ns)
@@ -214,16 +212,18 @@ struct LongPollTests {
 
             // `stays` polls meanwhile (each poll held, then answered empty), through a whole timeout.
             let stop = Atomic<Bool>(false)
-            let polling = Task {
+            // A structured child keeps the test client's threads; an unstructured task would run on
+            // the shared pool, which the other tests of a whole run may hold past the timeout.
+            async let polling: LongPollClient.Reply = {
                 while true {
                     let reply = try await stays.request()
                     if reply != .nothing || stop.load(ordering: .relaxed) { return reply }
                 }
-            }
+            }()
             let event = try await within(60, "the onDisconnect write of the session that left") { try await stream.nextData() }
             #expect(try event?.payload().data == .bool(true))
             stop.store(true, ordering: .relaxed)
-            #expect(try await polling.value == .nothing)
+            #expect(try await polling == .nothing)
             #expect(
                 try await leaves.request()
                     == .failed(status: 404, body: #"{"error":"No long-poll session \"\#(leaves.id)\": it ended; start a new one."}"#))
