@@ -33,7 +33,7 @@ extension CanopyResponder {
             identity: identity, scheduler: self.state.wakes
         ) {
             // A client that stops reading: cut off.
-            metrics.countSlowClient(webSocket: false)
+            metrics.countSlowClient(.sse)
             channel?.close(promise: nil)
         }
         let state = self.state
@@ -96,7 +96,7 @@ extension CanopyResponder {
         let watch = channel.map { channel in
             StallWatch(timeout: TimeAmount(configuration.slowClientTimeout), eventLoop: channel.eventLoop) {
                 stream.drop()
-                metrics.countSlowClient(webSocket: false)
+                metrics.countSlowClient(.sse)
                 channel.close(promise: nil)
             }
         }

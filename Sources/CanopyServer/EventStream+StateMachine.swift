@@ -1,15 +1,18 @@
 import NIOCore
 
 extension EventStream {
-    /// The lifecycle of one stream's queue, as a state machine whose transitions return what the
-    /// caller does (resume the response task, schedule a deferred wake, close an overflowing
-    /// connection). Generic over the waiting response task, so that a test can walk every
-    /// transition without tasks.
+    /// One stream's queue over the shared lifecycle and byte accounting (``OutboxCore``), as a
+    /// state machine whose transitions return what the caller does (resume the response task,
+    /// schedule a deferred wake, close an overflowing connection). Generic over the waiting
+    /// response task, so that a test can walk every transition without tasks.
     ///
     /// ```
     /// streaming ──finish──▶ finishing ──next (queue taken)──▶ ended
     ///     └──── drop, overflow ─────────────────────────────▶ ended (final)
     /// ```
+    ///
+    /// The phases are the core's (`open`, `finishing`, `closed`); nobody waits for a finish: the
+    /// response task takes what is left, then the end.
     struct StateMachine<Waiter> {
         enum Phase: Equatable {
             /// Events are taken and delivered.
@@ -28,7 +31,8 @@ extension EventStream {
             var trailer: ByteBuffer?
         }
 
-        private(set) var phase = Phase.streaming
+        /// The lifecycle and the bytes of the events queued (a long initial `put` is not counted).
+        private(set) var core: OutboxCore<Waiter>
         /// A long initial `put`, not yet taken.
         private var snapshot: Rendering?
         private var buffer: ByteBuffer?
@@ -39,14 +43,22 @@ extension EventStream {
         private var lastWake: UInt64 = 0
         /// A wake is scheduled for the coalescing interval's end.
         private(set) var deferred = false
-        /// The most bytes of events that may wait.
-        let limit: OutboxLimit
         /// The coalescing interval in nanoseconds; `nil` wakes at once.
         let interval: UInt64?
 
+        /// - Parameter limit: The most bytes of events that may wait.
         init(limit: OutboxLimit, interval: UInt64?) {
-            self.limit = limit
+            self.core = OutboxCore(limit: limit)
             self.interval = interval
+        }
+
+        /// The core's phase, as a stream's.
+        var phase: Phase {
+            switch self.core.phase {
+            case .open: .streaming
+            case .finishing: .finishing
+            case .closed: .ended
+            }
         }
 
         /// Something waits for the response task (or the end does).
@@ -68,9 +80,10 @@ extension EventStream {
 
         /// Queues event bytes. `now`: the monotonic clock, read only when coalescing.
         mutating func send(_ bytes: ByteBuffer, now: @autoclosure () -> UInt64) -> SendAction {
-            guard self.phase == .streaming else { return .none }
-            guard self.limit.admits(bytes.readableBytes, queued: self.buffer?.readableBytes ?? 0) else {
-                return .overflow(self.end())
+            switch self.core.admit(bytes.readableBytes, answer: false) {
+            case .refused: return .none
+            case .overflow: return .overflow(self.end())
+            case .admitted: self.core.queued(bytes.readableBytes, answer: false)
             }
             if self.buffer == nil {
                 self.buffer = bytes
@@ -112,7 +125,8 @@ extension EventStream {
         /// resume.
         mutating func finish(trailer: ByteBuffer?) -> Waiter? {
             guard self.phase == .streaming else { return nil }
-            self.phase = .finishing
+            // The end waits for the response task to take it: never drained here.
+            _ = self.core.finish(nil, drained: false)
             self.trailer = trailer
             return self.takeWaiter()
         }
@@ -139,6 +153,7 @@ extension EventStream {
                 return .batch(Batch(snapshot: snapshot))
             }
             if self.buffer != nil || self.trailer != nil {
+                self.core.taken(self.buffer?.readableBytes ?? 0, answer: false)
                 defer {
                     self.buffer = nil
                     self.trailer = nil
@@ -146,7 +161,7 @@ extension EventStream {
                 return .batch(Batch(bytes: self.buffer, trailer: self.trailer))
             }
             guard self.phase == .finishing else { return .wait }
-            self.phase = .ended
+            _ = self.core.idle(drained: true)
             return .end
         }
 
@@ -158,7 +173,7 @@ extension EventStream {
         }
 
         private mutating func end() -> Waiter? {
-            self.phase = .ended
+            _ = self.core.close()
             self.buffer = nil
             self.snapshot = nil
             self.trailer = nil

@@ -23,10 +23,9 @@ final class ServerMetrics: Sendable {
     /// SDK requests by action (``ClientAction/metricNames``, indexed by ``ClientAction/metricIndex``).
     private let webSocketRequests: [Counter]
     private let webSocketDenied: Counter
-    private let slowStreams: Counter
-    private let slowWebSockets: Counter
+    /// Clients cut off for not reading, by transport (indexed by ``OutboxTransport/rawValue``).
+    private let slowClients: [Counter]
     private let longPollsOpened: Counter
-    private let slowLongPolls: Counter
     private let openLongPolls: Gauge
 
     private let openStreams: Gauge
@@ -56,9 +55,7 @@ final class ServerMetrics: Sendable {
             descriptor: name(
                 "canopy", "websocket_permission_denied", "total", "SDK reads, listens and writes refused by the security rules."))
         let slow = name("canopy", "slow_clients", "total", "Clients cut off because they did not read what was sent to them.")
-        self.slowStreams = registry.makeCounter(descriptor: slow, labels: [("transport", "sse")])
-        self.slowWebSockets = registry.makeCounter(descriptor: slow, labels: [("transport", "websocket")])
-        self.slowLongPolls = registry.makeCounter(descriptor: slow, labels: [("transport", "long_poll")])
+        self.slowClients = OutboxTransport.allCases.map { registry.makeCounter(descriptor: slow, labels: [("transport", $0.label)]) }
         self.longPollsOpened = registry.makeCounter(
             descriptor: name("canopy", "long_poll_sessions_opened", "total", "SDK connections opened over long polling."))
         self.openLongPolls = registry.makeGauge(
@@ -91,15 +88,12 @@ final class ServerMetrics: Sendable {
     /// Counts an SDK connection opened over long polling.
     func countLongPollOpened() { self.longPollsOpened.increment() }
 
-    /// Counts a long-poll client cut off: it stopped polling while messages waited, or too many
-    /// waited.
-    func countSlowLongPoll() { self.slowLongPolls.increment() }
-
     /// Counts an SDK read, listen or write the rules refused.
     func countWebSocketDenied() { self.webSocketDenied.increment() }
 
-    /// Counts a client cut off for not reading: an event stream's, or an SDK connection's.
-    func countSlowClient(webSocket: Bool) { (webSocket ? self.slowWebSockets : self.slowStreams).increment() }
+    /// Counts a client its outbox cut off for not reading: too much waited for it, it took
+    /// nothing for a whole timeout, or (long polling) it stopped polling while messages waited.
+    func countSlowClient(_ transport: OutboxTransport) { self.slowClients[transport.rawValue].increment() }
 
     /// Counts an SDK request.
     func countRequest(_ action: ClientAction) {

@@ -1,9 +1,10 @@
 extension LongPollOutbox {
-    /// The lifecycle of a long-poll session's outbox, as a state machine whose transitions return
-    /// what the caller does (answer a poll, arm a timer, resume ``LongPollOutbox/finish()``
-    /// callers, end the session). What is queued is the caller's; the machine is told whether
-    /// anything is (`queued`, `drained`). Generic over the held poll and the waiting callers, so
-    /// that a test can walk every transition without requests or timers.
+    /// A long-poll session's polls over the shared lifecycle and byte accounting
+    /// (``OutboxCore``), as a state machine whose transitions return what the caller does (answer
+    /// a poll, arm a timer, resume ``LongPollOutbox/finish()`` callers, end the session). What is
+    /// queued is the caller's; the machine is told whether anything is (`queued`, `drained`).
+    /// Generic over the held poll and the waiting callers, so that a test can walk every
+    /// transition without requests or timers.
     ///
     /// ```
     /// waiting ──poll, nothing queued──▶ holding ──message, hold ended──▶ waiting
@@ -15,7 +16,8 @@ extension LongPollOutbox {
     ///
     /// At most one poll is held: the SDK keeps one request open to receive, and opens another
     /// to send; the new one answers the old. Independently, ``finish(_:drained:)`` stops taking
-    /// messages: what is queued still goes to the polls, then the outbox closes.
+    /// messages (the core finishes): what is queued still goes to the polls, and polls are
+    /// answered until the session closes.
     struct StateMachine<Poll, Waiter> {
         enum Phase {
             /// No poll is held; the client last came (or its last poll was answered) at `since`
@@ -39,18 +41,24 @@ extension LongPollOutbox {
             case check(after: UInt64)
         }
 
+        typealias FinishAction = OutboxCore<Waiter>.FinishAction
+
         private(set) var phase: Phase
-        /// Messages are taken (``finish(_:drained:)`` not called, not closed).
-        private(set) var accepting = true
+        /// Whether messages are taken, the ``LongPollOutbox/finish()`` callers and the byte
+        /// accounting.
+        var core: OutboxCore<Waiter>
         private var nextToken: UInt64 = 0
-        private var waiters: [Waiter] = []
         /// Nanoseconds a session may go without a poll.
         let idle: UInt64
         /// Nanoseconds messages may wait for a poll (the slow-client timeout).
         let stall: UInt64
 
-        init(now: UInt64, idle: UInt64, stall: UInt64) {
+        init(
+            now: UInt64, idle: UInt64, stall: UInt64, limit: OutboxLimit = OutboxLimit(.max),
+            answerLimit: OutboxLimit = OutboxLimit(.max)
+        ) {
             self.phase = .waiting(since: now)
+            self.core = OutboxCore(limit: limit, answerLimit: answerLimit)
             self.idle = idle
             self.stall = stall
         }
@@ -59,10 +67,7 @@ extension LongPollOutbox {
         var firstCheck: Action { .check(after: min(self.idle, self.stall)) }
 
         /// Messages are taken.
-        var accepts: Bool {
-            if case .closed = self.phase { return false }
-            return self.accepting
-        }
+        var accepts: Bool { self.core.accepts }
 
         /// A poll arrived at `now`; `queued`: messages wait for it.
         mutating func poll(_ poll: Poll, now: UInt64, queued: Bool) -> [Action] {
@@ -118,34 +123,20 @@ extension LongPollOutbox {
             let deadline = since &+ (queued ? min(self.idle, self.stall) : self.idle)
             guard now >= deadline else { return .again(after: deadline - now) }
             self.phase = .closed
-            self.accepting = false
-            defer { self.waiters = [] }
-            return .expired(slow: queued, resume: self.waiters)
+            return .expired(slow: queued, resume: self.core.close())
         }
 
         /// A poll took messages; `drained`: nothing is queued now. A finishing outbox that is
-        /// drained closes: returns the ``LongPollOutbox/finish()`` callers to resume.
+        /// drained is done: returns the ``LongPollOutbox/finish()`` callers to resume.
         mutating func taken(drained: Bool) -> [Waiter] {
-            guard !self.accepting, drained, !self.waiters.isEmpty else { return [] }
-            defer { self.waiters = [] }
-            return self.waiters
+            self.core.idle(drained: drained)
         }
 
-        /// What ``finish(_:drained:)`` asks of the caller.
-        enum FinishAction {
-            /// Resume the caller now (`drop`: forget what is queued: it will not go out).
-            case resume(drop: Bool)
-            /// The caller waits until a poll took everything (or the session ended).
-            case wait
-        }
-
-        /// Stops taking messages; `waiter` waits until what is queued went to a poll.
+        /// Stops taking messages; `waiter` waits until what is queued went to a poll. A session
+        /// not over keeps its queue (drained, or still going to the polls).
         mutating func finish(_ waiter: Waiter, drained: Bool) -> FinishAction {
-            self.accepting = false
             if case .closed = self.phase { return .resume(drop: true) }
-            if drained { return .resume(drop: false) }
-            self.waiters.append(waiter)
-            return .wait
+            return self.core.finish(waiter, drained: drained).resumesNow ? .resume(drop: false) : .wait
         }
 
         /// The session ends (the client left, its outbox overflowed, the server shuts down):
@@ -154,9 +145,7 @@ extension LongPollOutbox {
         mutating func close() -> (held: Poll?, resume: [Waiter]) {
             let held: Poll? = if case .holding(let poll, _) = self.phase { poll } else { nil }
             self.phase = .closed
-            self.accepting = false
-            defer { self.waiters = [] }
-            return (held, self.waiters)
+            return (held, self.core.close())
         }
     }
 }

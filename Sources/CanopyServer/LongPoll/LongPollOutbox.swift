@@ -33,18 +33,24 @@ final class LongPollOutbox: WireSink, Sendable {
         var queue: [Message] = []
         /// The first message of `queue` not yet taken (the queue is compacted when drained).
         var head = 0
-        var bytes = 0
-        var answerBytes = 0
         var nextNumber = 0
+        /// The polls, the lifecycle and the byte accounting.
         var machine: Machine
 
         var isDrained: Bool { self.head == self.queue.count }
 
+        /// Forgets what is queued (the session ended; the core forgot its bytes).
         mutating func drop() {
             self.queue = []
             self.head = 0
-            self.bytes = 0
-            self.answerBytes = 0
+        }
+
+        /// Stops taking messages (``StateMachine/finish(_:drained:)``); `true`: `waiter` is not
+        /// kept, resume it now.
+        mutating func finish(_ waiter: CheckedContinuation<Void, Never>) -> Bool {
+            let action = self.machine.finish(waiter, drained: self.isDrained)
+            if action.drops { self.drop() }
+            return action.resumesNow
         }
 
         /// Takes the next batch: at least one message, then more while they fit `budget` bytes.
@@ -57,7 +63,7 @@ final class LongPollOutbox: WireSink, Sendable {
                 if !texts.isEmpty && size + message.text.count > budget { break }
                 texts.append(message.text)
                 size += message.text.count
-                if message.isAnswer { self.answerBytes -= message.text.count } else { self.bytes -= message.text.count }
+                self.machine.core.taken(message.text.count, answer: message.isAnswer)
                 self.head += 1
             }
             if self.isDrained {
@@ -72,8 +78,6 @@ final class LongPollOutbox: WireSink, Sendable {
     }
 
     private let state: Mutex<State>
-    private let limit: OutboxLimit
-    private let answerLimit: OutboxLimit
     private let hold: TimeAmount
     private let eventLoop: any EventLoop
     /// Called once, on the event loop, when the client is cut off (`true`: it left messages
@@ -92,11 +96,11 @@ final class LongPollOutbox: WireSink, Sendable {
     init(
         limit: Int, answerLimit: Int = .max, idle: TimeAmount, stall: TimeAmount, hold: TimeAmount, eventLoop: any EventLoop
     ) {
-        self.limit = OutboxLimit(limit)
-        self.answerLimit = OutboxLimit(answerLimit)
         self.hold = hold
         self.eventLoop = eventLoop
-        let machine = Machine(now: Self.now(), idle: UInt64(max(1, idle.nanoseconds)), stall: UInt64(max(1, stall.nanoseconds)))
+        let machine = Machine(
+            now: Self.now(), idle: UInt64(max(1, idle.nanoseconds)), stall: UInt64(max(1, stall.nanoseconds)),
+            limit: OutboxLimit(limit), answerLimit: OutboxLimit(answerLimit))
         self.state = Mutex(State(machine: machine))
     }
 
@@ -128,18 +132,19 @@ final class LongPollOutbox: WireSink, Sendable {
             case overflow(CheckedContinuation<Reply, Never>?, Reply, [CheckedContinuation<Void, Never>])
         }
         let outcome: Outcome = self.state.withLock { state in
-            guard state.machine.accepts else { return .queued([], []) }
             let size = message.text.count
-            let admitted =
-                message.isAnswer
-                ? self.answerLimit.admits(size, queued: state.answerBytes) : self.limit.admits(size, queued: state.bytes)
-            guard admitted else {
+            switch state.machine.core.admit(size, answer: message.isAnswer) {
+            case .refused:
+                return .queued([], [])
+            case .overflow:
                 state.drop()
                 let (held, waiters) = state.machine.close()
                 return .overflow(held, .closed(last: state.lastNumber), waiters)
+            case .admitted:
+                break
             }
             state.queue.append(message)
-            if message.isAnswer { state.answerBytes += size } else { state.bytes += size }
+            state.machine.core.queued(size, answer: message.isAnswer)
             let actions = state.machine.queued(now: Self.now())
             return .queued(actions, self.replies(to: actions, &state))
         }
@@ -251,18 +256,7 @@ final class LongPollOutbox: WireSink, Sendable {
     }
 
     func finish() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let done = self.state.withLock { state -> Bool in
-                switch state.machine.finish(continuation, drained: state.isDrained) {
-                case .resume(let drop):
-                    if drop { state.drop() }
-                    return true
-                case .wait:
-                    return false
-                }
-            }
-            if done { continuation.resume() }
-        }
+        await OutboxCore.waitUntilFinished { waiter in self.state.withLock { $0.finish(waiter) } }
     }
 
     /// The number of the last batch taken, if any.

@@ -72,7 +72,7 @@ final class LongPollSession: WireTransport, Sendable {
         self.state.longPolls.add(self)
         let metrics = self.state.metrics
         self.outbox.start { [weak self] slow in
-            if slow { metrics.countSlowLongPoll() }
+            if slow { metrics.countSlowClient(.longPoll) }
             self?.close()
         }
         return connection.start()

@@ -45,7 +45,7 @@ enum WireUpgrade {
             stallTimeout: TimeAmount(configuration.slowClientTimeout), coalescing: state.wakes?.intervalNanos ?? 0
         ) {
             // A client that stops reading: cut it off, as a stream is.
-            state.metrics.countSlowClient(webSocket: true)
+            state.metrics.countSlowClient(.webSocket)
             channel.close(promise: nil)
         }
         let session = WireSession(

@@ -1,12 +1,12 @@
 import NIOCore
 
 extension WireOutbox {
-    /// The lifecycle of an outbox and of its write jobs, as a state machine whose transitions
-    /// return what the caller does (run a write job now or later, resume ``WireOutbox/finish()``
-    /// callers, stop the stall watch, drop what is queued). What is queued is the caller's; the
-    /// machine is told whether anything is (`queued`, `drained`). Generic over the channel, the
-    /// stall watch and the waiting callers, so that a test can walk every transition without a
-    /// channel.
+    /// A WebSocket outbox's write jobs over the shared lifecycle and byte accounting
+    /// (``OutboxCore``), as a state machine whose transitions return what the caller does (run a
+    /// write job now or later, resume ``WireOutbox/finish()`` callers, stop the stall watch, drop
+    /// what is queued). What is queued is the caller's; the machine is told whether anything is
+    /// (`queued`, `drained`). Generic over the channel, the stall watch and the waiting callers,
+    /// so that a test can walk every transition without a channel.
     ///
     /// ```
     /// detached ──attach──▶ open ──finish (busy)──▶ finishing ──idle──▶ closed
@@ -14,8 +14,9 @@ extension WireOutbox {
     /// any ──overflow, cut off, write failure──▶ closed (final)
     /// ```
     ///
-    /// Independently, a write job may be queued on the event loop (`scheduled`) and one may wait
-    /// for the end of the coalescing interval (`deferred`).
+    /// `open`, `finishing` and `closed` are the core's phases; `detached` is an open core with
+    /// no channel yet. Independently, a write job may be queued on the event loop (`scheduled`)
+    /// and one may wait for the end of the coalescing interval (`deferred`).
     struct StateMachine<Channel, Watch, Waiter> {
         enum Phase {
             /// Messages are taken; there is no channel yet.
@@ -28,7 +29,12 @@ extension WireOutbox {
             case closed
         }
 
-        private(set) var phase = Phase.detached
+        typealias FinishAction = OutboxCore<Waiter>.FinishAction
+
+        /// The lifecycle, the ``WireOutbox/finish()`` callers and the byte accounting.
+        var core: OutboxCore<Waiter>
+        /// Where messages are written, from ``attach(_:watch:queued:)`` on.
+        private var channel: Channel?
         /// Judges the client's progress, from ``attach(_:watch:queued:)`` on.
         private(set) var watch: Watch?
         /// A write job is queued on the event loop.
@@ -37,28 +43,31 @@ extension WireOutbox {
         private(set) var deferred = false
         /// When the last write job wrote something (monotonic nanoseconds).
         private var lastWrite: UInt64 = 0
-        /// ``WireOutbox/finish()`` callers, waiting for everything to be written.
-        private var waiters: [Waiter] = []
         /// Coalescing interval in nanoseconds; 0 writes every push at once.
         let coalescing: UInt64
 
-        init(coalescing: UInt64) {
+        init(coalescing: UInt64, limit: OutboxLimit = OutboxLimit(.max), answerLimit: OutboxLimit = OutboxLimit(.max)) {
             self.coalescing = coalescing
+            self.core = OutboxCore(limit: limit, answerLimit: answerLimit)
+        }
+
+        var phase: Phase {
+            switch (self.core.phase, self.channel) {
+            case (.closed, _): .closed
+            case (_, nil): .detached
+            case (.open, let channel?): .open(channel)
+            case (.finishing, let channel?): .finishing(channel)
+            }
         }
 
         /// Messages are taken.
-        var accepts: Bool {
-            switch self.phase {
-            case .detached, .open: true
-            case .finishing, .closed: false
-            }
-        }
+        var accepts: Bool { self.core.accepts }
 
         /// Starts writing to `channel`; returns it when a write job is to run now (something was
         /// queued before). Ignored unless detached.
         mutating func attach(_ channel: Channel, watch: Watch?, queued: Bool) -> Channel? {
             guard case .detached = self.phase else { return nil }
-            self.phase = .open(channel)
+            self.channel = channel
             self.watch = watch
             guard queued, !self.scheduled else { return nil }
             self.scheduled = true
@@ -104,7 +113,7 @@ extension WireOutbox {
         /// A write failed: the connection is gone, nothing more will be written. The caller
         /// drops what is queued.
         mutating func failed() {
-            self.phase = .closed
+            self.core.fail()
         }
 
         /// A write reached the socket (or failed). `queued`: more waits to be written;
@@ -127,49 +136,21 @@ extension WireOutbox {
         /// (`drained`, and no job queued), returns the ``WireOutbox/finish()`` callers, and a
         /// finishing outbox is closed.
         mutating func idle(drained: Bool) -> [Waiter] {
-            guard drained, !self.scheduled else { return [] }
-            if case .finishing = self.phase { self.phase = .closed }
-            defer { self.waiters = [] }
-            return self.waiters
+            self.core.idle(drained: drained && !self.scheduled)
         }
 
-        /// What ``finish(_:drained:)`` asks of the caller.
-        enum FinishAction {
-            /// Resume the caller now, and drop what is queued (nothing will be written).
-            case resume(drop: Bool)
-            /// The caller waits until everything is written.
-            case wait
-        }
-
-        /// Stops taking messages; `waiter` waits until what is queued was written.
+        /// Stops taking messages; `waiter` waits until what is queued was written. An outbox
+        /// never attached closes at once: what it queued is dropped.
         mutating func finish(_ waiter: Waiter, drained: Bool) -> FinishAction {
-            let idle = drained && !self.scheduled
-            switch self.phase {
-            case .detached:
-                self.phase = .closed
-                return .resume(drop: true)
-            case .open(let channel):
-                if idle {
-                    self.phase = .closed
-                    return .resume(drop: true)
-                }
-                self.phase = .finishing(channel)
-            case .finishing:
-                if idle { return .resume(drop: false) }
-            case .closed:
-                if idle { return .resume(drop: true) }
-            }
-            self.waiters.append(waiter)
-            return .wait
+            let detached = if case .detached = self.phase { true } else { false }
+            return self.core.finish(waiter, drained: detached || (drained && !self.scheduled))
         }
 
         /// Too much waits for the client, or the stall watch cut it off: closes the outbox.
         /// Returns the ``WireOutbox/finish()`` callers to resume and the watch to stop; the
         /// caller drops what is queued.
         mutating func close() -> (resume: [Waiter], watch: Watch?) {
-            self.phase = .closed
-            defer { self.waiters = [] }
-            return (self.waiters, self.watch)
+            (self.core.close(), self.watch)
         }
     }
 }

@@ -49,17 +49,13 @@ final class WireOutbox: WireSink, Sendable {
         var pending: [Item] = []
         /// The outbox's own buffer, after `pending`: messages are appended to it.
         var tail: ByteBuffer?
-        /// The bytes of the `.frames` in `pending` and of `tail`.
-        var pendingBytes = 0
-        /// Frames written to the channel, not yet to the socket.
-        var inFlightBytes = 0
         /// The long answer being written, ahead of everything in `pending`.
         var current: SplitMessage?
         /// Chunks of long answers written to the channel, not yet to the socket.
         var chunksInFlight = 0
-        /// The bytes of the long answers queued or being written.
-        var answerBytes = 0
-        /// The lifecycle and the write jobs.
+        /// The lifecycle, the byte accounting (the `.frames` in `pending` and `tail` queued,
+        /// frames written to the channel but not yet to the socket in flight, the long answers
+        /// queued or being written) and the write jobs.
         var machine: StateMachine<any Channel, StallWatch, CheckedContinuation<Void, Never>>
 
         /// Something waits to be written.
@@ -67,23 +63,30 @@ final class WireOutbox: WireSink, Sendable {
 
         /// Nothing waits for the client.
         var isDrained: Bool {
-            self.pending.isEmpty && self.tail == nil && self.inFlightBytes == 0 && self.current == nil && self.chunksInFlight == 0
+            self.pending.isEmpty && self.tail == nil && self.machine.core.bytes.inFlight == 0 && self.current == nil
+                && self.chunksInFlight == 0
         }
 
-        /// Forgets everything queued (the connection is cut off or gone).
+        /// Forgets everything queued (the connection is cut off or gone; the core forgot its
+        /// bytes).
         mutating func drop() {
             self.pending = []
             self.tail = nil
-            self.pendingBytes = 0
             self.current = nil
-            self.answerBytes = 0
+        }
+
+        /// Stops taking messages (``StateMachine/finish(_:drained:)``); `true`: `waiter` is not
+        /// kept, resume it now.
+        mutating func finish(_ waiter: CheckedContinuation<Void, Never>) -> Bool {
+            let action = self.machine.finish(waiter, drained: self.isDrained)
+            // Never attached, or nothing left: nothing more will be written.
+            if action.drops { self.drop() }
+            return action.resumesNow
         }
     }
 
     private let state: Mutex<State>
     private let allocator = ByteBufferAllocator()
-    private let limit: OutboxLimit
-    private let answerLimit: OutboxLimit
     private let stallTimeout: TimeAmount?
     private let overflow: @Sendable () -> Void
 
@@ -101,10 +104,10 @@ final class WireOutbox: WireSink, Sendable {
         limit: Int, answerLimit: Int = .max, stallTimeout: TimeAmount? = nil, coalescing: UInt64 = 0,
         overflow: @escaping @Sendable () -> Void
     ) {
-        self.limit = OutboxLimit(limit)
-        self.answerLimit = OutboxLimit(answerLimit)
         self.stallTimeout = stallTimeout
-        self.state = Mutex(State(machine: StateMachine(coalescing: coalescing)))
+        let machine = StateMachine<any Channel, StallWatch, CheckedContinuation<Void, Never>>(
+            coalescing: coalescing, limit: OutboxLimit(limit), answerLimit: OutboxLimit(answerLimit))
+        self.state = Mutex(State(machine: machine))
         self.overflow = overflow
     }
 
@@ -178,25 +181,26 @@ final class WireOutbox: WireSink, Sendable {
             case overflow([CheckedContinuation<Void, Never>], StallWatch?)
         }
         let action: Action = self.state.withLock { state in
-            guard state.machine.accepts else { return .job(.none) }
             let size = message.wireBytes
+            let answer = if case .answer = message { true } else { false }
+            switch state.machine.core.admit(size, answer: answer) {
+            case .refused:
+                return .job(.none)
+            case .overflow:
+                let (waiters, watch) = Self.close(&state)
+                return .overflow(waiters, watch)
+            case .admitted:
+                break
+            }
             if case .answer(let rendering) = message {
-                guard self.answerLimit.admits(size, queued: state.answerBytes) else {
-                    let (waiters, watch) = Self.close(&state)
-                    return .overflow(waiters, watch)
-                }
                 if let tail = state.tail {
                     state.pending.append(.frames(tail))
                     state.tail = nil
                 }
                 state.pending.append(.split(SplitMessage(rendering)))
-                state.answerBytes += size
+                state.machine.core.queued(size, answer: true)
             } else {
-                guard self.limit.admits(size, queued: state.pendingBytes + state.inFlightBytes) else {
-                    let (waiters, watch) = Self.close(&state)
-                    return .overflow(waiters, watch)
-                }
-                state.pendingBytes += self.append(message, size: size, to: &state)
+                state.machine.core.queued(self.append(message, size: size, to: &state), answer: false)
             }
             return .job(state.machine.queued(push: push, now: WakeScheduler.now()))
         }
@@ -275,7 +279,7 @@ final class WireOutbox: WireSink, Sendable {
                     current.writeFrames(into: &chunk, budget: Self.chunkBytes)
                     if current.isFinished {
                         state.current = nil
-                        state.answerBytes -= current.byteCount
+                        state.machine.core.taken(current.byteCount, answer: true)
                     } else {
                         state.current = current
                     }
@@ -295,8 +299,7 @@ final class WireOutbox: WireSink, Sendable {
                 }
                 if !buffers.isEmpty {
                     let bytes = buffers.reduce(0) { $0 + $1.readableBytes }
-                    state.pendingBytes -= bytes
-                    state.inFlightBytes += bytes
+                    state.machine.core.handedOver(bytes)
                     writes.append(.frames(buffers, bytes: bytes))
                 }
                 guard case .split(let message)? = state.pending.first else { break }
@@ -336,7 +339,7 @@ final class WireOutbox: WireSink, Sendable {
                     write(rest, promise: i == buffers.count - 1 ? written : nil)
                 }
                 written.futureResult.whenComplete { result in
-                    self.written(result, to: channel) { $0.inFlightBytes -= bytes }
+                    self.written(result, to: channel) { $0.machine.core.taken(inFlight: bytes) }
                 }
             case .chunk(let chunk):
                 write(chunk, promise: written)
@@ -377,18 +380,6 @@ final class WireOutbox: WireSink, Sendable {
     /// Stops taking messages and returns once everything queued was written (or the connection
     /// failed): then the close frame may follow.
     func finish() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let done = self.state.withLock { state -> Bool in
-                switch state.machine.finish(continuation, drained: state.isDrained) {
-                case .resume(let drop):
-                    // Never attached, or nothing left: nothing more will be written.
-                    if drop { state.drop() }
-                    return true
-                case .wait:
-                    return false
-                }
-            }
-            if done { continuation.resume() }
-        }
+        await OutboxCore.waitUntilFinished { waiter in self.state.withLock { $0.finish(waiter) } }
     }
 }
