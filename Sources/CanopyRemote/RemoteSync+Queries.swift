@@ -164,7 +164,12 @@ extension RemoteSync {
         if relative.isEmpty {
             // The whole window: every child in it before or now may change.
             var keys = Set<ChildKey>()
-            for window in [query.window, node] { window.forEachChild { key, _ in keys.insert(key).inserted || true } }
+            for window in [query.window, node] {
+                window.forEachChild { key, _ in
+                    keys.insert(key)
+                    return true
+                }
+            }
             query.window = node.hasChildren ? node : .empty
             self.windowChanged(query, children: keys, whole: !query.hasWindow)
         } else {

@@ -63,7 +63,7 @@ extension LongPollOutbox {
             self.stall = stall
         }
 
-        /// The first idle check, from the session's start.
+        /// The idle check armed whenever the outbox starts waiting for a poll.
         var firstCheck: Action { .check(after: min(self.idle, self.stall)) }
 
         /// Messages are taken.

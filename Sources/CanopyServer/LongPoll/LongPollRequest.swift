@@ -29,7 +29,7 @@ enum LongPollRequest: Equatable, Sendable {
             return
         }
         guard let id = parameters["id"], let password = parameters["pw"] else {
-            throw Invalid(message: "A long-poll request needs start=t, or the session's id and pw.")
+            throw Invalid(message: "A long-poll request needs start=t, or the id and pw its start answered.")
         }
         guard Self.isToken(id), Self.isToken(password) else { throw Invalid(message: "Malformed long-poll session id or pw.") }
         if parameters["disconn"] == "t" {

@@ -1,11 +1,11 @@
 /// The bodies of long-poll answers. The SDK loads each request as a script in a hidden frame of
-/// the page; the script calls back into the page: `pLPCommand<cb>(command, …)` for the session's
+/// the page; the script calls back into the page: `pLPCommand<cb>(command, …)` for the transport's
 /// commands (`start` with its id and password, `close` with the number of the last batch) and
 /// `pRTLPCB<cb>(number, [messages])` for each batch of messages, which the SDK puts back in order
 /// by number. `cb` is the number the start request named; the script defines two short functions
 /// that forward to the page's callbacks when they exist.
 enum LongPollScript {
-    /// The answer to a start: the session's id and password, then its first batch (the hello,
+    /// The answer to a start: the new connection's id and password, then its first batch (the hello,
     /// or a redirect or a shutdown instead).
     static func start(callback: String, id: String, password: String, reply: LongPollOutbox.Reply) -> [UInt8] {
         var script = Self.prelude(callback)

@@ -10,7 +10,7 @@ import Foundation
 struct LongPollSegments {
     /// One segment, as a request carries it.
     struct Segment: Equatable, Sendable {
-        /// Its number in the session's sequence.
+        /// Its number in the client's sequence of segments.
         var number: Int
         /// The number of segments of its message.
         var total: Int
