@@ -1,5 +1,6 @@
 import CanopyCore
 import CanopyLoop
+import CanopyStorage
 
 /// Loop-thread access to a database's state, for Canopy's own server and command-line tool.
 ///
@@ -41,8 +42,20 @@ package struct LoopAccess {
     ///
     /// `applied` runs right after the write is applied (not when it fails), before the triggers it
     /// fires run: the place to read what the write itself left.
-    package func apply(_ write: WriteOperation, completion: (@Sendable (DatabaseError?) -> Void)?, applied: (() -> Void)? = nil) {
-        self.core.apply(write, completion: completion, applied: applied)
+    ///
+    /// `now`: the time its server values resolve to (a replica applying a leader's record);
+    /// the database's clock by default.
+    package func apply(
+        _ write: WriteOperation, now: Int64? = nil, completion: (@Sendable (DatabaseError?) -> Void)?, applied: (() -> Void)? = nil
+    ) {
+        self.core.apply(write, now: now, completion: completion, applied: applied)
+    }
+
+    /// The sequence number of the last write applied to a durable database (its position in the
+    /// journal, or in a cluster's log); `nil` for a database in memory.
+    package var lastSequence: UInt64? {
+        self.assertOnLoop()
+        return self.core.store.map { $0.nextSequence &- 1 }
     }
 
     /// Starts following the view of `params` at `path` (shared with observers of the same query):

@@ -58,6 +58,26 @@ enum ClusterSchema {
             write bytea NOT NULL)
         """,
         "CREATE INDEX IF NOT EXISTS on_disconnect_by_node ON canopy.on_disconnect (namespace, node)",
+        // The secret nodes present to each other (forwarded writes): random, made once.
+        """
+        CREATE TABLE IF NOT EXISTS canopy.secret (
+            one boolean PRIMARY KEY DEFAULT true CHECK (one),
+            secret text NOT NULL)
+        """,
+        """
+        INSERT INTO canopy.secret (secret)
+        SELECT replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', '')
+        ON CONFLICT DO NOTHING
+        """,
+        // What each follower applied of each namespace's log, as it last reported.
+        """
+        CREATE TABLE IF NOT EXISTS canopy.replicas (
+            namespace text NOT NULL REFERENCES canopy.namespaces (name),
+            node integer NOT NULL,
+            applied bigint NOT NULL,
+            reported_at timestamptz NOT NULL DEFAULT now(),
+            PRIMARY KEY (namespace, node))
+        """,
         // A node is alive while its lease runs (judged by PostgreSQL's clock alone) and its
         // session holds its advisory lock (which frees the moment its process dies). Advisory
         // locks belong to a database: a node's is looked up in this one.

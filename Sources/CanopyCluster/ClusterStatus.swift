@@ -29,6 +29,8 @@ public struct ClusterStatus: Sendable, Codable, Equatable {
         public var checkpointAgeSeconds: Double?
         /// Records in the log after the checkpoint.
         public var logRecords: Int64
+        /// Its live followers (`--replicas`) and what each applied.
+        public var followers: [ReplicaPosition] = []
     }
 
     public var nodes: [Node]
@@ -71,6 +73,16 @@ extension ClusterStore {
                 ClusterStatus.Namespace(
                     name: name, leader: leader, leaderAdvertise: advertise, leaderAlive: alive, epoch: epoch, head: head,
                     checkpoint: checkpoint, checkpointAgeSeconds: age, logRecords: records))
+        }
+        let replicaRows = try await self.run(
+            """
+            SELECT namespace, node, applied, extract(epoch FROM now() - reported_at)::float8 FROM canopy.replicas
+             WHERE canopy.node_alive(node) ORDER BY namespace, node
+            """, doing: what)
+        for row in replicaRows {
+            let (name, node, applied, age) = try Self.decode(row, as: (String, Int32, Int64, Double).self, doing: what, self.configuration)
+            guard let index = namespaces.firstIndex(where: { $0.name == name }) else { continue }
+            namespaces[index].followers.append(ReplicaPosition(node: node, applied: applied, ageSeconds: age))
         }
         return ClusterStatus(nodes: nodes, namespaces: namespaces)
     }

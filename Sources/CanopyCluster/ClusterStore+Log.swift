@@ -42,11 +42,17 @@ extension ClusterStore {
         }
     }
 
+    /// The channel every append notifies with its namespace's name and its last position
+    /// (`NAME SEQUENCE`, delivered when it commits): what wakes the namespace's followers.
+    package static let logChannel = "canopy_log"
+
     /// The statement of every append: it inserts `records` at `first`, `first + 1`, … only while
     /// the namespace's epoch is the lease's, holding the namespace's row in share mode so that a
-    /// takeover waits for it; it returns how many rows it inserted (all or none).
+    /// takeover waits for it; it returns how many rows it inserted (all or none), and notifies
+    /// ``logChannel``.
     static func fencedAppend(_ records: [ByteBuffer], from first: Int64, under lease: NamespaceLease) -> PostgresQuery {
         let seqs = (0..<Int64(records.count)).map { first + $0 }
+        let wake = "\(lease.namespace) \(first + Int64(records.count) - 1)"
         return """
             WITH lease AS (SELECT 1 FROM canopy.namespaces WHERE name = \(lease.namespace) AND epoch = \(lease.epoch) FOR SHARE),
                  appended AS (
@@ -54,7 +60,7 @@ extension ClusterStore {
                      SELECT \(lease.namespace), t.seq, \(lease.epoch), t.record
                        FROM lease, unnest(\(seqs)::bigint[], \(records)::bytea[]) AS t(seq, record)
                      RETURNING 1)
-            SELECT count(*)::bigint FROM appended
+            SELECT count(*)::bigint FROM appended, (SELECT pg_notify(\(Self.logChannel), \(wake))) AS wake
             """
     }
 

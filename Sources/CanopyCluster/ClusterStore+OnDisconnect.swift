@@ -16,16 +16,20 @@ public struct OnDisconnectWrite: Sendable, Equatable {
 extension ClusterStore {
     /// Registers `write` to run when `session`'s connection (held by `lease`'s node) closes.
     ///
-    /// - Returns: Its id, for ``cancelOnDisconnect(_:under:)`` and
+    /// - Returns: Its id, for ``cancelOnDisconnect(_:in:)`` and
     ///   ``append(_:from:under:runningOnDisconnect:)``.
     /// - Throws: `.notLeader` when the lease's epoch is no longer the namespace's.
-    public func addOnDisconnect(_ write: ByteBuffer, session: String, under lease: NamespaceLease) async throws(DatabaseError) -> Int64 {
+    /// `through`: the node holding the connection, when it is not the leader's (a follower
+    /// forwarded the registration).
+    public func addOnDisconnect(_ write: ByteBuffer, session: String, under lease: NamespaceLease, through node: Int32? = nil)
+        async throws(DatabaseError) -> Int64
+    {
         let what = "registering an onDisconnect write in namespace \(lease.namespace)"
         let rows = try await self.run(
             """
             WITH lease AS (SELECT 1 FROM canopy.namespaces WHERE name = \(lease.namespace) AND epoch = \(lease.epoch) FOR SHARE)
             INSERT INTO canopy.on_disconnect (namespace, node, session, write)
-            SELECT \(lease.namespace), \(lease.node), \(session), \(write) FROM lease RETURNING id
+            SELECT \(lease.namespace), \(node ?? lease.node), \(session), \(write) FROM lease RETURNING id
             """, doing: what)
         guard let row = rows.first else {
             throw DatabaseError(
@@ -35,12 +39,12 @@ extension ClusterStore {
         return try Self.decode(row, as: (Int64).self, doing: what, self.configuration)
     }
 
-    /// Forgets the onDisconnect writes `ids` (a client cancelled them, or its connection closed
-    /// and they ran on the node that held it).
-    public func cancelOnDisconnect(_ ids: [Int64], under lease: NamespaceLease) async throws(DatabaseError) {
+    /// Forgets the onDisconnect writes `ids` of `namespace` (a client cancelled them, or its
+    /// connection closed and they ran, or the rules refused them when they were to run).
+    public func cancelOnDisconnect(_ ids: [Int64], in namespace: String) async throws(DatabaseError) {
         try await self.run(
-            "DELETE FROM canopy.on_disconnect WHERE namespace = \(lease.namespace) AND id = ANY(\(ids)::bigint[])",
-            doing: "cancelling onDisconnect writes in namespace \(lease.namespace)")
+            "DELETE FROM canopy.on_disconnect WHERE namespace = \(namespace) AND id = ANY(\(ids)::bigint[])",
+            doing: "cancelling onDisconnect writes in namespace \(namespace)")
     }
 
     /// The onDisconnect writes of `namespace` registered through `node`, oldest first.
@@ -52,14 +56,21 @@ extension ClusterStore {
         return try self.onDisconnectWrites(rows, doing: what)
     }
 
-    /// The onDisconnect writes of `namespace` registered through nodes other than `node`, oldest
-    /// first: what a new leader runs when it takes the namespace (every connection that
-    /// registered them was held by an earlier leader, and is gone).
-    public func onDisconnectWrites(of namespace: String, notThrough node: Int32) async throws(DatabaseError) -> [OnDisconnectWrite] {
+    /// The onDisconnect writes of `namespace` whose connections are gone, oldest first: those
+    /// registered through nodes that are no longer alive and, with `includingOwn`, those
+    /// registered through `node` itself (what a node runs as it takes the namespace: every
+    /// connection it held to the namespace was closed when it stopped serving it).
+    public func orphanedOnDisconnectWrites(of namespace: String, node: Int32, includingOwn: Bool) async throws(DatabaseError)
+        -> [OnDisconnectWrite]
+    {
         let what = "reading the onDisconnect writes of namespace \(namespace)"
         let rows = try await self.run(
-            "SELECT id, node, session, write FROM canopy.on_disconnect WHERE namespace = \(namespace) AND node <> \(node) ORDER BY id",
-            doing: what)
+            """
+            SELECT id, node, session, write FROM canopy.on_disconnect
+             WHERE namespace = \(namespace)
+               AND CASE WHEN node = \(node) THEN \(includingOwn) ELSE NOT canopy.node_alive(node) END
+             ORDER BY id
+            """, doing: what)
         return try self.onDisconnectWrites(rows, doing: what)
     }
 

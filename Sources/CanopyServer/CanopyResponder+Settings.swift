@@ -21,12 +21,9 @@ extension CanopyResponder {
             return JSONBody.response(NodeWriter.bytes(priority, export: false, pretty: output.pretty))
         case .put, .delete:
             let argument: ValueConverter.PriorityArgument = method == .put ? try WriteBodies.priority(try await self.body(&request)) : .none
-            let written: Node = try await namespace.database.apply { access in
-                guard let write = namespace.permitted(.setPriority(path, argument), identity: identity, access: access) else {
-                    return .refuse(.permissionDenied)
-                }
-                return .write(write) { access in access.node(at: path).priority.map { .leaf($0) } ?? .empty }
-            }
+            let node = try Self.written(
+                await namespace.submit(ClientWrite(write: .setPriority(path, argument), identity: identity, wantsNode: true)), at: path)
+            let written: Node = node.priority.map { .leaf($0) } ?? .empty
             if output.silent { return Response(status: .noContent) }
             return JSONBody.response(NodeWriter.bytes(written, export: false, pretty: output.pretty))
         default:
@@ -45,6 +42,12 @@ extension CanopyResponder {
             let source = namespace.rules.withLock { $0.source }
             return JSONBody.response(Array(source.utf8))
         case .put:
+            // Rules are set where they are kept: at the namespace's leader.
+            if let follower = namespace.follower {
+                var error = RESTError.redirect(namespace.name, to: follower.forwarder.leader)
+                error.headers[.location] = follower.forwarder.leader + request.uri.description
+                throw error
+            }
             let body = try await self.body(&request)
             guard let text = String(validating: body, as: UTF8.self) else { throw .badRequest("Invalid rules: the document is not UTF-8.") }
             let rules: NamespaceRules

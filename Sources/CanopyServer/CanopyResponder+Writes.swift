@@ -12,25 +12,9 @@ extension CanopyResponder {
         _ request: Request, path: DatabasePath, value: WriteValue, namespace: Namespace, identity: Identity,
         output: Output
     ) async throws(RESTError) -> Response {
-        let ifMatch = request.headers[.ifMatch]
-        let write = WriteOperation.set(path, value)
-        let written: Node = try await namespace.database.apply { access in
-            // Rules first: a refused writer learns nothing of the data, not even that it changed.
-            guard let write = namespace.permitted(write, identity: identity, access: access) else { return .refuse(.permissionDenied) }
-            if let ifMatch {
-                let current = access.node(at: path)
-                let etag = ETag.of(current)
-                if etag != ifMatch {
-                    var error = RESTError(.preconditionFailed, "The data at \(path) changed (its ETag is not the if-match one).")
-                    error.headers[.eTag] = etag
-                    // The current value, for one who may read it.
-                    guard namespace.mayRead(path, query: nil, identity: identity, access: access) else { return .refuse(error) }
-                    error.headers[.contentType] = JSONBody.contentType
-                    return .refuse(error, body: NodeWriter.bytes(current, export: false, pretty: false))
-                }
-            }
-            return .write(write) { access in access.node(at: path) }
-        }
+        var write = ClientWrite(write: .set(path, value), identity: identity, wantsNode: true)
+        if let ifMatch = request.headers[.ifMatch] { write.condition = .etag(ifMatch) }
+        let written = try Self.written(await namespace.submit(write), at: path)
         var headers: HTTPFields = [:]
         if output.wantsETag { headers[.eTag] = ETag.of(written) }
         if output.silent { return Response(status: .noContent, headers: headers) }
@@ -40,15 +24,10 @@ extension CanopyResponder {
     func push(path: DatabasePath, value: WriteValue, namespace: Namespace, identity: Identity, output: Output) async throws(RESTError)
         -> Response
     {
-        let pushIDs = self.state.pushIDs
-        let (name, written): (String, Node) = try await namespace.database.apply { access in
-            let name = pushIDs.next(now: access.now())
-            let location = path.appending(ChildKey(name))
-            guard let write = namespace.permitted(.set(location, value), identity: identity, access: access) else {
-                return .refuse(.permissionDenied)
-            }
-            return .write(write) { access in (name, access.node(at: location)) }
-        }
+        let name = self.state.pushIDs.next(now: self.state.store.configuration.clock())
+        let location = path.appending(ChildKey(name))
+        let written = try Self.written(
+            await namespace.submit(ClientWrite(write: .set(location, value), identity: identity, wantsNode: true)), at: location)
         var headers: HTTPFields = [:]
         if output.wantsETag { headers[.eTag] = ETag.of(written) }
         if output.silent { return Response(status: .noContent, headers: headers) }
@@ -58,19 +37,33 @@ extension CanopyResponder {
         return JSONBody.response(out, headers: headers)
     }
 
+    /// The data a REST write left at its location, or the error its outcome stands for.
+    static func written(_ outcome: ClientWriteOutcome, at path: DatabasePath) throws(RESTError) -> Node {
+        switch outcome {
+        case .written(_, let node): return node ?? .empty
+        case .denied: throw RESTError.permissionDenied
+        case .stale: throw RESTError(.preconditionFailed, "The data at \(path) changed.")
+        case .changed(let etag, let current):
+            var error = RESTError(.preconditionFailed, "The data at \(path) changed (its ETag is not the if-match one).")
+            error.headers[.eTag] = etag
+            // The current value, for one who may read it.
+            if let current {
+                error.headers[.contentType] = JSONBody.contentType
+                error.body = NodeWriter.bytes(current, export: false, pretty: false)
+            }
+            throw error
+        case .failed(let error): throw WriteBodies.error(error)
+        }
+    }
+
     func update(
         path: DatabasePath, entries: [WriteOperation.Entry], namespace: Namespace, identity: Identity,
         output: Output
     ) async throws(RESTError) -> Response {
-        let write = WriteOperation(path: path, entries: entries)
-        let members: [(key: String, node: Node)] = try await namespace.database.apply { access in
-            guard let write = namespace.permitted(write, identity: identity, access: access) else { return .refuse(.permissionDenied) }
-            return .write(write) { access in
-                let root = access.node(at: path)
-                return entries.filter { !$0.isPriority }.map { entry in
-                    (entry.path.map(\.string).joined(separator: "/"), root.node(at: entry.path))
-                }
-            }
+        let write = ClientWrite(write: WriteOperation(path: path, entries: entries), identity: identity, wantsNode: true)
+        let root = try Self.written(await namespace.submit(write), at: path)
+        let members = entries.filter { !$0.isPriority }.map { entry in
+            (key: entry.path.map(\.string).joined(separator: "/"), node: root.node(at: entry.path))
         }
         if output.silent { return Response(status: .noContent) }
         var out: [UInt8] = [UInt8(ascii: "{")]

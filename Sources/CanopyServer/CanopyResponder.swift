@@ -48,6 +48,7 @@ struct CanopyResponder: HTTPResponder {
 
     private func handle(_ request: inout Request, context: Context) async throws(RESTError) -> Response {
         if request.uri.path == "/.lp" { return await self.longPoll(request, context: context) }
+        if request.uri.path == ClusterWriteRoute.path { return try await self.clusterWrite(&request) }
         if let page = BrowserRoute.response(for: request) { return page }
         let target = try RESTTarget(uri: request.uri.description)
         let identity = try await self.identify(request, target)

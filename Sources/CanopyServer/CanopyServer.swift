@@ -72,10 +72,20 @@ public final class CanopyServer: Sendable {
                     superseded: { moved in
                         for lease in moved { store.evict(lease.namespace, reason: "Namespace \(lease.namespace) moved to another node.") }
                     },
+                    beat: { node in await store.afterHeartbeat(node) },
                     lost: { reason in store.evictAll(reason: reason) })
             }
         }
         defer { keepAlive?.cancel() }
+        // Followers wake when an append to a log they follow commits.
+        let appends = self.store.cluster.flatMap { cluster in
+            cluster.maxReplicated == nil
+                ? nil
+                : Task { [store = self.store] in
+                    await cluster.store.followAppends(retry: cluster.store.configuration.lease / 3) { store.appendCommitted($0) }
+                }
+        }
+        defer { appends?.cancel() }
         do {
             try await group.run()
         } catch {

@@ -1,4 +1,5 @@
 import Canopy
+import CanopyCluster
 import CanopyCore
 import Foundation
 import HTTPTypes
@@ -15,16 +16,23 @@ final class Namespace: Sendable {
     let rules: Mutex<NamespaceRules>
     /// Where the rules are kept (`nil` in memory or in a cluster).
     let rulesFile: String?
-    /// In a cluster: where the namespace is kept, under which lease.
+    /// In a cluster: where the namespace is kept, under which lease (at its leader).
     let cluster: ClusterBinding?
+    /// In a cluster with `--replicas`: the log this node follows and where its writes go (at a
+    /// follower).
+    let follower: FollowerBinding?
 
-    private init(name: String, database: Database, rules: NamespaceRules, rulesFile: String?, cluster: ClusterBinding? = nil) {
+    private init(
+        name: String, database: Database, rules: NamespaceRules, rulesFile: String?, cluster: ClusterBinding? = nil,
+        follower: FollowerBinding? = nil
+    ) {
         self.name = name
         self.database = database
         self.hub = SubscriptionHub(database: database)
         self.rules = Mutex(rules)
         self.rulesFile = rulesFile
         self.cluster = cluster
+        self.follower = follower
     }
 
     /// A namespace of a cluster: `database` is kept in the cluster's log; rules set over REST and
@@ -32,6 +40,14 @@ final class Namespace: Sendable {
     static func clustered(name: String, database: Database, rules: NamespaceRules, cluster: ClusterBinding) -> Namespace {
         Namespace(name: name, database: database, rules: rules, rulesFile: nil, cluster: cluster)
     }
+
+    /// A namespace another node leads, followed here: `database` holds its log as applied here.
+    static func following(name: String, database: Database, rules: NamespaceRules, follower: FollowerBinding) -> Namespace {
+        Namespace(name: name, database: database, rules: rules, rulesFile: nil, follower: follower)
+    }
+
+    /// The cluster's store, at a leader or a follower.
+    var clusterStore: ClusterStore? { self.cluster?.store ?? self.follower?.store }
 
     /// Opens namespace `name`: its database, and its rules: the server's `--rules` when given
     /// (kept as the namespace's rules), else the ones kept from an earlier

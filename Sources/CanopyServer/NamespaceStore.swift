@@ -111,12 +111,21 @@ public final class NamespaceStore: Sendable {
     }
 
     /// The namespace `name`, opened (and created) if needed; with `create` false, only an open
-    /// or kept one (a guarded server lets only its administrator create namespaces).
-    func namespace(_ name: String, create: Bool = true) async throws -> Namespace {
+    /// or kept one (a guarded server lets only its administrator create namespaces). In a
+    /// cluster with `--replicas`, a namespace led elsewhere is followed here unless `follow` is
+    /// false (then redirected).
+    func namespace(_ name: String, create: Bool = true, follow: Bool = true) async throws -> Namespace {
         if let namespace = self.open.withLock({ $0[name] }) {
-            guard let cluster = self.cluster, let binding = namespace.cluster, !cluster.stillLeads(binding.lease) else { return namespace }
-            // Led under a registration or a lease this node no longer holds: never served stale.
-            self.evict(name, reason: "Node \(binding.lease.node) no longer holds namespace \(name)'s lease.")
+            guard let cluster = self.cluster else { return namespace }
+            if let binding = namespace.cluster, !cluster.stillLeads(binding.lease) {
+                // Led under a registration or a lease this node no longer holds: never served stale.
+                self.evict(name, reason: "Node \(binding.lease.node) no longer holds namespace \(name)'s lease.")
+            } else if let binding = namespace.follower, !cluster.stillFollows(since: binding.node) {
+                // Past its lease this node may have missed records: never served stale either.
+                self.evict(name, reason: "Node \(binding.node) no longer holds its lease; it stops following namespace \(name).")
+            } else {
+                return namespace
+            }
         }
         guard Self.isValidName(name) else {
             throw RESTError.badRequest("Invalid namespace \"\(name)\": use 1 to 63 letters, digits, '-' or '_'.")
@@ -130,10 +139,12 @@ public final class NamespaceStore: Sendable {
             if let cluster = self.cluster {
                 // A node may lead up to `maxNamespaces`; past that, requests for a namespace led
                 // elsewhere are still redirected.
-                let mayLead = entries.count < self.maxNamespaces
+                let followed = self.open.withLock { $0.values.count { $0.follower != nil } }
+                let mayLead = entries.count - followed < self.maxNamespaces
+                let mayFollow = follow && cluster.maxReplicated.map { followed < $0 } ?? false
                 let promise = MultiThreadedEventLoopGroup.singleton.any().makePromise(of: Namespace.self)
                 promise.completeWithTask {
-                    try await self.openClustered(name, in: cluster, create: create, mayLead: mayLead, rules: rules)
+                    try await self.openClustered(name, in: cluster, create: create, mayLead: mayLead, mayFollow: mayFollow, rules: rules)
                 }
                 entries[name] = promise.futureResult
                 return promise.futureResult
@@ -204,6 +215,9 @@ public final class NamespaceStore: Sendable {
 
     /// The namespaces open now (not those still opening).
     func openNamespacesNow() -> [Namespace] { self.open.withLock { Array($0.values) } }
+
+    /// Namespace `name` if it is open now. O(1).
+    func openNamespace(_ name: String) -> Namespace? { self.open.withLock { $0[name] } }
 
     /// Whether namespace `name` is open or opening here.
     func isServing(_ name: String) -> Bool { self.entries.withLock { $0[name] != nil } }

@@ -3,6 +3,7 @@ import CanopyWire
 import Foundation
 import HTTPTypes
 import Prometheus
+import Synchronization
 
 /// The server's metrics, served at `GET /.metrics` in Prometheus' text format (swift-prometheus,
 /// one registry per server, no global state): requests by method and status class, SDK
@@ -33,6 +34,9 @@ final class ServerMetrics: Sendable {
     private let namespaces: Gauge
     private let residentMemory: Gauge
     private let openFiles: Gauge
+    /// By followed namespace: the last record applied here and the records known committed but
+    /// not applied yet (`--replicas`).
+    private let replicaGauges = Mutex<[String: (applied: Gauge, lag: Gauge)]>([:])
 
     init() {
         let registry = self.registry
@@ -107,9 +111,44 @@ final class ServerMetrics: Sendable {
         self.openWebSockets.set(Int64(max(0, state.wireSessions.count - longPolls)))
         self.openLongPolls.set(Int64(longPolls))
         self.namespaces.set(Int64(state.store.openCount))
+        self.updateReplicaGauges(
+            state.store.openNamespacesNow().compactMap { namespace in
+                namespace.follower.map { (namespace.name, $0.follower.applied, $0.follower.lag) }
+            })
         if let pages = Self.residentPages() { self.residentMemory.set(Int64(pages * Int(sysconf(Int32(_SC_PAGESIZE))))) }
         if let files = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") { self.openFiles.set(Int64(files.count)) }
         return self.registry.emitToBuffer()
+    }
+
+    private func updateReplicaGauges(_ followed: [(name: String, applied: Int64, lag: Int64)]) {
+        let registry = self.registry
+        self.replicaGauges.withLock { gauges in
+            let names = Set(followed.map(\.name))
+            for (name, gone) in gauges where !names.contains(name) {
+                registry.unregisterGauge(gone.applied)
+                registry.unregisterGauge(gone.lag)
+                gauges[name] = nil
+            }
+            for namespace in followed {
+                let pair =
+                    gauges[namespace.name]
+                    ?? (
+                        registry.makeGauge(
+                            descriptor: MetricNameDescriptor(
+                                namespace: "canopy", metricName: "replica_applied", unitName: "records",
+                                helpText: "The position of the last log record this follower applied."),
+                            labels: [("namespace", namespace.name)]),
+                        registry.makeGauge(
+                            descriptor: MetricNameDescriptor(
+                                namespace: "canopy", metricName: "replica_lag", unitName: "records",
+                                helpText: "Log records known committed that this follower has not applied yet."),
+                            labels: [("namespace", namespace.name)])
+                    )
+                gauges[namespace.name] = pair
+                pair.applied.set(namespace.applied)
+                pair.lag.set(namespace.lag)
+            }
+        }
     }
 
     /// The resident set size in pages (`/proc/self/statm`), on Linux.

@@ -105,6 +105,12 @@ struct ClusterStatusCommand: AsyncParsableCommand {
             Output.line(
                 "  \(namespace.name)  leader \(leader)  epoch \(namespace.epoch)  head #\(namespace.head)  \(checkpoint)  \(namespace.logRecords) records after it"
             )
+            for follower in namespace.followers {
+                let lag = max(0, namespace.head - follower.applied)
+                Output.line(
+                    "    follower #\(follower.node)  applied #\(follower.applied)  \(lag) behind  reported \(Self.age(follower.ageSeconds)) ago"
+                )
+            }
         }
     }
 

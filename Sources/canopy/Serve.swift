@@ -134,6 +134,19 @@ struct Serve: AsyncParsableCommand {
         help: ArgumentHelp("With --cluster: the most namespaces this node leads at once.", valueName: "N"))
     var maxLedNamespaces: Int = 100
 
+    @Flag(
+        name: .customLong("replicas"),
+        help:
+            "With --cluster: serve the namespaces other nodes lead as their follower (reads and listens here, writes forwarded to the leader) instead of redirecting their clients."
+    )
+    var replicas = false
+
+    @Option(
+        name: .customLong("max-replicated-namespaces"),
+        help: ArgumentHelp(
+            "With --replicas: the most namespaces this node follows at once (past it, their clients are redirected).", valueName: "N"))
+    var maxReplicatedNamespaces: Int = 100
+
     @Option(
         name: .customLong("cluster-lease"),
         help: ArgumentHelp(
@@ -171,9 +184,11 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("--cluster needs --advertise http://HOST:PORT: how clients reach this node.")
         }
         guard (1...60).contains(self.clusterLease) else { throw ValidationError("--cluster-lease must be between 1 and 60 seconds.") }
-        guard self.cluster != nil || (self.advertise == nil && self.clusterPasswordFile == nil && self.clusterLease == 3) else {
-            throw ValidationError("--advertise, --cluster-password-file and --cluster-lease go with --cluster.")
+        guard self.cluster != nil || (self.advertise == nil && self.clusterPasswordFile == nil && self.clusterLease == 3 && !self.replicas)
+        else {
+            throw ValidationError("--advertise, --cluster-password-file, --cluster-lease and --replicas go with --cluster.")
         }
+        guard self.maxReplicatedNamespaces >= 1 else { throw ValidationError("--max-replicated-namespaces must be at least 1.") }
         if let advertise = self.advertise {
             guard let url = URL(string: advertise), url.scheme == "http" || url.scheme == "https", url.host != nil, url.port != nil,
                 url.path.isEmpty || url.path == "/"
@@ -277,7 +292,10 @@ struct Serve: AsyncParsableCommand {
         var cluster = try ClusterOptions.configuration(url: url, passwordFile: self.clusterPasswordFile)
         cluster.lease = .milliseconds(Int64((self.clusterLease * 1000).rounded()))
         do {
-            return try await ClusterMembership.join(cluster, advertise: advertise, version: CanopyVersion.current, logger: logger)
+            return try await ClusterMembership.join(
+                cluster, advertise: advertise, maxReplicated: self.replicas ? self.maxReplicatedNamespaces : nil,
+                version: CanopyVersion.current,
+                logger: logger)
         } catch {
             // Not CLIError(error): `.inUse` here is another node's address, not a locked directory.
             throw CLIError(message: error.message, exit: error.code == .clusterUnavailable ? .unavailable : .failure)

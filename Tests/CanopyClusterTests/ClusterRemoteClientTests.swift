@@ -15,20 +15,21 @@ import Testing
 /// `canopy serve --cluster` processes on `127.0.0.N`.
 extension ServeProcess {
     /// A node of the cluster `cluster` (its `--cluster` options) on `host:port`, advertising that.
-    static func clusterNode(host: String, port: Int, cluster: [String]) throws -> ServeProcess {
+    static func clusterNode(host: String, port: Int, cluster: [String], extra: [String] = []) throws -> ServeProcess {
         try ServeProcess(
-            executable: builtExecutable("canopy"), host: host, port: port, arguments: ["--advertise", "http://\(host):\(port)"] + cluster)
+            executable: builtExecutable("canopy"), host: host, port: port,
+            arguments: ["--advertise", "http://\(host):\(port)"] + cluster + extra)
     }
 
     /// Runs `body` with `count` nodes on 127.0.0.1…`count`, one port, on `configuration`'s
-    /// database (the password in a file); stops them afterwards.
+    /// database (the password in a file), each also given `extra`; stops them afterwards.
     static func withNodes<T>(
-        _ count: Int, _ configuration: ClusterConfiguration, _ body: ([ServeProcess], Int) async throws -> T
+        _ count: Int, _ configuration: ClusterConfiguration, extra: [String] = [], _ body: ([ServeProcess], Int) async throws -> T
     ) async throws -> T {
         let directory = TemporaryDirectory()
         let cluster = try ClusterCommandTests.arguments(configuration, passwordFile: directory.path + "/password")
         let port = try freeLoopbackPort()
-        let nodes = try (1...count).map { try Self.clusterNode(host: "127.0.0.\($0)", port: port, cluster: cluster) }
+        let nodes = try (1...count).map { try Self.clusterNode(host: "127.0.0.\($0)", port: port, cluster: cluster, extra: extra) }
         defer { for node in nodes { node.stop() } }
         return try await body(nodes, port)
     }

@@ -32,7 +32,7 @@ struct ClusterRulesAndOnDisconnectTests {
             let away = try await store.addOnDisconnect(ByteBuffer(string: "ada is away"), session: "s-ada", under: leaseA)
             let gone = try await store.addOnDisconnect(ByteBuffer(string: "grace is gone"), session: "s-grace", under: leaseA)
             let cancelled = try await store.addOnDisconnect(ByteBuffer(string: "cancelled"), session: "s-grace", under: leaseA)
-            try await store.cancelOnDisconnect([cancelled], under: leaseA)
+            try await store.cancelOnDisconnect([cancelled], in: leaseA.namespace)
 
             try await ClusterHarness.killSession(ofNode: a.id, cluster.configuration)
             let leaseB = try #require(try await store.acquire("chat", by: b))

@@ -63,6 +63,17 @@ public struct DatabaseError: Error, Sendable, Equatable, CustomStringConvertible
         /// The cluster's PostgreSQL cannot be reached or refused a statement (cluster mode); whether
         /// the operation took effect is named in the message.
         public static let clusterUnavailable = Code("cluster_unavailable")
+
+        /// The code whose ``name`` is `name`, if it is one of these (a code that crossed a process
+        /// boundary by name).
+        package static func named(_ name: String) -> Code? {
+            let all: [Code] = [
+                .invalidPath, .invalidKey, .invalidValue, .invalidPriority, .invalidQuery, .invalidJSON, .writeFailed, .closed, .ioError,
+                .corrupted, .inUse, .userCodeFailed, .invalidOperation, .triggerDepthExceeded, .permissionDenied, .dataStale, .maxRetries,
+                .disconnected, .notLeader, .clusterUnavailable,
+            ]
+            return all.first { $0.name == name }
+        }
     }
 
     public var code: Code

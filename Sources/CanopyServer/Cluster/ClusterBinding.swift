@@ -9,13 +9,14 @@ struct ClusterBinding: Sendable {
     let lease: NamespaceLease
     let journal: ClusterJournal
 
-    /// Runs the onDisconnect writes of connections held by earlier leaders (all gone now), each
-    /// once: its registration is deleted in the transaction that appends it. They were judged by
-    /// the rules when they were registered.
-    func runOrphanedOnDisconnect(on database: Database, node: Int32, logger: (String) -> Void) async {
+    /// Runs the onDisconnect writes of connections that are gone: held by nodes no longer alive
+    /// (earlier leaders, followers that died) and, with `includingOwn`, by this node before it
+    /// took the namespace. Each runs once: its registration is deleted in the transaction that
+    /// appends it. They were judged by the rules when they were registered.
+    func runOrphanedOnDisconnect(on database: Database, node: Int32, includingOwn: Bool, logger: (String) -> Void) async {
         let orphans: [OnDisconnectWrite]
         do {
-            orphans = try await self.store.onDisconnectWrites(of: self.lease.namespace, notThrough: node)
+            orphans = try await self.store.orphanedOnDisconnectWrites(of: self.lease.namespace, node: node, includingOwn: includingOwn)
         } catch {
             return logger("Reading the onDisconnect writes of namespace \(self.lease.namespace) failed: \(error.message)")
         }

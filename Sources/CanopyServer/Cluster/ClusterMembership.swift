@@ -14,6 +14,8 @@ public final class ClusterMembership: Sendable {
         case lead(NamespaceLease)
         /// At another live node: how clients reach it (its `--advertise`).
         case redirect(String)
+        /// Here as a follower (`--replicas`) of the live node that leads it, at this address.
+        case follow(String)
     }
 
     public let store: ClusterStore
@@ -21,28 +23,39 @@ public final class ClusterMembership: Sendable {
     public let advertise: String
     let version: String
     let logger: Logger
+    /// What nodes present to each other (``ClusterStore/nodeSecret()``).
+    let secret: String
+    /// With `--replicas`: the most namespaces this node follows; `nil` without.
+    public let maxReplicated: Int?
+    /// How this node reaches the others (writes forwarded to their leaders).
+    let nodeClient = NodeClient()
     private let node: Mutex<ClusterNode>
 
-    private init(store: ClusterStore, node: ClusterNode, version: String, logger: Logger) {
+    private init(store: ClusterStore, node: ClusterNode, secret: String, maxReplicated: Int?, version: String, logger: Logger) {
         self.store = store
         self.advertise = node.advertise
         self.version = version
         self.logger = logger
+        self.secret = secret
+        self.maxReplicated = maxReplicated
         self.node = Mutex(node)
     }
 
     /// Connects to the cluster's PostgreSQL (creating its tables on first use) and registers this
-    /// node, advertised at `advertise`.
+    /// node, advertised at `advertise`. With `maxReplicated`, the node follows up to that many
+    /// namespaces led elsewhere (`--replicas`) instead of redirecting their clients.
     ///
     /// - Throws: `.clusterUnavailable` when PostgreSQL cannot be reached or refuses the
     ///   credentials; `.inUse` when a live node already advertises `advertise`.
     public static func join(
-        _ configuration: ClusterConfiguration, advertise: String, version: String, logger: Logger
+        _ configuration: ClusterConfiguration, advertise: String, maxReplicated: Int? = nil, version: String, logger: Logger
     ) async throws(DatabaseError) -> ClusterMembership {
         let store = try await ClusterStore.connect(configuration, logger: logger)
         do throws(DatabaseError) {
+            let secret = try await store.nodeSecret()
             let node = try await store.register(advertise: advertise, version: version)
-            return ClusterMembership(store: store, node: node, version: version, logger: logger)
+            return ClusterMembership(
+                store: store, node: node, secret: secret, maxReplicated: maxReplicated, version: version, logger: logger)
         } catch {
             await store.close()
             throw error
@@ -60,6 +73,13 @@ public final class ClusterMembership: Sendable {
         return lease.node == node.id && node.holdsLease && !node.sessionEnded
     }
 
+    /// Whether this node may still serve a namespace it follows since it registered as `node`:
+    /// its registration and lease hold (past its lease it may have missed the log). O(1).
+    func stillFollows(since node: Int32) -> Bool {
+        let current = self.currentNode
+        return current.id == node && current.holdsLease && !current.sessionEnded
+    }
+
     /// The leader's address when another live node leads `name`; `nil` when this node leads it
     /// or no live node does (the next request here takes it).
     func leaderElsewhere(of name: String) async throws(DatabaseError) -> String? {
@@ -68,13 +88,13 @@ public final class ClusterMembership: Sendable {
         return leader.advertise
     }
 
-    /// Where namespace `name` is served: at its live leader, or here, this node taking the lead
-    /// when no live node has it and `mayLead`.
+    /// Where namespace `name` is served: at its live leader (here as its follower when
+    /// `mayFollow`), or here, this node taking the lead when no live node has it and `mayLead`.
     ///
     /// - Throws: `.clusterUnavailable` when this node's own lease has run out, or when it may lead
     ///   no more namespaces (`--max-led-namespaces`) and no live node leads `name`.
-    func route(_ name: String, mayLead: Bool) async throws(DatabaseError) -> Route {
-        if let leader = try await self.leaderElsewhere(of: name) { return .redirect(leader) }
+    func route(_ name: String, mayLead: Bool, mayFollow: Bool = false) async throws(DatabaseError) -> Route {
+        if let leader = try await self.leaderElsewhere(of: name) { return mayFollow ? .follow(leader) : .redirect(leader) }
         guard mayLead else {
             throw DatabaseError(
                 .clusterUnavailable, "Namespace \(name) has no leader and this node leads as many namespaces as it may; try another node.")
@@ -85,7 +105,7 @@ public final class ClusterMembership: Sendable {
         }
         if let lease = try await self.store.acquire(name, by: node) { return .lead(lease) }
         // Another node took it in between.
-        if let leader = try await self.leaderElsewhere(of: name) { return .redirect(leader) }
+        if let leader = try await self.leaderElsewhere(of: name) { return mayFollow ? .follow(leader) : .redirect(leader) }
         throw DatabaseError(.clusterUnavailable, "Namespace \(name) changed hands while this node took it; try again.")
     }
 
@@ -98,9 +118,12 @@ public final class ClusterMembership: Sendable {
     /// After each heartbeat, `leases()` (the leases of the namespaces served here) are checked
     /// against PostgreSQL, and `superseded` runs with those whose epoch moved on (a
     /// `canopy cluster move`): the node stops serving them.
+    ///
+    /// `beat` runs after each successful heartbeat (followers catch up and report, leaders run
+    /// the onDisconnect writes of followers that died).
     func keepAlive(
         leases: @escaping @Sendable () -> [NamespaceLease] = { [] }, superseded: @escaping @Sendable ([NamespaceLease]) -> Void = { _ in },
-        lost: @escaping @Sendable (String) async -> Void
+        beat: @escaping @Sendable (ClusterNode) async -> Void = { _ in }, lost: @escaping @Sendable (String) async -> Void
     ) async {
         let interval = self.store.configuration.lease / 3
         while !Task.isCancelled {
@@ -111,6 +134,7 @@ public final class ClusterMembership: Sendable {
                 try await node.heartbeat()
                 let moved = try await self.store.superseded(leases())
                 if !moved.isEmpty { superseded(moved) }
+                await beat(node)
             } catch {
                 self.logger.warning("The heartbeat of node \(node.id) failed: \(error.message)")
                 guard error.code == .notLeader || node.sessionEnded || !node.holdsLease else { continue }
@@ -140,6 +164,7 @@ public final class ClusterMembership: Sendable {
     /// Leaves the cluster (the namespaces led here have no leader until another node takes
     /// them) and closes the connections to PostgreSQL.
     public func leave() async {
+        self.nodeClient.close()
         await self.currentNode.leave()
         await self.store.close()
     }

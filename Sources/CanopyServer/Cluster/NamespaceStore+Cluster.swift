@@ -20,13 +20,13 @@ extension NamespaceStore {
     ///
     /// - Throws: ``RESTError`` `307` naming the leader; `403` when `create` is false and the
     ///   namespace does not exist; `503` when the cluster cannot be reached or the load fails.
-    func openClustered(_ name: String, in cluster: ClusterMembership, create: Bool, mayLead: Bool, rules setup: RulesSetup) async throws
-        -> Namespace
-    {
+    func openClustered(
+        _ name: String, in cluster: ClusterMembership, create: Bool, mayLead: Bool, mayFollow: Bool, rules setup: RulesSetup
+    ) async throws -> Namespace {
         var route: ClusterMembership.Route?
         do throws(DatabaseError) {
             let exists = create ? true : try await cluster.store.exists(name)
-            if exists { route = try await cluster.route(name, mayLead: mayLead) }
+            if exists { route = try await cluster.route(name, mayLead: mayLead, mayFollow: mayFollow) }
         } catch {
             throw RESTError(error)
         }
@@ -35,6 +35,7 @@ extension NamespaceStore {
         // Refused like any denied request: whether it exists is not told.
         case nil: throw RESTError.permissionDenied
         case .redirect(let base): throw RESTError.redirect(name, to: base)
+        case .follow(let leader): return try await self.openFollowing(name, in: cluster, leader: leader, rules: setup)
         case .lead(let taken): lease = taken
         }
         let namespace: Namespace
@@ -71,7 +72,7 @@ extension NamespaceStore {
         }
         try self.runOpenHooks(namespace)
         let logger = cluster.logger
-        await binding.runOrphanedOnDisconnect(on: namespace.database, node: lease.node) { logger.warning("\($0)") }
+        await binding.runOrphanedOnDisconnect(on: namespace.database, node: lease.node, includingOwn: true) { logger.warning("\($0)") }
         return namespace
     }
 
@@ -93,9 +94,13 @@ extension NamespaceStore {
         self.cluster?.logger.warning("\(reason)")
         Task {
             guard let namespace = try? await opening.get() else { return }
+            namespace.follower?.follower.close()
             await namespace.hub.closeAll(reason: reason)
             for hook in self.evictionHooks { hook(name) }
             namespace.database.close()
+            if let follower = namespace.follower {
+                try? await follower.store.forgetReplica(name, node: follower.node)
+            }
         }
     }
 

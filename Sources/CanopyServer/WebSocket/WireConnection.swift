@@ -196,22 +196,21 @@ final class WireConnection: Sendable {
         // Close-time writes exist only once a request opened the namespace.
         guard let namespace = session.namespace else { return }
         for (write, identity, registration) in session.takeCloseWrites() {
-            do {
-                try await namespace.database.apply { access in
-                    guard let write = namespace.permitted(write, identity: identity, access: access) else {
-                        return WriteDecision<Void>.refuse(.permissionDenied)
-                    }
-                    // In a cluster, its registration goes in the transaction that appends it.
-                    if let registration { namespace.cluster?.journal.attachOnDisconnect([registration]) }
-                    return .write(write, then: { _ in () })
-                }
-            } catch {
-                logger.warning("onDisconnect write at \(write.path.string) failed: \(error.message)")
+            // In a cluster, its registration goes in the transaction that appends it.
+            let outcome = await namespace.submit(ClientWrite(write: write, identity: identity, registration: registration))
+            switch outcome {
+            case .written: continue
+            case .denied:
+                logger.warning("onDisconnect write at \(write.path.string) failed: Permission denied")
                 // Refused by the rules now: it never runs, so PostgreSQL forgets it. (A database
                 // that closed leaves it to the namespace's next leader.)
-                if let registration, let cluster = namespace.cluster, error.status == RESTError.permissionDenied.status {
-                    try? await cluster.store.cancelOnDisconnect([registration], under: cluster.lease)
+                if let registration, let store = namespace.clusterStore {
+                    try? await store.cancelOnDisconnect([registration], in: namespace.name)
                 }
+            case .failed(let error):
+                logger.warning("onDisconnect write at \(write.path.string) failed: \(error.message)")
+            case .stale, .changed:
+                logger.warning("onDisconnect write at \(write.path.string) failed: its data changed")
             }
         }
     }

@@ -140,12 +140,15 @@ struct WireRequests {
             self.get(id: id, path: path, query: query, namespace: namespace)
         case .onDisconnectCancel(let path):
             let registrations = self.session.cancelCloseWrites(at: path)
-            guard let cluster = namespace.cluster, !registrations.isEmpty else { return self.session.outbox.send(ServerMessage.ok(id: id)) }
+            guard let store = namespace.clusterStore, !registrations.isEmpty else {
+                return self.session.outbox.send(ServerMessage.ok(id: id))
+            }
             // Answered once PostgreSQL forgot them too (else a new leader could still run them).
             let outbox = self.session.outbox
+            let name = namespace.name
             Task {
                 do throws(DatabaseError) {
-                    try await cluster.store.cancelOnDisconnect(registrations, under: cluster.lease)
+                    try await store.cancelOnDisconnect(registrations, in: name)
                     outbox.send(ServerMessage.ok(id: id))
                 } catch {
                     outbox.send(ServerMessage.failure(id: id, status: "unavailable", message: error.message))
@@ -258,55 +261,62 @@ struct WireRequests {
         let session = self.session
         guard let write = Self.closeWrite(of: action) else { return session.outbox.send(ServerMessage.ok(id: id)) }
         let identity = session.identity
-        let allowed = await Self.onLoop(namespace.database) { access in
-            namespace.permitted(write, identity: identity, access: access) != nil
-        }
-        guard let allowed else { return session.outbox.send(Self.closed(id)) }
-        guard allowed else { return session.outbox.send(Self.denied(id, self.state.metrics)) }
         var registration: Int64?
-        if let cluster = namespace.cluster {
-            // Kept in PostgreSQL before it is acknowledged: a new leader runs it if this node dies.
-            do throws(DatabaseError) {
-                registration = try await cluster.store.addOnDisconnect(
-                    LogRecord.encode(write, sequence: 0, now: 0), session: session.sessionID, under: cluster.lease)
-            } catch {
-                return session.outbox.send(ServerMessage.failure(id: id, status: "unavailable", message: error.message))
+        if let follower = namespace.follower {
+            // Judged and registered by the leader, under this node's id.
+            switch await follower.forwarder.register(ClientWrite(write: write, identity: identity), session: session.sessionID) {
+            case .success(let id): registration = id
+            case .failure(let refusal): return session.outbox.send(Self.message(id: id, refusal.outcome, metrics: self.state.metrics) ?? [])
+            }
+        } else {
+            let allowed = await Self.onLoop(namespace.database) { access in
+                namespace.permitted(write, identity: identity, access: access) != nil
+            }
+            guard let allowed else { return session.outbox.send(Self.closed(id)) }
+            guard allowed else { return session.outbox.send(Self.denied(id, self.state.metrics)) }
+            if let cluster = namespace.cluster {
+                // Kept in PostgreSQL before it is acknowledged: a new leader runs it if this node dies.
+                do throws(DatabaseError) {
+                    registration = try await cluster.store.addOnDisconnect(
+                        LogRecord.encode(write, sequence: 0, now: 0), session: session.sessionID, under: cluster.lease)
+                } catch {
+                    return session.outbox.send(ServerMessage.failure(id: id, status: "unavailable", message: error.message))
+                }
             }
         }
         _ = session.addCloseWrite(write, identity: identity, registration: registration)
         session.outbox.send(ServerMessage.ok(id: id))
     }
 
-    /// Applies `write` on the loop, if the rules allow it (a transaction's compare-and-set checks
-    /// the hash in the same step), without waiting for it: the acknowledgement is queued when the
-    /// write is durable. A refused write changes nothing and reaches no listener.
-    /// `reads`: a multi-location transaction's reads (location, hash of the data it saw); each must be
-    /// readable by the client and unchanged, else nothing is written.
+    /// Applies `write` (here, or at the leader from a follower), if the rules allow it (a
+    /// transaction's compare-and-set checks the hash in the same step), without waiting for it:
+    /// the acknowledgement is queued when the write is durable. A refused write changes nothing
+    /// and reaches no listener. `reads`: a multi-location transaction's reads (location, hash of
+    /// the data it saw); each must be readable by the client and unchanged, else nothing is
+    /// written.
     private func write(
         id: Int64, on namespace: Namespace, _ write: WriteOperation, expectedHash: String?, reads: [(DatabasePath, String)] = []
     ) {
         let outbox = self.session.outbox
-        let identity = self.session.identity
         let metrics = self.state.metrics
-        let accepted = namespace.database.onLoop { access in
-            // A location the client may not read is refused before its hash is compared (no probing).
-            for (path, _) in reads where !namespace.mayRead(path, query: nil, identity: identity, access: access) {
-                return outbox.send(Self.denied(id, metrics))
-            }
-            guard let write = namespace.permitted(write, identity: identity, access: access) else {
-                return outbox.send(Self.denied(id, metrics))
-            }
-            let stale = reads.contains { access.node(at: $0.0).wireHash != $0.1 }
-            if stale || expectedHash.map({ access.node(at: write.path).wireHash != $0 }) ?? false {
-                return outbox.send(
-                    ServerMessage.failure(id: id, status: "datastale", message: "The transaction's data changed on the server."))
-            }
-            access.apply(write) { error in
-                guard let error else { return outbox.send(ServerMessage.ok(id: id)) }
-                outbox.send(ServerMessage.failure(id: id, status: Self.status(of: error), message: error.message))
-            }
+        var request = ClientWrite(write: write, identity: self.session.identity)
+        request.reads = reads.map { (path: $0.0, hash: $0.1) }
+        if let expectedHash { request.condition = .hash(expectedHash) }
+        namespace.submit(request) { outcome in
+            if let message = Self.message(id: id, outcome, metrics: metrics) { outbox.send(message) }
         }
-        if !accepted { outbox.send(Self.closed(id)) }
+    }
+
+    /// The answer to request `id` that `outcome` stands for.
+    static func message(id: Int64, _ outcome: ClientWriteOutcome, metrics: ServerMetrics) -> [UInt8]? {
+        switch outcome {
+        case .written: return ServerMessage.ok(id: id)
+        case .denied: return Self.denied(id, metrics)
+        case .stale, .changed:
+            return ServerMessage.failure(id: id, status: "datastale", message: "The transaction's data changed on the server.")
+        case .failed(let error) where error.code == .closed: return Self.closed(id)
+        case .failed(let error): return ServerMessage.failure(id: id, status: Self.status(of: error), message: error.message)
+        }
     }
 
     /// A client's mistake keeps its code; a failure of the server is `unavailable`.

@@ -1,0 +1,178 @@
+import Canopy
+import CanopyCluster
+import CanopyCore
+import CanopyStorage
+import Logging
+import Synchronization
+
+/// A follower's copy of a namespace (`--replicas`): applies the leader's committed log records to
+/// the namespace's database here, in order, whenever it is woken (a notification of an append, a
+/// heartbeat, a forwarded write waiting for its record).
+final class LogFollower: Sendable {
+    private struct State {
+        /// The position of the last record applied here.
+        var applied: Int64
+        /// The newest position known committed (from notifications and forwarded writes).
+        var known: Int64
+        var running = false
+        var again = false
+        var closed = false
+        var waiters: [(sequence: Int64, continuation: CheckedContinuation<Bool, Never>)] = []
+    }
+
+    let name: String
+    let database: Database
+    private let store: ClusterStore
+    private let logger: Logger
+    private let state: Mutex<State>
+
+    /// The most records read and applied in one step.
+    static let pageSize = 10_000
+
+    /// Follows namespace `name` into `database`, which holds the log up to `applied`.
+    init(name: String, database: Database, applied: Int64, store: ClusterStore, logger: Logger) {
+        self.name = name
+        self.database = database
+        self.store = store
+        self.logger = logger
+        self.state = Mutex(State(applied: applied, known: applied))
+    }
+
+    /// The position of the last record applied here.
+    var applied: Int64 { self.state.withLock { $0.applied } }
+
+    /// Records known committed and not applied here yet.
+    var lag: Int64 { self.state.withLock { max(0, $0.known - $0.applied) } }
+
+    /// Reads and applies the records after the last one applied (now, or right after the
+    /// catch-up under way); `committed`: a position known committed.
+    func wake(committed: Int64? = nil) {
+        let start = self.state.withLock { state -> Bool in
+            if let committed { state.known = max(state.known, committed) }
+            guard !state.closed else { return false }
+            if state.running {
+                state.again = true
+                return false
+            }
+            state.running = true
+            return true
+        }
+        if start { Task { await self.catchUp() } }
+    }
+
+    /// Returns once record `sequence` is applied here (`true`), or the follower stopped (`false`).
+    func waitUntilApplied(_ sequence: Int64) async -> Bool {
+        let ready: Bool? = self.state.withLock { state in
+            if state.applied >= sequence { return true }
+            if state.closed { return false }
+            return nil
+        }
+        if let ready { return ready }
+        return await withCheckedContinuation { continuation in
+            let now: Bool? = self.state.withLock { state in
+                if state.applied >= sequence { return true }
+                if state.closed { return false }
+                state.waiters.append((sequence, continuation))
+                return nil
+            }
+            if let now { continuation.resume(returning: now) }
+            self.wake(committed: sequence)
+        }
+    }
+
+    /// Stops following: waiters get `false`.
+    func close() {
+        let waiters = self.state.withLock { state in
+            state.closed = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.continuation.resume(returning: false) }
+    }
+
+    private func catchUp() async {
+        while true {
+            let applied = self.state.withLock { $0.applied }
+            do throws(DatabaseError) {
+                let page = try await self.store.read(self.name, after: applied, limit: Self.pageSize)
+                if let first = page.first, first.seq != applied + 1 {
+                    // A checkpoint deleted the records after `applied` while this follower lagged.
+                    try await self.reload()
+                    continue
+                }
+                if !page.isEmpty {
+                    try await self.apply(page)
+                    if page.count == Self.pageSize { continue }
+                }
+            } catch {
+                self.logger.warning("Following the log of namespace \(self.name) failed: \(error.message)")
+                // The next heartbeat wakes it again.
+                self.state.withLock { state in
+                    state.running = false
+                    state.again = false
+                }
+                return
+            }
+            let done = self.state.withLock { state -> Bool in
+                if state.again && !state.closed {
+                    state.again = false
+                    return false
+                }
+                state.running = false
+                return true
+            }
+            if done { return }
+        }
+    }
+
+    private func apply(_ page: [LogRecord]) async throws(DatabaseError) {
+        var decoded: [(sequence: UInt64, now: Int64, write: WriteOperation)] = []
+        decoded.reserveCapacity(page.count)
+        for record in page {
+            decoded.append(try LogRecord.decode(record.bytes, in: "Record \(record.seq) of the log of namespace \(self.name)"))
+        }
+        let records = decoded
+        let failure: DatabaseError?
+        do throws(RESTError) {
+            failure = try await self.database.loop { access in
+                let failed = Mutex<DatabaseError?>(nil)
+                for record in records {
+                    access.apply(record.write, now: record.now) { error in if let error { failed.withLock { $0 = error } } }
+                }
+                return failed.withLock { $0 }
+            }
+        } catch {
+            throw DatabaseError(.closed, "The follower of namespace \(self.name) is closed.")
+        }
+        if let failure {
+            throw DatabaseError(.corrupted, "A record of the log of namespace \(self.name) does not apply here: \(failure.message)")
+        }
+        self.advance(to: page[page.count - 1].seq)
+    }
+
+    /// Loads the namespace again (its checkpoint and the log after it) and replaces the data here
+    /// with it: listeners get the events of the difference.
+    private func reload() async throws(DatabaseError) {
+        let start = try await self.store.load(self.name)
+        do throws(RESTError) {
+            try await self.database.loop { access in
+                access.apply(.set(.root, WriteValue(node: start.root)), completion: nil)
+            }
+        } catch {
+            throw DatabaseError(.closed, "The follower of namespace \(self.name) is closed.")
+        }
+        self.logger.notice("Follower of namespace \(self.name) loaded its checkpoint again, at record \(start.lastSequence).")
+        self.advance(to: Int64(start.lastSequence))
+    }
+
+    private func advance(to sequence: Int64) {
+        let ready = self.state.withLock { state -> [CheckedContinuation<Bool, Never>] in
+            state.applied = max(state.applied, sequence)
+            state.known = max(state.known, sequence)
+            let ready = state.waiters.filter { $0.sequence <= state.applied }.map(\.continuation)
+            state.waiters.removeAll { $0.sequence <= state.applied }
+            return ready
+        }
+        for continuation in ready { continuation.resume(returning: true) }
+    }
+}

@@ -1,0 +1,163 @@
+import CanopyCluster
+import CanopyCore
+import Logging
+import Synchronization
+
+/// A follower's writes on their way to the namespace's leader: queued in arrival order and sent
+/// in batches, one batch in flight at a time (so each client's writes reach the leader in the
+/// order it sent them); each answered once the follower applied the record it became.
+final class WriteForwarder: Sendable {
+    private struct Pending {
+        var request: ForwardedWrites.Request
+        var done: @Sendable (ForwardedWrites.Outcome) -> Void
+    }
+
+    private struct State {
+        var queue: [Pending] = []
+        var sending = false
+        /// The leader's address (`http://HOST:PORT`), as last looked up.
+        var leader: String
+    }
+
+    let name: String
+    private let follower: LogFollower
+    private let membership: ClusterMembership
+    private let client: NodeClient
+    /// Runs when no live node leads the namespace: this node stops following it (its next
+    /// request takes the lead).
+    private let leaderless: @Sendable () -> Void
+    private let state: Mutex<State>
+
+    /// The most requests in one batch.
+    static let batchLimit = 512
+
+    init(
+        name: String, leader: String, follower: LogFollower, membership: ClusterMembership, client: NodeClient,
+        leaderless: @escaping @Sendable () -> Void
+    ) {
+        self.name = name
+        self.follower = follower
+        self.membership = membership
+        self.client = client
+        self.leaderless = leaderless
+        self.state = Mutex(State(leader: leader))
+    }
+
+    /// The leader's address as last looked up.
+    var leader: String { self.state.withLock { $0.leader } }
+
+    /// Sends `request` to the leader; `done` gets its outcome once the record it became is
+    /// applied here (or at once when it was refused or failed).
+    func forward(_ request: ClientWrite, done: @escaping @Sendable (ClientWriteOutcome) -> Void) {
+        self.enqueue(ForwardedWrites.Request(write: request, session: nil)) { outcome in
+            switch outcome {
+            case .write(let outcome): done(outcome)
+            case .registered: done(.failed(DatabaseError(.clusterUnavailable, "The leader registered a write it was asked to apply.")))
+            }
+        }
+    }
+
+    /// Asks the leader to register `write` to run when `session` (a connection held here)
+    /// closes, if the rules allow it now; returns the registration's id.
+    func register(_ write: ClientWrite, session: String) async -> Result<Int64, ClientWriteOutcomeRefusal> {
+        await withCheckedContinuation { continuation in
+            self.enqueue(ForwardedWrites.Request(write: write, session: session)) { outcome in
+                switch outcome {
+                case .registered(let id): continuation.resume(returning: .success(id))
+                case .write(.written): continuation.resume(returning: .failure(ClientWriteOutcomeRefusal(.failed(Self.confused))))
+                case .write(let refusal): continuation.resume(returning: .failure(ClientWriteOutcomeRefusal(refusal)))
+                }
+            }
+        }
+    }
+
+    private static let confused = DatabaseError(.clusterUnavailable, "The leader applied a write it was asked to register.")
+
+    private func enqueue(_ request: ForwardedWrites.Request, done: @escaping @Sendable (ForwardedWrites.Outcome) -> Void) {
+        let start = self.state.withLock { state -> Bool in
+            state.queue.append(Pending(request: request, done: done))
+            if state.sending { return false }
+            state.sending = true
+            return true
+        }
+        if start { Task { await self.send() } }
+    }
+
+    private func send() async {
+        while true {
+            let batch = self.state.withLock { state -> [Pending] in
+                let batch = Array(state.queue.prefix(Self.batchLimit))
+                state.queue.removeFirst(batch.count)
+                if batch.isEmpty { state.sending = false }
+                return batch
+            }
+            if batch.isEmpty { return }
+            let outcomes = await self.exchange(batch.map(\.request))
+            // Answered once the follower shows what they wrote (read-your-writes here).
+            let last = outcomes.compactMap { outcome -> Int64? in
+                if case .write(.written(let sequence?, _)) = outcome { return sequence }
+                return nil
+            }.max()
+            if let last, !(await self.follower.waitUntilApplied(last)) {
+                let closed = ForwardedWrites.Outcome.write(
+                    .failed(DatabaseError(.closed, "This node stopped following namespace \(self.name).")))
+                for pending in batch { pending.done(closed) }
+                continue
+            }
+            for (pending, outcome) in zip(batch, outcomes) { pending.done(outcome) }
+        }
+    }
+
+    /// Sends one batch; on a connection refused or a node that no longer leads, looks the leader
+    /// up again and retries once. A batch whose answer was lost fails: whether it was applied is
+    /// unknown, as with a leader that dies mid-write.
+    private func exchange(_ requests: [ForwardedWrites.Request]) async -> [ForwardedWrites.Outcome] {
+        let body = ForwardedWrites.encode(requests, node: self.membership.currentNode.id)
+        let headers = [(ClusterWriteRoute.secretHeader, self.membership.secret)]
+        var failure = DatabaseError(.clusterUnavailable, "The leader of namespace \(self.name) cannot be reached.")
+        for attempt in 0..<2 {
+            let leader = self.leader
+            do throws(NodeClient.Failure) {
+                let response = try await self.client.post(leader, ClusterWriteRoute.target(self.name), headers: headers, body: body)
+                if response.status == 200 {
+                    do throws(DatabaseError) {
+                        return try ForwardedWrites.decodeOutcomes(response.body, count: requests.count)
+                    } catch {
+                        failure = error
+                        break
+                    }
+                }
+                guard response.status == ClusterWriteRoute.notLeaderStatus else {
+                    failure = DatabaseError(
+                        .clusterUnavailable,
+                        "The leader of namespace \(self.name) refused forwarded writes (HTTP \(response.status)): \(String(decoding: response.body, as: UTF8.self))"
+                    )
+                    break
+                }
+            } catch {
+                guard !error.sent else {
+                    failure = DatabaseError(.clusterUnavailable, "\(error.message) Whether the write was applied is unknown.")
+                    break
+                }
+                failure = DatabaseError(.clusterUnavailable, error.message)
+            }
+            guard attempt == 0 else { break }
+            // The leader changed, or died: look it up again.
+            let next: String?
+            do throws(DatabaseError) {
+                next = try await self.membership.leaderElsewhere(of: self.name)
+            } catch {
+                failure = error
+                break
+            }
+            guard let next else {
+                failure = DatabaseError(
+                    .clusterUnavailable, "Namespace \(self.name) has no live leader; this node takes it over, try again.")
+                self.leaderless()
+                break
+            }
+            self.state.withLock { $0.leader = next }
+        }
+        return requests.map { _ in .write(.failed(failure)) }
+    }
+}
