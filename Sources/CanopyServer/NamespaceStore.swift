@@ -139,9 +139,9 @@ public final class NamespaceStore: Sendable {
             if let cluster = self.cluster {
                 // A node may lead up to `maxNamespaces`; past that, requests for a namespace led
                 // elsewhere are still redirected.
-                let followed = self.open.withLock { $0.values.count { $0.follower != nil } }
+                let followed = self.followedCount
                 let mayLead = entries.count - followed < self.maxNamespaces
-                let mayFollow = follow && cluster.maxReplicated.map { followed < $0 } ?? false
+                let mayFollow = follow && self.mayFollowMore(cluster)
                 let promise = MultiThreadedEventLoopGroup.singleton.any().makePromise(of: Namespace.self)
                 promise.completeWithTask {
                     try await self.openClustered(name, in: cluster, create: create, mayLead: mayLead, mayFollow: mayFollow, rules: rules)
@@ -215,6 +215,14 @@ public final class NamespaceStore: Sendable {
 
     /// The namespaces open now (not those still opening).
     func openNamespacesNow() -> [Namespace] { self.open.withLock { Array($0.values) } }
+
+    /// The namespaces followed here now (`--replicas`). O(*n*) for *n* open namespaces.
+    var followedCount: Int { self.open.withLock { $0.values.count { $0.follower != nil } } }
+
+    /// Whether this node may follow one more namespace (`--replicas`, below its limit).
+    func mayFollowMore(_ cluster: ClusterMembership) -> Bool {
+        cluster.maxReplicated.map { self.followedCount < $0 } ?? false
+    }
 
     /// Namespace `name` if it is open now. O(1).
     func openNamespace(_ name: String) -> Namespace? { self.open.withLock { $0[name] } }

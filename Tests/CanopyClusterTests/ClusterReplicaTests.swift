@@ -109,4 +109,92 @@ struct ClusterReplicaTests {
             }
         }
     }
+
+    @Test func transactionsFromThreeNodesEndExact() async throws {
+        try await ClusterHarness.withDatabase { configuration in
+            try await ServeProcess.withNodes(3, configuration, extra: ["--replicas"]) { _, port in
+                let store = try await ClusterStore.connect(configuration, logger: ClusterHarness.logger)
+                _ = try NodeHTTP.request("PUT", host: "127.0.0.1", port: port, "/.json?ns=bank", body: #"{"counter":0,"a":50,"b":50}"#)
+                let clients = try (1...3).map { try ClusterRemoteClientTests.remote("http://127.0.0.\($0):\(port)?ns=bank") }
+                defer { for client in clients { client.close() } }
+                // Each node's client increments the counter and moves money between two accounts.
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for (n, client) in clients.enumerated() {
+                        group.addTask {
+                            for i in 0..<10 {
+                                _ = try await client.reference(withPath: "counter").runTransactionBlock { data in
+                                    data.value = ((data.value as? Int) ?? 0) + 1
+                                    return .success(withValue: data)
+                                }
+                                let amount = (n + i) % 7 + 1
+                                try await client.runTransaction { transaction in
+                                    let a = try transaction.getData(client.reference(withPath: "a")).value as? Int ?? 0
+                                    let b = try transaction.getData(client.reference(withPath: "b")).value as? Int ?? 0
+                                    try transaction.setValue(a - amount, for: client.reference(withPath: "a"))
+                                    try transaction.setValue(b + amount, for: client.reference(withPath: "b"))
+                                }
+                            }
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+                let root = try await store.load("bank").root
+                #expect(root.child(ChildKey("counter")) == .leaf(.int(30)))
+                let a = root.child(ChildKey("a")).exportJSON.int64Value ?? -1
+                let b = root.child(ChildKey("b")).exportJSON.int64Value ?? -1
+                #expect(a + b == 100)
+                #expect(a < 50)
+                // Every node reads the same, itself.
+                for n in 1...3 {
+                    let counter = try NodeHTTP.request("GET", host: "127.0.0.\(n)", port: port, "/counter.json?ns=bank")
+                    #expect(counter.status == 200 && counter.body == "30", "node \(n)")
+                }
+                await store.close()
+            }
+        }
+    }
+
+    @Test func onDisconnectWritesOfAFollowersClientsRunOnceWhenTheyLeaveOrTheNodeDies() async throws {
+        try await ClusterHarness.withDatabase { configuration in
+            try await ServeProcess.withNodes(2, configuration, extra: ["--replicas"]) { nodes, port in
+                let store = try await ClusterStore.connect(configuration, logger: ClusterHarness.logger)
+                _ = try NodeHTTP.request("PUT", host: "127.0.0.1", port: port, "/presence.json?ns=chat", body: #"{"x":"none"}"#)
+                // Two clients of node 2, a follower, each register a write for when they leave.
+                let leaving = try ClusterRemoteClientTests.remote("http://127.0.0.2:\(port)?ns=chat")
+                let staying = try ClusterRemoteClientTests.remote("http://127.0.0.2:\(port)?ns=chat")
+                defer { staying.close() }
+                for (client, name) in [(leaving, "leaving"), (staying, "staying")] {
+                    _ = try await client.reference(withPath: "presence/\(name)").setValue("here")
+                    _ = try await client.reference(withPath: "presence/\(name)").onDisconnectSetValue("gone")
+                }
+                // Registered in PostgreSQL under node 2.
+                let node2 = try #require(try await store.status().nodes.first { $0.advertise == "http://127.0.0.2:\(port)" })
+                #expect(try await store.onDisconnectWrites(of: "chat", node: node2.id).count == 2)
+
+                // One leaves: node 2 has the leader run its write.
+                leaving.close()
+                try await Self.eventually("the leaving client's write ran") {
+                    try await store.load("chat").root.node(at: [ChildKey("presence"), ChildKey("leaving")]) == .leaf(.string("gone"))
+                }
+                #expect(try await store.onDisconnectWrites(of: "chat", node: node2.id).count == 1)
+                #expect(try await store.load("chat").root.node(at: [ChildKey("presence"), ChildKey("staying")]) == .leaf(.string("here")))
+
+                // Node 2 dies: the leader runs the other one after a heartbeat.
+                nodes[1].kill9()
+                try await Self.eventually("the dead follower's client's write ran") {
+                    try await store.load("chat").root.node(at: [ChildKey("presence"), ChildKey("staying")]) == .leaf(.string("gone"))
+                }
+                #expect(try await store.onDisconnectWrites(of: "chat", node: node2.id).isEmpty)
+                // Once each: the log holds one record setting each to "gone".
+                let records = try await store.read("chat", after: 0)
+                var gone = 0
+                for record in records {
+                    let write = try LogRecord.decode(record.bytes, in: "test").write
+                    if write.entries.contains(where: { $0.value.node == .leaf(.string("gone")) }) { gone += 1 }
+                }
+                #expect(gone == 2)
+                await store.close()
+            }
+        }
+    }
 }

@@ -80,9 +80,10 @@ extension NamespaceStore {
     static let clusterCheckpointThreshold = 16 << 20
 
     /// The leader's base URL when another live node leads `name` and the namespace is not
-    /// served here (what an SDK connection is redirected to before its hello); `nil` otherwise.
+    /// served here, nor may be followed here (what an SDK connection is redirected to before its
+    /// hello); `nil` otherwise.
     func redirection(for name: String) async -> String? {
-        guard let cluster = self.cluster, !self.isServing(name) else { return nil }
+        guard let cluster = self.cluster, !self.isServing(name), !self.mayFollowMore(cluster) else { return nil }
         return try? await cluster.leaderElsewhere(of: name)
     }
 
