@@ -1,11 +1,15 @@
 import Foundation
+import NIOCore
+import NIOPosix
 import Synchronization
 
-/// A client of a fan-out scenario: whether it was disconnected, and the index of the last write
-/// it received.
+/// A client of a fan-out scenario: whether it was disconnected, the index of the last write it
+/// received, and (when it is sampled) its write-to-receive latencies, read once its loop stopped.
 protocol FanOutClient: AnyObject {
     var isClosed: Bool { get }
     var lastReceived: Int { get }
+    var sampled: Bool { get }
+    var latencies: [UInt64] { get }
 }
 
 /// Waits (60 s at most) until every client still connected received write `last`.
@@ -42,6 +46,24 @@ struct FanOutOutcome {
             ($0.0.replacingOccurrences(of: "_us", with: "_write_to_receive_us"), $0.1)
         }
     }
+}
+
+/// The result of a fan-out scenario `name`: `delivered` events in `seconds`, `extra` then the
+/// sampled clients' latency fields, and the check that all `writes` were answered (`written`) and
+/// that `complete` of `clients` got everything; the others are said to miss `missed` ("clients
+/// got every event"), with how many were disconnected. Stops the clients' `group` first, so that
+/// their latencies can be read.
+func fanOutResult(
+    _ name: String, _ store: Store, delivered: Int, seconds: Double, written: Int, writes: Int, complete: Int,
+    clients: [some FanOutClient], stopping group: MultiThreadedEventLoopGroup, missed: String, extra: [(String, JSONField)]
+) throws -> BenchResult {
+    let dropped = disconnected(clients)
+    try group.syncShutdownGracefully()
+    let outcome = FanOutOutcome(
+        written: written, writes: writes, complete: complete, clients: clients.count,
+        incomplete: "\(missed) (\(dropped) disconnected)", latencies: clients.filter(\.sampled).map(\.latencies))
+    return BenchResult(
+        scenario: name, store: store, n: delivered, seconds: seconds, extra: extra + outcome.latencyFields, check: outcome.check)
 }
 
 extension SSECounter: FanOutClient {

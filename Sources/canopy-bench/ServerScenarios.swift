@@ -515,25 +515,19 @@ func sseFanOut(
         let seconds = secondsSince(start)
         let delivered = counters.reduce(0) { $0 + $1.events.load(ordering: .relaxed) } - initialEvents
         let cpuPerEvent = (server.cpuSeconds - startCPU) / Double(max(1, delivered)) * 1e6
-        let dropped = disconnected(counters)
         // A query stream coalesces the changes of writes that arrive while it is busy into one patch,
         // so only its last index is checked.
         let complete = counters.filter {
             $0.lastIndex.load(ordering: .relaxed) == totalWrites && (query || $0.events.load(ordering: .relaxed) == totalWrites + 1)
         }.count
-        // Stop the event loop before reading the sampled latencies.
-        try group.syncShutdownGracefully()
-        let outcome = FanOutOutcome(
-            written: written, writes: totalWrites, complete: complete, clients: clients,
-            incomplete: "clients got every event (\(dropped) disconnected)", latencies: counters.filter(\.sampled).map(\.latencies))
-        return BenchResult(
-            scenario: name, store: store, n: delivered, seconds: seconds,
+        return try fanOutResult(
+            name, store, delivered: delivered, seconds: seconds, written: written, writes: totalWrites, complete: complete,
+            clients: counters, stopping: group, missed: "clients got every event",
             extra: [
                 ("clients", .int(clients)), ("children", .int(query ? queryChildren : 1)), ("writes", .int(totalWrites)),
                 ("writes_per_s", .int(Int(Double(totalWrites) / writeSeconds))),
                 ("idle_rss_per_stream_b", .double(perStream, 0)), ("server_cpu_us_per_event", .double(cpuPerEvent, 2)),
-            ] + outcome.latencyFields,
-            check: outcome.check)
+            ])
     }
 }
 

@@ -300,18 +300,13 @@ func wsFanOut(_ name: String, clients requested: Int, writesPerSecond: Int, _ st
     let complete = counters.filter {
         $0.lastIndex.load(ordering: .relaxed) == totalWrites && $0.pushes.load(ordering: .relaxed) == totalWrites + 1
     }.count
-    let dropped = disconnected(counters)
-    try group.syncShutdownGracefully()
-    let outcome = FanOutOutcome(
-        written: written, writes: totalWrites, complete: complete, clients: clients,
-        incomplete: "connections got every push (\(dropped) disconnected)", latencies: counters.filter(\.sampled).map(\.latencies))
-    return BenchResult(
-        scenario: name, store: store, n: delivered, seconds: seconds,
+    return try fanOutResult(
+        name, store, delivered: delivered, seconds: seconds, written: written, writes: totalWrites, complete: complete,
+        clients: counters, stopping: group, missed: "connections got every push",
         extra: [
             ("connections", .int(clients)), ("writes", .int(totalWrites)), ("writes_per_s", .int(Int(Double(totalWrites) / writeSeconds))),
             ("idle_rss_per_connection_b", .double(perConnection, 0)),
-        ] + outcome.latencyFields,
-        check: outcome.check)
+        ])
 }
 
 /// B11 writes: `connections` WebSocket connections put `writes` small values in all, each keeping

@@ -23,24 +23,35 @@ struct ConnectionOptions: ParsableArguments {
 
     func validate() throws {
         if self.url != nil && self.database.path != nil { throw ValidationError("Use either --db or --url, not both.") }
-        if let url = self.url {
-            do { _ = try ServerURL(parsing: url) } catch { throw ValidationError(error.message) }
-        }
-        if let namespace = self.namespace, namespace.isEmpty || !namespace.utf8.allSatisfy(Self.isNamespaceByte) {
-            throw ValidationError("--namespace \(namespace): use letters, digits, - and _.")
-        }
+        if let url = self.url { try Self.validate(url: url) }
+        try Self.validate(namespace: self.namespace)
     }
 
     static func isNamespaceByte(_ b: UInt8) -> Bool {
         (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2D || b == 0x5F
     }
 
+    /// Checks a `--url` value as ``ServerURL`` reads it (for `validate()`).
+    static func validate(url: String) throws {
+        do { _ = try ServerURL(parsing: url) } catch { throw ValidationError(error.message) }
+    }
+
+    /// Checks a `--namespace` value, if given: letters, digits, `-` and `_` (for `validate()`).
+    static func validate(namespace: String?) throws {
+        if let namespace, namespace.isEmpty || !namespace.utf8.allSatisfy(Self.isNamespaceByte) {
+            throw ValidationError("--namespace \(namespace): use letters, digits, - and _.")
+        }
+    }
+
+    /// The server at `url`, with `namespace` (if given) as its `ns` parameter.
+    static func server(_ url: String, namespace: String?) throws(CLIError) -> ServerURL {
+        let server = try ServerURL(parsing: url)
+        return namespace.map { server.namespaced($0) } ?? server
+    }
+
     var target: Target {
         get throws(CLIError) {
-            if let url = self.url {
-                let server = try ServerURL(parsing: url)
-                return .remote(self.namespace.map { server.namespaced($0) } ?? server)
-            }
+            if let url = self.url { return .remote(try Self.server(url, namespace: self.namespace)) }
             return .local(Self.databaseDirectory(self.database.resolvedPath, namespace: self.namespace))
         }
     }

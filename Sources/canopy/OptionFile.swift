@@ -9,3 +9,12 @@ func readOptionFile(_ path: String, option: String) throws(CLIError) -> [UInt8] 
     }
     return [UInt8](data)
 }
+
+/// ``readOptionFile(_:option:)`` for a secret (a token, a key): without one trailing line end
+/// (`\n`, `\r\n` or `\r`), which an editor or `echo` leaves.
+func readSecretOptionFile(_ path: String, option: String) throws(CLIError) -> [UInt8] {
+    var bytes = try readOptionFile(path, option: option)
+    if bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
+    if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
+    return bytes
+}

@@ -94,36 +94,28 @@ struct QueryOptions: ParsableArguments {
         if self.orderByPriority { query = query.queryOrderedByPriority() }
         if let n = self.limitToFirst { query = query.queryLimited(toFirst: n) }
         if let n = self.limitToLast { query = query.queryLimited(toLast: n) }
-        if !self.startAt.isEmpty {
-            let (value, key) = try Self.bound(self.startAt, flag: "--start-at")
-            query = query.queryStarting(atValue: value, childKey: key)
-        }
-        if !self.startAfter.isEmpty {
-            let (value, key) = try Self.bound(self.startAfter, flag: "--start-after")
-            query = query.queryStarting(afterValue: value, childKey: key)
-        }
-        if !self.endAt.isEmpty {
-            let (value, key) = try Self.bound(self.endAt, flag: "--end-at")
-            query = query.queryEnding(atValue: value, childKey: key)
-        }
-        if !self.endBefore.isEmpty {
-            let (value, key) = try Self.bound(self.endBefore, flag: "--end-before")
-            query = query.queryEnding(beforeValue: value, childKey: key)
-        }
-        if !self.equalTo.isEmpty {
-            let (value, key) = try Self.bound(self.equalTo, flag: "--equal-to")
-            query = query.queryEqual(toValue: value, childKey: key)
+        for bound in self.bounds where !bound.values.isEmpty {
+            let (value, key) = try Self.bound(bound.values, flag: bound.flag)
+            query = bound.apply(query, value, key)
         }
         return query
     }
 
+    /// The bound flags in the order they apply (the range flags, then `--equal-to`): each one's
+    /// name, its values (none when it is not set) and the builder it stands for.
+    private var bounds: [(flag: String, values: [String], apply: (DatabaseQuery, Any?, String?) -> DatabaseQuery)] {
+        [
+            ("--start-at", self.startAt, { $0.queryStarting(atValue: $1, childKey: $2) }),
+            ("--start-after", self.startAfter, { $0.queryStarting(afterValue: $1, childKey: $2) }),
+            ("--end-at", self.endAt, { $0.queryEnding(atValue: $1, childKey: $2) }),
+            ("--end-before", self.endBefore, { $0.queryEnding(beforeValue: $1, childKey: $2) }),
+            ("--equal-to", self.equalTo, { $0.queryEqual(toValue: $1, childKey: $2) }),
+        ]
+    }
+
     /// The first range flag set (`--start-at`, `--start-after`, `--end-at`, `--end-before`), if any.
     private var rangeFlag: String? {
-        if !self.startAt.isEmpty { return "--start-at" }
-        if !self.startAfter.isEmpty { return "--start-after" }
-        if !self.endAt.isEmpty { return "--end-at" }
-        if !self.endBefore.isEmpty { return "--end-before" }
-        return nil
+        self.bounds.dropLast().first { !$0.values.isEmpty }?.flag
     }
 
     /// A bound's JSON value (as the builders take it) and optional key.

@@ -213,9 +213,7 @@ struct Serve: AsyncParsableCommand {
         configuration.port = self.port
         configuration.authToken = self.authToken
         if let path = self.authTokenFile {
-            var token = try readOptionFile(path, option: "--auth-token-file")
-            if token.last == UInt8(ascii: "\n") { token.removeLast() }
-            if token.last == UInt8(ascii: "\r") { token.removeLast() }
+            let token = try readSecretOptionFile(path, option: "--auth-token-file")
             guard !token.isEmpty, let text = String(validating: token, as: UTF8.self) else {
                 throw ValidationError("The admin token (--auth-token-file) is empty or not UTF-8 text.")
             }
@@ -234,10 +232,7 @@ struct Serve: AsyncParsableCommand {
             configuration.rules = text
         }
         if let path = self.jwtSecretFile {
-            var secret = try readOptionFile(path, option: "--jwt-secret-file")
-            if secret.last == UInt8(ascii: "\n") { secret.removeLast() }
-            if secret.last == UInt8(ascii: "\r") { secret.removeLast() }
-            configuration.jwtSecret = secret
+            configuration.jwtSecret = try readSecretOptionFile(path, option: "--jwt-secret-file")
         }
         if let path = self.jwtKeysFile {
             configuration.jwtKeys = String(decoding: try readOptionFile(path, option: "--jwt-keys"), as: UTF8.self)

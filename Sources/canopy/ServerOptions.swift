@@ -20,18 +20,13 @@ struct ServerOptions: ParsableArguments {
     var authToken: String?
 
     func validate() throws {
-        do { _ = try ServerURL(parsing: self.url) } catch { throw ValidationError(error.message) }
-        if let namespace = self.namespace, namespace.isEmpty || !namespace.utf8.allSatisfy(ConnectionOptions.isNamespaceByte) {
-            throw ValidationError("--namespace \(namespace): use letters, digits, - and _.")
-        }
+        try ConnectionOptions.validate(url: self.url)
+        try ConnectionOptions.validate(namespace: self.namespace)
     }
 
     /// The server, with the namespace as its `ns` parameter.
     var server: ServerURL {
-        get throws(CLIError) {
-            let server = try ServerURL(parsing: self.url)
-            return self.namespace.map { server.namespaced($0) } ?? server
-        }
+        get throws(CLIError) { try ConnectionOptions.server(self.url, namespace: self.namespace) }
     }
 
     /// The request headers that carry the token, if there is one.

@@ -64,20 +64,28 @@ struct FinishedJobsTests {
         return releases
     }
 
+    /// ``startJobA(_:)``, then queues job B behind A, lets A finish and returns once B runs (so
+    /// A's batch has ended); B then waits for the returned `goB` (`what` names who signals it).
+    private static func runAThenHoldB(_ loop: EventLoop, until what: String) throws -> (releases: Releases, goB: DispatchSemaphore) {
+        let (bRunning, goB) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        let releases = try Self.startJobA(loop)
+        // A finishes while B is queued.
+        loop.execute {
+            bRunning.signal()
+            goB.waitOrStop(what)
+        }
+        releases.goA.signal()
+        try bRunning.wait(for: "job B to start")
+        return (releases, goB)
+    }
+
     @Test("while jobs are queued, the next producer on another thread releases the finished ones")
     func producerReleasesFinishedJobs() throws {
         let loop = try EventLoop(inboxCapacity: 2)
         try loop.startThread(name: "finished-jobs")
-        let (bRunning, goB) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
-        let releases = try Self.startJobA(loop)
-        // A finishes while B is queued, so its batch is left to the producers.
-        loop.execute {
-            bRunning.signal()
-            goB.waitOrStop("the test to queue C")
-        }
-        releases.goA.signal()
-        // B running means A's batch has ended and was handed over.
-        try bRunning.wait(for: "job B to start")
+        // A finishes while B is queued, so its batch is left to the producers; B running means
+        // A's batch has ended and was handed over.
+        let (releases, goB) = try Self.runAThenHoldB(loop, until: "the test to queue C")
         #expect(releases.job.value == nil)
         #expect(releases.retired.value == nil)
         loop.execute {}
@@ -108,15 +116,8 @@ struct FinishedJobsTests {
     func loopKeepsUp() throws {
         let loop = try EventLoop(inboxCapacity: 64)
         try loop.startThread(name: "finished-keeps-up")
-        let (bRunning, goB) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
-        let releases = try Self.startJobA(loop)
-        loop.execute {
-            bRunning.signal()
-            goB.waitOrStop("the test to check")
-        }
-        releases.goA.signal()
         // B running means A's batch has ended: with one job queued, the loop let go of it.
-        try bRunning.wait(for: "job B to start")
+        let (releases, goB) = try Self.runAThenHoldB(loop, until: "the test to check")
         try releases.waitForBoth()
         #expect(releases.job.value == releases.loopThread.value)
         #expect(releases.retired.value == releases.loopThread.value)

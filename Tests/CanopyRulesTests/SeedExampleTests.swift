@@ -15,13 +15,19 @@ struct SeedExampleTests {
 
     func city(_ country: String) -> Node { node(json(#"{"name": "Lyon", "country": "\#(country)"}"#)) }
 
-    @Test("the city with its country's last_updated set to now in one update is allowed")
-    func withStamp() {
-        let verdict = self.engine.canWrite(
+    /// The verdict on one update, signed in as `auth`, that writes Lyon (in France) and sets
+    /// `country`'s `last_updated` to `time`, on an empty database at ``now``.
+    func cityWithStamp(country: String = "fr", time: Int64 = Self.now, auth: AuthContext?) -> RuleVerdict {
+        self.engine.canWrite(
             changes: [
                 .init(path: path("/cities/lyon"), value: self.city("fr")),
-                .init(path: path("/countries/fr/last_updated"), value: .leaf(.int(Self.now))),
-            ], auth: self.alice, root: .empty, now: Self.now)
+                .init(path: path("/countries/\(country)/last_updated"), value: .leaf(.int(time))),
+            ], auth: auth, root: .empty, now: Self.now)
+    }
+
+    @Test("the city with its country's last_updated set to now in one update is allowed")
+    func withStamp() {
+        let verdict = self.cityWithStamp(auth: self.alice)
         #expect(verdict.isAllowed, "\(verdict.reason)")
     }
 
@@ -37,22 +43,14 @@ struct SeedExampleTests {
     @Test("stamping another country, or with another time, is denied")
     func wrongStamp() {
         for (country, time) in [("de", Self.now), ("fr", Self.now - 1)] {
-            let verdict = self.engine.canWrite(
-                changes: [
-                    .init(path: path("/cities/lyon"), value: self.city("fr")),
-                    .init(path: path("/countries/\(country)/last_updated"), value: .leaf(.int(time))),
-                ], auth: self.alice, root: .empty, now: Self.now)
+            let verdict = self.cityWithStamp(country: country, time: time, auth: self.alice)
             #expect(!verdict.isAllowed, "\(country) \(time)")
         }
     }
 
     @Test("signed out, nothing is written")
     func signedOut() {
-        let verdict = self.engine.canWrite(
-            changes: [
-                .init(path: path("/cities/lyon"), value: self.city("fr")),
-                .init(path: path("/countries/fr/last_updated"), value: .leaf(.int(Self.now))),
-            ], auth: nil, root: .empty, now: Self.now)
+        let verdict = self.cityWithStamp(auth: nil)
         #expect(!verdict.isAllowed)
     }
 }

@@ -28,13 +28,7 @@ struct EmulatorTokenTests {
             #expect(try await StreamTests.request(port, "GET", "/users/alice.json?auth=\(alice)").body == #"{"n":1}"#)
             #expect(try await StreamTests.request(port, "GET", "/users/alice.json").status == 401, "anonymous: auth.uid is not alice")
 
-            let stream = try await EventStreamClient.open(port: port, "/users/alice.json?auth=\(alice)")
-            #expect(stream.head.status == 200)
-            try await StreamTests.expectEvent(stream, "put", "/", ["n": 1])
-            #expect(try await StreamTests.request(port, "PUT", "/users/alice/n.json?auth=\(alice)", "2").status == 200)
-            // Next on the stream: the change, not `auth_revoked`.
-            try await StreamTests.expectEvent(stream, "put", "/n", 2)
-            await stream.connection.close()
+            try await StreamTests.expectAliceStreamFollowsHerWrites(port, token: alice)
         }
     }
 

@@ -81,12 +81,7 @@ struct RulesUserTokenTests {
             let refused = try await StreamTests.request(port, "GET", "/users/alice.json?auth=\(forged)")
             #expect(refused.status == 401 && refused.body.contains("signature"), "\(refused)")
 
-            let stream = try await EventStreamClient.open(port: port, "/users/alice.json?auth=\(alice)")
-            #expect(stream.head.status == 200)
-            try await StreamTests.expectEvent(stream, "put", "/", ["n": 1])
-            #expect(try await StreamTests.request(port, "PUT", "/users/alice/n.json?auth=\(alice)", "2").status == 200)
-            try await StreamTests.expectEvent(stream, "put", "/n", 2)
-            await stream.connection.close()
+            try await StreamTests.expectAliceStreamFollowsHerWrites(port, token: alice)
             let other = try await EventStreamClient.open(port: port, "/users/alice.json?auth=\(unverified)")
             #expect(other.head.status == 401)
             await other.connection.close()

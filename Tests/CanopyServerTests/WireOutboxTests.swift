@@ -24,6 +24,14 @@ struct WireOutboxTests {
         }
     }
 
+    /// An outbox of 1 MiB (coalescing pushes for `coalescing` nanoseconds) that expects no
+    /// overflow, attached to `channel`.
+    static func attachedOutbox(_ channel: EmbeddedChannel, coalescing: UInt64 = 0) -> WireOutbox {
+        let outbox = WireOutbox(limit: 1 << 20, coalescing: coalescing) { Issue.record("no overflow expected") }
+        outbox.attach(channel)
+        return outbox
+    }
+
     static func push(_ outbox: WireOutbox, _ text: String) {
         outbox.send(frame: ByteBuffer(string: text))
     }
@@ -33,8 +41,7 @@ struct WireOutboxTests {
         let channel = Self.channel()
         let loop = channel.embeddedEventLoop
         // Ten seconds: nothing in this test takes that long, so only advanceTime ends an interval.
-        let outbox = WireOutbox(limit: 1 << 20, coalescing: 10_000_000_000) { Issue.record("no overflow expected") }
-        outbox.attach(channel)
+        let outbox = Self.attachedOutbox(channel, coalescing: 10_000_000_000)
         // A quiet connection's push goes at once.
         Self.push(outbox, "p1")
         loop.run()
@@ -61,8 +68,7 @@ struct WireOutboxTests {
     @Test("without an interval every push is written at once, in order")
     func noCoalescing() throws {
         let channel = Self.channel()
-        let outbox = WireOutbox(limit: 1 << 20) { Issue.record("no overflow expected") }
-        outbox.attach(channel)
+        let outbox = Self.attachedOutbox(channel)
         for i in 0..<3 {
             Self.push(outbox, "p\(i)")
             channel.embeddedEventLoop.run()
@@ -74,8 +80,7 @@ struct WireOutboxTests {
     @Test("a burst goes out as one buffer of whole frames, in order; a large shared push is not copied; a long message is split")
     func burst() throws {
         let channel = Self.channel()
-        let outbox = WireOutbox(limit: 1 << 20) { Issue.record("no overflow expected") }
-        outbox.attach(channel)
+        let outbox = Self.attachedOutbox(channel)
         let shared = ByteBuffer(string: String(repeating: "s", count: WireOutbox.sharedCopyLimit))
         let long = String(repeating: "é", count: 20_000)
         outbox.send(Array("a1".utf8))
@@ -137,11 +142,22 @@ struct WireOutboxTests {
         return (channel, held)
     }
 
+    /// An outbox of `limit` bytes (cutting off a client that takes nothing for `stallTimeout`)
+    /// attached to a ``heldChannel()``, and how many times it has cut the client off.
+    static func heldOutbox(
+        limit: Int, stallTimeout: TimeAmount? = nil
+    ) throws -> (channel: EmbeddedChannel, held: HeldWrites, outbox: WireOutbox, cut: Locked<Int>) {
+        let (channel, held) = try Self.heldChannel()
+        let cut = Locked(0)
+        let outbox = WireOutbox(limit: limit, stallTimeout: stallTimeout) { cut.withLock { $0 += 1 } }
+        outbox.attach(channel)
+        return (channel, held, outbox, cut)
+    }
+
     @Test("a long answer goes out as split frames, two chunks at a time as the client takes them, and what was queued behind it follows")
     func longAnswer() throws {
         let (channel, held) = try Self.heldChannel()
-        let outbox = WireOutbox(limit: 1 << 20) { Issue.record("no overflow expected") }
-        outbox.attach(channel)
+        let outbox = Self.attachedOutbox(channel)
         let long = String(repeating: "0123456789", count: 100_000)
         outbox.send(Array("a1".utf8))
         outbox.send(Array(long.utf8))
@@ -166,10 +182,7 @@ struct WireOutboxTests {
 
     @Test("while a long answer goes out, other messages past the bound cut the client off; the answer itself and one push alone never do")
     func boundBehindAnswer() throws {
-        let (channel, _) = try Self.heldChannel()
-        let cut = Locked(0)
-        let outbox = WireOutbox(limit: 1_000) { cut.withLock { $0 += 1 } }
-        outbox.attach(channel)
+        let (channel, _, outbox, cut) = try Self.heldOutbox(limit: 1_000)
         outbox.send([UInt8](repeating: UInt8(ascii: "x"), count: 1 << 20))
         channel.embeddedEventLoop.run()
         Self.push(outbox, String(repeating: "p", count: 5_000))
@@ -182,11 +195,8 @@ struct WireOutboxTests {
 
     @Test("a client that takes nothing for a whole timeout is cut off; one that takes a chunk each interval is not")
     func stall() throws {
-        let (channel, held) = try Self.heldChannel()
+        let (channel, held, outbox, cut) = try Self.heldOutbox(limit: 1 << 20, stallTimeout: .seconds(1))
         let loop = channel.embeddedEventLoop
-        let cut = Locked(0)
-        let outbox = WireOutbox(limit: 1 << 20, stallTimeout: .seconds(1)) { cut.withLock { $0 += 1 } }
-        outbox.attach(channel)
         outbox.send([UInt8](repeating: UInt8(ascii: "x"), count: 4 << 20))
         loop.run()
         for _ in 0..<5 {
@@ -207,11 +217,8 @@ struct WireOutboxTests {
 
     @Test("a large push goes out in slices, each the client takes counting as progress; the frames arrive whole")
     func largePush() throws {
-        let (channel, held) = try Self.heldChannel()
+        let (channel, held, outbox, cut) = try Self.heldOutbox(limit: 4 << 20, stallTimeout: .seconds(1))
         let loop = channel.embeddedEventLoop
-        let cut = Locked(0)
-        let outbox = WireOutbox(limit: 4 << 20, stallTimeout: .seconds(1)) { cut.withLock { $0 += 1 } }
-        outbox.attach(channel)
         let text = String(repeating: "p", count: 1 << 20)
         Self.push(outbox, text)
         Self.push(outbox, "after")

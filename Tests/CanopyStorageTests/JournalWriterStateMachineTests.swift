@@ -19,6 +19,14 @@ struct JournalWriterStateMachineTests {
         return nil
     }
 
+    /// A new machine with one chunk (record 1) handed over, which it queues.
+    func machineWithRecordOne(sourceLocation: SourceLocation = #_sourceLocation) -> Machine {
+        var m = Machine(now: 0)
+        let step = m.handOver(records([1], last: 1))
+        #expect(step == .queued, sourceLocation: sourceLocation)
+        return m
+    }
+
     @Test("waiting → writing → waiting: hand-overs merge into one batch (group commit), taken whole")
     func groupCommit() throws {
         var m = Machine(now: 0)
@@ -78,9 +86,7 @@ struct JournalWriterStateMachineTests {
 
     @Test("accepting → failed (queued chunks dropped, hand-overs refused) → resume() → accepting")
     func failureAndResume() throws {
-        var m = Machine(now: 0)
-        let step8 = m.handOver(records([1], last: 1))
-        #expect(step8 == .queued)
+        var m = self.machineWithRecordOne()
         _ = m.takeBatch(syncInterval: nil, now: 0)
         let step9 = m.handOver(.rotate(firstSequence: 2, done: { _ in }))
         #expect(step9 == .queued)
@@ -120,9 +126,7 @@ struct JournalWriterStateMachineTests {
 
     @Test("close while waiting: one final batch, synced whatever the policy, then finished")
     func closeWhileWaiting() throws {
-        var m = Machine(now: 0)
-        let step13 = m.handOver(records([1], last: 1))
-        #expect(step13 == .queued)
+        var m = self.machineWithRecordOne()
         let step14 = m.close()
         #expect(step14 == true)
         #expect(m.phase == .closeRequested(writing: false))
@@ -147,9 +151,7 @@ struct JournalWriterStateMachineTests {
 
     @Test("close while a batch is out: that batch finishes, then the final synced batch")
     func closeWhileWriting() throws {
-        var m = Machine(now: 0)
-        let step18 = m.handOver(records([1], last: 1))
-        #expect(step18 == .queued)
+        var m = self.machineWithRecordOne()
         _ = m.takeBatch(syncInterval: nil, now: 0)
         let step19 = m.close()
         #expect(step19 == true)
@@ -166,9 +168,7 @@ struct JournalWriterStateMachineTests {
 
     @Test("a failure during the final batch still finishes")
     func failureWhileClosing() throws {
-        var m = Machine(now: 0)
-        let step22 = m.handOver(records([1], last: 1))
-        #expect(step22 == .queued)
+        var m = self.machineWithRecordOne()
         let step23 = m.close()
         #expect(step23)
         _ = m.takeBatch(syncInterval: nil, now: 0)

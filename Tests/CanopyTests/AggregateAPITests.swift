@@ -73,6 +73,23 @@ struct AggregateAPITests {
         }
     }
 
+    /// Observes min, max and sum of the values at `ref` (3, 3.0 and 7 at a, b and c), expects the
+    /// first call to give the integers 3 and 7 and the double 13.0, then removes b and adds f: 3,
+    /// which changes no value: expects no second call. Returns the aggregate and what its observer saw.
+    static func observeMinMaxSumAcrossBReplacedByF(
+        _ ref: DatabaseReference, _ db: Database, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> (AggregateQuery, Box) {
+        let aggregate = ref.aggregate(.min("$value"), .max("$value"), .sum("$value"))
+        let seen = Box()
+        aggregate.observe { seen.values.append($0) }
+        db.drain()
+        #expect(seen.values.map(Self.forms) == [["int 3", "int 7", "double 13.0"]], sourceLocation: sourceLocation)
+        try ref.queueUpdateChildValues(["b": NSNull(), "f": 3])
+        db.drain()
+        #expect(seen.values.count == 1, "called again for \(seen.values.dropFirst().map(Self.forms))", sourceLocation: sourceLocation)
+        return (aggregate, seen)
+    }
+
     @Test("{a: 3, b: 3.0, c: 7}: min 3 and max 7 are integers; removing b and adding f: 3 changes no value and calls no observer")
     func minMaxFormDoesNotDependOnHistory() throws {
         let db = try manualDatabase()
@@ -80,27 +97,13 @@ struct AggregateAPITests {
         // As the issue wrote it: Swift makes this literal a [String: Double] (3.0, 3.0, 7.0).
         let list = db.reference(withPath: "list")
         try list.queueSetValue(["a": 3, "b": 3.0, "c": 7])
-        let aggregate = list.aggregate(.min("$value"), .max("$value"), .sum("$value"))
-        let seen = Box()
-        aggregate.observe { seen.values.append($0) }
-        db.drain()
-        #expect(seen.values.map(Self.forms) == [["int 3", "int 7", "double 13.0"]])
-        try list.queueUpdateChildValues(["b": NSNull(), "f": 3])
-        db.drain()
-        #expect(seen.values.count == 1, "called again for \(seen.values.dropFirst().map(Self.forms))")
+        _ = try Self.observeMinMaxSumAcrossBReplacedByF(list, db)
 
         // With integers and a double: the minimum is an integer whichever of 3 and 3.0 it came
         // from, and in whichever order the data was written.
         let mixed = db.reference(withPath: "mixed")
         try mixed.queueSetValue(JSONValue.object(["a": .int(3), "b": .double(3.0), "c": .int(7)]))
-        let live = mixed.aggregate(.min("$value"), .max("$value"), .sum("$value"))
-        let mixedSeen = Box()
-        live.observe { mixedSeen.values.append($0) }
-        db.drain()
-        #expect(mixedSeen.values.map(Self.forms) == [["int 3", "int 7", "double 13.0"]])
-        try mixed.queueUpdateChildValues(["b": NSNull(), "f": 3])
-        db.drain()
-        #expect(mixedSeen.values.count == 1, "called again for \(mixedSeen.values.dropFirst().map(Self.forms))")
+        let (live, mixedSeen) = try Self.observeMinMaxSumAcrossBReplacedByF(mixed, db)
         // Read now, the value has the form the data gives it: no double left, an integer sum.
         var read: AggregateSnapshot?
         live.getData { _, snapshot in read = snapshot }

@@ -26,36 +26,47 @@ struct RemoteRedirectTests {
         try db.settle(seconds: 25)
     }
 
-    @Test(
-        "a reset instead of a hello: the client connects to the named host at once, its queued write and listen go there, and it stays there"
-    )
-    func followsAReset() async throws {
+    /// Runs `body`, on a thread of its own, with a ``database(_:)`` whose URL names a
+    /// ``ResettingServer`` (sending its reset after a hello when `helloFirst`) in front of a
+    /// ``TestServer``; closes the database after.
+    static func throughResettingServer(
+        helloFirst: Bool = false, _ body: @escaping @Sendable (TestServer, ResettingServer, Database) throws -> Void
+    ) async throws {
         try await TestServer.serving { server in
-            let redirector = ResettingServer(target: "127.0.0.1:\(server.port)")
+            let redirector = ResettingServer(target: "127.0.0.1:\(server.port)", helloFirst: helloFirst)
             try await redirector.serving {
                 try await onOwnThread {
                     let db = try Self.database("http://\(redirector.host)?ns=test")
                     defer { db.close() }
-                    let seen = Collected<JSONValue>()
-                    db.reference(withPath: "items").observe(.value) { seen.append($0.exportJSON) }
-                    try db.reference(withPath: "items/a").queueSetValue(1)
-                    try Self.settleWithoutRetry(db)
-                    #expect(seen.items.last == ["a": 1])
-                    #expect(redirector.connections == 1)
-                    let checker = try Database.remoteForTest(server.url())
-                    defer { checker.close() }
-                    #expect(try read(checker, "items") == ["a": 1], "the write reached the server the reset named")
-                    // A reconnect goes straight to the named host.
-                    db.goOffline()
-                    db.goOnline()
-                    try db.settle()
-                    try db.reference(withPath: "items/b").queueSetValue(2)
-                    try db.settle()
-                    #expect(try read(checker, "items") == ["a": 1, "b": 2])
-                    #expect(seen.items.last == ["a": 1, "b": 2])
-                    #expect(redirector.connections == 1, "reconnects go to the host the reset named")
+                    try body(server, redirector, db)
                 }
             }
+        }
+    }
+
+    @Test(
+        "a reset instead of a hello: the client connects to the named host at once, its queued write and listen go there, and it stays there"
+    )
+    func followsAReset() async throws {
+        try await Self.throughResettingServer { server, redirector, db in
+            let seen = Collected<JSONValue>()
+            db.reference(withPath: "items").observe(.value) { seen.append($0.exportJSON) }
+            try db.reference(withPath: "items/a").queueSetValue(1)
+            try Self.settleWithoutRetry(db)
+            #expect(seen.items.last == ["a": 1])
+            #expect(redirector.connections == 1)
+            let checker = try Database.remoteForTest(server.url())
+            defer { checker.close() }
+            #expect(try read(checker, "items") == ["a": 1], "the write reached the server the reset named")
+            // A reconnect goes straight to the named host.
+            db.goOffline()
+            db.goOnline()
+            try db.settle()
+            try db.reference(withPath: "items/b").queueSetValue(2)
+            try db.settle()
+            #expect(try read(checker, "items") == ["a": 1, "b": 2])
+            #expect(seen.items.last == ["a": 1, "b": 2])
+            #expect(redirector.connections == 1, "reconnects go to the host the reset named")
         }
     }
 
@@ -120,25 +131,18 @@ struct RemoteRedirectTests {
 
     @Test("a reset on an open connection: requests in flight go to the named host, as after a reconnect")
     func resetAfterHello() async throws {
-        try await TestServer.serving { server in
-            let redirector = ResettingServer(target: "127.0.0.1:\(server.port)", helloFirst: true)
-            try await redirector.serving {
-                try await onOwnThread {
-                    let db = try Self.database("http://\(redirector.host)?ns=test")
-                    defer { db.close() }
-                    let seen = Collected<JSONValue>()
-                    db.reference(withPath: "moved").observe(.value) { seen.append($0.exportJSON) }
-                    let outcome = Collected<String>()
-                    db.reference(withPath: "moved/a").setValue(1) { error, _ in outcome.append(error.map { "\($0)" } ?? "ok") }
-                    try Self.settleWithoutRetry(db)
-                    #expect(outcome.items == ["ok"], "the write was sent again to the named host and acknowledged there")
-                    #expect(seen.items.last == ["a": 1])
-                    #expect(redirector.connections == 1)
-                    let checker = try Database.remoteForTest(server.url())
-                    defer { checker.close() }
-                    #expect(try read(checker, "moved") == ["a": 1])
-                }
-            }
+        try await Self.throughResettingServer(helloFirst: true) { server, redirector, db in
+            let seen = Collected<JSONValue>()
+            db.reference(withPath: "moved").observe(.value) { seen.append($0.exportJSON) }
+            let outcome = Collected<String>()
+            db.reference(withPath: "moved/a").setValue(1) { error, _ in outcome.append(error.map { "\($0)" } ?? "ok") }
+            try Self.settleWithoutRetry(db)
+            #expect(outcome.items == ["ok"], "the write was sent again to the named host and acknowledged there")
+            #expect(seen.items.last == ["a": 1])
+            #expect(redirector.connections == 1)
+            let checker = try Database.remoteForTest(server.url())
+            defer { checker.close() }
+            #expect(try read(checker, "moved") == ["a": 1])
         }
     }
 }

@@ -29,34 +29,31 @@ package struct ExactSum {
         let high = shift == 0 ? 0 : significand >> (64 - shift)
         self.bits.withUnsafeMutableBufferPointer { bits in
             if negate {
-                let (l, b0) = bits[word].subtractingReportingOverflow(low)
-                bits[word] = l
-                var (h, b1) = bits[word + 1].subtractingReportingOverflow(high)
-                if b0 {
-                    let (h2, b2) = h.subtractingReportingOverflow(1)
-                    h = h2
-                    b1 = b1 || b2
-                }
-                bits[word + 1] = h
-                var i = word + 2
-                var borrow = b1
-                while borrow && i < bits.count {
-                    (bits[i], borrow) = bits[i].subtractingReportingOverflow(1)
-                    i += 1
-                }
+                Self.apply(high, low, at: word, to: bits) { $0.subtractingReportingOverflow($1) }
             } else {
-                let (l, c0) = bits[word].addingReportingOverflow(low)
-                bits[word] = l
-                // `high` < 2^53: adding the carry to it cannot overflow.
-                let (h, c1) = bits[word + 1].addingReportingOverflow(high &+ (c0 ? 1 : 0))
-                bits[word + 1] = h
-                var i = word + 2
-                var carry = c1
-                while carry && i < bits.count {
-                    (bits[i], carry) = bits[i].addingReportingOverflow(1)
-                    i += 1
-                }
+                Self.apply(high, low, at: word, to: bits) { $0.addingReportingOverflow($1) }
             }
+        }
+    }
+
+    /// Adds `high · 2^64 + low` to `bits` at word `word` (or takes it out, as `step` does: adding or
+    /// subtracting two words, with the carry or borrow out), carrying or borrowing into the words
+    /// above as far as it goes.
+    @inline(__always)
+    private static func apply(
+        _ high: UInt64, _ low: UInt64, at word: Int, to bits: UnsafeMutableBufferPointer<UInt64>,
+        _ step: (UInt64, UInt64) -> (partialValue: UInt64, overflow: Bool)
+    ) {
+        let (l, c0) = step(bits[word], low)
+        bits[word] = l
+        // `high` < 2^53: adding the carry (or borrow) to it cannot overflow.
+        let (h, c1) = step(bits[word + 1], high &+ (c0 ? 1 : 0))
+        bits[word + 1] = h
+        var i = word + 2
+        var carry = c1
+        while carry && i < bits.count {
+            (bits[i], carry) = step(bits[i], 1)
+            i += 1
         }
     }
 

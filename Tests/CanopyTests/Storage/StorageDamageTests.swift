@@ -45,22 +45,35 @@ struct StorageDamageTests {
         return offsets
     }
 
+    /// Makes a closed database at `dir` holding `count` writes (``makeDatabase(_:count:)``), then
+    /// damages its last journal segment: `damage` changes the file's bytes, given its records'
+    /// offsets. Returns the segment's file name and path, its bytes before and after, and the offsets.
+    static func damageLastSegment(
+        _ dir: TemporaryDirectory, count: Int, _ damage: (inout [UInt8], _ offsets: [Int]) -> Void
+    ) throws -> (name: String, path: String, clean: [UInt8], damaged: [UInt8], offsets: [Int]) {
+        try Self.makeDatabase(dir, count: count)
+        let name = try #require(dir.segments.last)
+        let path = dir.file(name)
+        let clean = try Self.bytes(path)
+        let offsets = Self.recordOffsets(clean)
+        var damaged = clean
+        damage(&damaged, offsets)
+        try Self.write(damaged, to: path)
+        return (name, path, clean, damaged, offsets)
+    }
+
     @Test("A torn record at the end is cut off and reported; the database goes on", arguments: ["half", "zeros", "length"])
     func tornTail(kind: String) throws {
         let dir = TemporaryDirectory()
         defer { dir.remove() }
-        try Self.makeDatabase(dir, count: 5)
-        let segment = dir.file(try #require(dir.segments.last))
-        let clean = try Self.bytes(segment)
-        let offsets = Self.recordOffsets(clean)
-        let lastRecord = Array(clean[offsets.last!...])
-        var damaged = clean
-        switch kind {
-        case "half": damaged += lastRecord.prefix(lastRecord.count / 2)  // a crash mid-append
-        case "zeros": damaged += [UInt8](repeating: 0, count: 700)  // the file grew, the data never came
-        default: damaged += [0xFF, 0xFF, 0xFF, 0x7F, 1, 2]  // a length running past the end
+        let (_, segment, clean, _, _) = try Self.damageLastSegment(dir, count: 5) { bytes, offsets in
+            let lastRecord = Array(bytes[offsets.last!...])
+            switch kind {
+            case "half": bytes += lastRecord.prefix(lastRecord.count / 2)  // a crash mid-append
+            case "zeros": bytes += [UInt8](repeating: 0, count: 700)  // the file grew, the data never came
+            default: bytes += [0xFF, 0xFF, 0xFF, 0x7F, 1, 2]  // a length running past the end
+            }
         }
-        try Self.write(damaged, to: segment)
 
         let db = try Database(path: dir.path, .manual())
         #expect(try exportedTree(db) == Self.expectedItems(5))
@@ -90,13 +103,7 @@ struct StorageDamageTests {
     func bitFlipInMiddle() throws {
         let dir = TemporaryDirectory()
         defer { dir.remove() }
-        try Self.makeDatabase(dir, count: 6)
-        let name = try #require(dir.segments.last)
-        let segment = dir.file(name)
-        var bytes = try Self.bytes(segment)
-        let offsets = Self.recordOffsets(bytes)
-        bytes[offsets[2] + 20] ^= 0x10
-        try Self.write(bytes, to: segment)
+        let (name, segment, _, bytes, offsets) = try Self.damageLastSegment(dir, count: 6) { $0[$1[2] + 20] ^= 0x10 }
         for _ in 0..<2 {  // the failed open released the lock and left the file as it was
             do {
                 _ = try Database(path: dir.path, .manual())
@@ -113,12 +120,7 @@ struct StorageDamageTests {
     func damagedLengthInMiddle() throws {
         let dir = TemporaryDirectory()
         defer { dir.remove() }
-        try Self.makeDatabase(dir, count: 4)
-        let segment = dir.file(try #require(dir.segments.last))
-        var bytes = try Self.bytes(segment)
-        let offsets = Self.recordOffsets(bytes)
-        bytes[offsets[1] + 1] ^= 0x40
-        try Self.write(bytes, to: segment)
+        let offsets = try Self.damageLastSegment(dir, count: 4) { $0[$1[1] + 1] ^= 0x40 }.offsets
         #expect { _ = try Database(path: dir.path, .manual()) } throws: { error in
             (error as? DatabaseError)?.code == .corrupted && "\(error)".contains("offset \(offsets[1])")
         }
