@@ -129,6 +129,12 @@ package final class ClusterJournal: JournalSink, @unchecked Sendable {
         if let outcome = now { done(outcome) }
     }
 
+    /// Calls `done` once every record through `sequence` committed (at once if they have), or
+    /// with the error that broke the sink.
+    package func whenDurable(through sequence: UInt64, done: @escaping @Sendable (DatabaseError?) -> Void) {
+        self.rotate(firstSequence: sequence &+ 1, done: done)
+    }
+
     package func writeCheckpoint(root: Node, sequence: UInt64) throws(DatabaseError) -> Int {
         let bytes = CheckpointFormat.encode(root: root, sequence: sequence)
         let outcome = ConditionLock<Result<Void, DatabaseError>?>(nil)

@@ -197,4 +197,90 @@ struct ClusterReplicaTests {
             }
         }
     }
+
+    /// Runs blocking `body` on a thread of its own (not one of Swift concurrency's few).
+    static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+        }
+    }
+
+    @Test func killingFollowersAndTheLeaderUnderLoadLosesNoAcknowledgedWriteAndListenersResume() async throws {
+        try await ClusterHarness.withDatabase { configuration in
+            try await ServeProcess.withNodes(3, configuration, extra: ["--replicas"]) { nodes, port in
+                let store = try await ClusterStore.connect(configuration, logger: ClusterHarness.logger)
+                _ = try NodeHTTP.request("PUT", host: "127.0.0.1", port: port, "/items/start.json?ns=load", body: "0")
+                // A listener on every node.
+                let clients = try (1...3).map { try ClusterRemoteClientTests.remote("http://127.0.0.\($0):\(port)?ns=load") }
+                defer { for client in clients { client.close() } }
+                let seen = (0..<3).map { _ in Locked<JSONValue?>(nil) }
+                for (client, box) in zip(clients, seen) {
+                    _ = client.reference(withPath: "items").observe(.value) { snapshot in
+                        let json = snapshot.exportJSON
+                        box.withLock { $0 = json }
+                    }
+                }
+                // Three writers, each sending its writes to the nodes in turn, each write sent again
+                // to the next node until one acknowledges it (a set: sending it twice leaves the same).
+                let acknowledged = Locked<[String: Int]>([:])
+                let retried = Locked<Set<String>>([])
+                let writers = (0..<3).map { writer in
+                    Task {
+                        try await Self.onThread {
+                            for i in 0..<60 {
+                                let key = "w\(writer)-\(i)"
+                                var node = (writer + i) % 3
+                                var attempts = 0
+                                while true {
+                                    let response = try? NodeHTTP.request(
+                                        "PUT", host: "127.0.0.\(node + 1)", port: port, "/items/\(key).json?ns=load", body: "\(i)")
+                                    if response?.status == 200 { break }
+                                    attempts += 1
+                                    if attempts > 500 { throw DatabaseError(.clusterUnavailable, "write \(key) never acknowledged") }
+                                    if let status = response?.status, ![0, 307, 503].contains(status) {
+                                        throw DatabaseError(.clusterUnavailable, "write \(key): \(response?.raw ?? "")")
+                                    }
+                                    retried.withLock { _ = $0.insert(key) }
+                                    node = (node + 1) % 3
+                                    usleep(20_000)
+                                }
+                                acknowledged.withLock { $0[key] = i }
+                            }
+                        }
+                    }
+                }
+                // Kill a follower, then the leader, while they write; each comes back.
+                try await Self.eventually("writes under way") { acknowledged.withLock { $0.count } >= 20 }
+                nodes[1].kill9()
+                try nodes[1].start()
+                try await Self.eventually("more writes") { acknowledged.withLock { $0.count } >= 70 }
+                let leader = try #require(try await store.leader(of: "load"))
+                let victim = try #require(nodes.first { leader.advertise == "http://\($0.host):\(port)" })
+                victim.kill9()
+                try victim.start()
+                for writer in writers { try await writer.value }
+
+                // Every acknowledged write is in the log; one acknowledged at its first attempt, once.
+                let root = try await store.load("load").root
+                let written = acknowledged.withLock { $0 }
+                #expect(written.count == 180)
+                for (key, value) in written {
+                    #expect(root.node(at: [ChildKey("items"), ChildKey(key)]) == .leaf(.int(Int64(value))), "\(key)")
+                }
+                var counts: [String: Int] = [:]
+                for record in try await store.read("load", after: 0, limit: 100_000) {
+                    let write = try LogRecord.decode(record.bytes, in: "test").write
+                    if write.path.keys.count == 2 { counts[write.path.keys[1].string, default: 0] += 1 }
+                }
+                let once = retried.withLock { $0 }
+                for key in written.keys where !once.contains(key) { #expect(counts[key] == 1, "\(key)") }
+                // The listeners on every node resume and end with the data.
+                let expected = root.child(ChildKey("items")).exportJSON
+                for (n, box) in seen.enumerated() {
+                    try await Self.eventually("the listener on node \(n + 1) ends with the data") { box.withLock { $0 } == expected }
+                }
+                await store.close()
+            }
+        }
+    }
 }

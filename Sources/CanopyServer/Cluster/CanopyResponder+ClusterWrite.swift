@@ -69,7 +69,17 @@ extension CanopyResponder {
             }
             outcomes[index] = .write(outcome)
         }
-        return JSONBody.response(ForwardedWrites.encode(outcomes))
+        // What the leader showed when it decided, committed: the follower shows it too before it
+        // answers (a transaction refused as stale retries against the data that refused it).
+        let head = try? await namespace.database.loop { $0.lastSequence }
+        var committed: Int64?
+        if let head = head ?? nil {
+            let error: DatabaseError? = await withCheckedContinuation { continuation in
+                binding.journal.whenDurable(through: head) { continuation.resume(returning: $0) }
+            }
+            if error == nil { committed = Int64(head) }
+        }
+        return JSONBody.response(ForwardedWrites.encode(outcomes, committed: committed))
     }
 
     /// Registers a follower's client's onDisconnect write, if the rules allow it now.

@@ -10,7 +10,7 @@ import NIOCore
 /// ```
 /// {"node": 3, "requests": [{"w": "<record>", "i": {"auth": {...}, "exp": 1700000000000},
 ///   "c": {"hash": "..."}, "r": [["/a", "hash"]], "n": true, "reg": 12, "session": "s1"}]}
-/// {"outcomes": [{"seq": 42, "node": "<record>"}, {"denied": true}, {"stale": true},
+/// {"committed": 42, "outcomes": [{"seq": 42, "node": "<record>"}, {"denied": true}, {"stale": true},
 ///   {"changed": "etag", "current": "<record>"}, {"failed": "code", "message": "..."},
 ///   {"registered": 13}]}
 /// ```
@@ -81,7 +81,9 @@ enum ForwardedWrites {
         return (node32, requests)
     }
 
-    static func encode(_ outcomes: [Outcome]) -> [UInt8] {
+    /// `committed`: the leader's last committed record when it answered (its data then, which
+    /// the follower shows before answering).
+    static func encode(_ outcomes: [Outcome], committed: Int64?) -> [UInt8] {
         let items: [JSONValue] = outcomes.map { outcome in
             switch outcome {
             case .registered(let id): return .object(["registered": .int(id)])
@@ -98,11 +100,13 @@ enum ForwardedWrites {
             case .write(.failed(let error)): return .object(["failed": .string(error.code.name), "message": .string(error.message)])
             }
         }
-        return JSONWriter.bytes(.object(["outcomes": .array(items)]))
+        var answer: [String: JSONValue] = ["outcomes": .array(items)]
+        if let committed { answer["committed"] = .int(committed) }
+        return JSONWriter.bytes(.object(answer))
     }
 
     /// - Throws: `.invalidJSON` naming what is wrong.
-    static func decodeOutcomes(_ bytes: [UInt8], count: Int) throws(DatabaseError) -> [Outcome] {
+    static func decodeOutcomes(_ bytes: [UInt8], count: Int) throws(DatabaseError) -> (outcomes: [Outcome], committed: Int64?) {
         let json = try self.parse(bytes)
         guard case .array(let items)? = json["outcomes"], items.count == count else {
             throw DatabaseError(.invalidJSON, "The leader's answer to \(count) forwarded writes holds another number of outcomes.")
@@ -128,7 +132,7 @@ enum ForwardedWrites {
                 throw DatabaseError(.invalidJSON, "The leader's answer holds an outcome of no known kind.")
             }
         }
-        return outcomes
+        return (outcomes, json["committed"]?.int64Value)
     }
 
     // MARK: - Parts

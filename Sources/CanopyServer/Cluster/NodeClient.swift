@@ -28,8 +28,12 @@ final class NodeClient: Sendable {
 
     private let connections = Mutex(Connections())
 
-    /// POSTs `body` to `target` at `base` (`http://HOST:PORT`) with `headers`.
-    func post(_ base: String, _ target: String, headers: [(String, String)], body: [UInt8]) async throws(Failure) -> Response {
+    /// POSTs `body` to `target` at `base` (`http://HOST:PORT`) with `headers`. A node that has
+    /// not answered after `timeout` (paused, or cut off) has its connection closed: the request
+    /// fails, its effect unknown.
+    func post(_ base: String, _ target: String, headers: [(String, String)], body: [UInt8], timeout: Duration) async throws(Failure)
+        -> Response
+    {
         guard let url = URLComponents(string: base), let host = url.host, let port = url.port else {
             throw Failure(sent: false, message: "\(base) is not an http://HOST:PORT address.")
         }
@@ -56,7 +60,12 @@ final class NodeClient: Sendable {
                 promise.fail(NodeResponseHandler.NotSent())
             }
         }
+        let (seconds, attoseconds) = timeout.components
+        let expiry = channel.eventLoop.scheduleTask(in: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)) {
+            channel.close(promise: nil)
+        }
         do {
+            defer { expiry.cancel() }
             return try await promise.futureResult.get()
         } catch {
             self.forget(key, number)

@@ -31,6 +31,11 @@ final class WriteForwarder: Sendable {
     /// The most requests in one batch.
     static let batchLimit = 512
 
+    /// How long a batch waits for the leader's answer: two leases (past one, a leader that does
+    /// not answer is replaced; its late answers are refused by the log's fencing anyway), and
+    /// at least 10 s.
+    private var timeout: Duration { max(.seconds(10), self.membership.store.configuration.lease * 2) }
+
     init(
         name: String, leader: String, follower: LogFollower, membership: ClusterMembership, client: NodeClient,
         leaderless: @escaping @Sendable () -> Void
@@ -92,12 +97,14 @@ final class WriteForwarder: Sendable {
                 return batch
             }
             if batch.isEmpty { return }
-            let outcomes = await self.exchange(batch.map(\.request))
-            // Answered once the follower shows what they wrote (read-your-writes here).
-            let last = outcomes.compactMap { outcome -> Int64? in
-                if case .write(.written(let sequence?, _)) = outcome { return sequence }
-                return nil
-            }.max()
+            let (outcomes, committed) = await self.exchange(batch.map(\.request))
+            // Answered once the follower shows what they wrote (read-your-writes here), and what
+            // the leader showed when it refused the others.
+            let last =
+                (outcomes.compactMap { outcome -> Int64? in
+                    if case .write(.written(let sequence?, _)) = outcome { return sequence }
+                    return nil
+                } + [committed].compactMap { $0 }).max()
             if let last, !(await self.follower.waitUntilApplied(last)) {
                 let closed = ForwardedWrites.Outcome.write(
                     .failed(DatabaseError(.closed, "This node stopped following namespace \(self.name).")))
@@ -111,14 +118,15 @@ final class WriteForwarder: Sendable {
     /// Sends one batch; on a connection refused or a node that no longer leads, looks the leader
     /// up again and retries once. A batch whose answer was lost fails: whether it was applied is
     /// unknown, as with a leader that dies mid-write.
-    private func exchange(_ requests: [ForwardedWrites.Request]) async -> [ForwardedWrites.Outcome] {
+    private func exchange(_ requests: [ForwardedWrites.Request]) async -> (outcomes: [ForwardedWrites.Outcome], committed: Int64?) {
         let body = ForwardedWrites.encode(requests, node: self.membership.currentNode.id)
         let headers = [(ClusterWriteRoute.secretHeader, self.membership.secret)]
         var failure = DatabaseError(.clusterUnavailable, "The leader of namespace \(self.name) cannot be reached.")
         for attempt in 0..<2 {
             let leader = self.leader
             do throws(NodeClient.Failure) {
-                let response = try await self.client.post(leader, ClusterWriteRoute.target(self.name), headers: headers, body: body)
+                let response = try await self.client.post(
+                    leader, ClusterWriteRoute.target(self.name), headers: headers, body: body, timeout: self.timeout)
                 if response.status == 200 {
                     do throws(DatabaseError) {
                         return try ForwardedWrites.decodeOutcomes(response.body, count: requests.count)
@@ -158,6 +166,6 @@ final class WriteForwarder: Sendable {
             }
             self.state.withLock { $0.leader = next }
         }
-        return requests.map { _ in .write(.failed(failure)) }
+        return (requests.map { _ in .write(.failed(failure)) }, nil)
     }
 }
