@@ -11,6 +11,8 @@ public struct OnDisconnectWrite: Sendable, Equatable {
     public var session: String
     /// The write, encoded as a log record is.
     public var write: ByteBuffer
+    /// Its namespace, when read for several.
+    public var namespace: String?
 }
 
 extension ClusterStore {
@@ -60,18 +62,28 @@ extension ClusterStore {
     /// registered through nodes that are no longer alive and, with `includingOwn`, those
     /// registered through `node` itself (what a node runs as it takes the namespace: every
     /// connection it held to the namespace was closed when it stopped serving it).
-    public func orphanedOnDisconnectWrites(of namespace: String, node: Int32, includingOwn: Bool) async throws(DatabaseError)
+    /// One statement for all of `namespaces` (a leader checks those it leads after each
+    /// heartbeat).
+    public func orphanedOnDisconnectWrites(of namespaces: [String], node: Int32, includingOwn: Bool) async throws(DatabaseError)
         -> [OnDisconnectWrite]
     {
-        let what = "reading the onDisconnect writes of namespace \(namespace)"
+        guard !namespaces.isEmpty else { return [] }
+        let what =
+            "reading the onDisconnect writes of \(namespaces.count == 1 ? "namespace \(namespaces[0])" : "\(namespaces.count) namespaces")"
         let rows = try await self.run(
             """
-            SELECT id, node, session, write FROM canopy.on_disconnect
-             WHERE namespace = \(namespace)
+            SELECT id, node, session, write, namespace FROM canopy.on_disconnect
+             WHERE namespace = ANY(\(namespaces)::text[])
                AND CASE WHEN node = \(node) THEN \(includingOwn) ELSE NOT canopy.node_alive(node) END
              ORDER BY id
             """, doing: what)
-        return try self.onDisconnectWrites(rows, doing: what)
+        var writes: [OnDisconnectWrite] = []
+        for row in rows {
+            let (id, node, session, write, namespace) = try Self.decode(
+                row, as: (Int64, Int32, String, ByteBuffer, String).self, doing: what, self.configuration)
+            writes.append(OnDisconnectWrite(id: id, node: node, session: session, write: write, namespace: namespace))
+        }
+        return writes
     }
 
     private func onDisconnectWrites(_ rows: [PostgresRow], doing what: String) throws(DatabaseError) -> [OnDisconnectWrite] {

@@ -283,4 +283,66 @@ struct ClusterReplicaTests {
             }
         }
     }
+
+    /// PUTs `body` at `target` on node `node` until it is acknowledged (a generous hang guard).
+    static func putUntilAcknowledged(node: Int, port: Int, _ target: String, body: String) async throws {
+        let deadline = ContinuousClock.now + .seconds(90)
+        while true {
+            let response = try await Self.onThread { try? NodeHTTP.request("PUT", host: "127.0.0.\(node)", port: port, target, body: body) }
+            if response?.status == 200 { return }
+            guard ContinuousClock.now < deadline else {
+                Issue.record("PUT \(target) at node \(node) never acknowledged: \(response?.raw ?? "no answer")")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+    }
+
+    @Test func followersServeReadsWhileTheLeaderIsPausedAndWritesGoToItsSuccessor() async throws {
+        try await ClusterHarness.withDatabase { configuration in
+            try await ServeProcess.withNodes(3, configuration, extra: ["--replicas"]) { nodes, port in
+                let store = try await ClusterStore.connect(configuration, logger: ClusterHarness.logger)
+                _ = try NodeHTTP.request("PUT", host: "127.0.0.1", port: port, "/items/a.json?ns=paused", body: "1")
+                for node in 2...3 {
+                    #expect(try NodeHTTP.request("GET", host: "127.0.0.\(node)", port: port, "/items/a.json?ns=paused").body == "1")
+                }
+                // The leader pauses (its sockets stay open): followers still answer reads at once.
+                nodes[0].pause()
+                defer { nodes[0].resume() }
+                for node in 2...3 {
+                    let read = try NodeHTTP.request("GET", host: "127.0.0.\(node)", port: port, "/items/a.json?ns=paused")
+                    #expect(read.status == 200 && read.body == "1", "node \(node): \(read.raw)")
+                }
+                // A write at a follower waits for the paused leader, fails, and once the leader's
+                // lease ran out a follower takes the namespace over and acknowledges it.
+                try await Self.putUntilAcknowledged(node: 2, port: port, "/items/b.json?ns=paused", body: "2")
+                let leader = try #require(try await store.leader(of: "paused"))
+                #expect(leader.advertise != "http://127.0.0.1:\(port)")
+                // The old leader comes back: it no longer leads, and writes at the other follower
+                // find the new leader.
+                nodes[0].resume()
+                try await Self.putUntilAcknowledged(node: 3, port: port, "/items/c.json?ns=paused", body: "3")
+                #expect(try NodeHTTP.request("GET", host: "127.0.0.3", port: port, "/items.json?ns=paused").body.contains(#""c":3"#))
+                try await Self.putUntilAcknowledged(node: 1, port: port, "/items/d.json?ns=paused", body: "4")
+                let items = try await store.load("paused").root.child(ChildKey("items")).exportJSON
+                #expect(items == .object(["a": .int(1), "b": .int(2), "c": .int(3), "d": .int(4)]))
+                await store.close()
+            }
+        }
+    }
+
+    @Test func aNodeFollowsNoMoreNamespacesThanItsLimitAndRedirectsTheRest() async throws {
+        try await ClusterHarness.withDatabase { configuration in
+            try await ServeProcess.withNodes(2, configuration, extra: ["--replicas", "--max-replicated-namespaces", "1"]) { _, port in
+                for name in ["one", "two"] {
+                    _ = try NodeHTTP.request("PUT", host: "127.0.0.1", port: port, "/x.json?ns=\(name)", body: "1")
+                }
+                let followed = try NodeHTTP.request("GET", host: "127.0.0.2", port: port, "/x.json?ns=one")
+                #expect(followed.status == 200 && followed.body == "1")
+                let redirected = try NodeHTTP.request("GET", host: "127.0.0.2", port: port, "/x.json?ns=two")
+                #expect(redirected.status == 307)
+                #expect(redirected.headers["location"] == "http://127.0.0.1:\(port)/x.json?ns=two")
+            }
+        }
+    }
 }

@@ -79,9 +79,24 @@ public final class ServeProcess: @unchecked Sendable {
     /// SIGTERM (a graceful stop), and waits for it.
     public func stop() { self.end(SIGTERM) }
 
+    /// SIGSTOP: the process pauses, its sockets open, until ``resume()`` (a long GC pause, a
+    /// starved machine).
+    public func pause() {
+        if let process = self.process, process.isRunning { kill(process.processIdentifier, SIGSTOP) }
+    }
+
+    /// SIGCONT after ``pause()``.
+    public func resume() {
+        if let process = self.process, process.isRunning { kill(process.processIdentifier, SIGCONT) }
+    }
+
     private func end(_ signal: Int32) {
         guard let process = self.process else { return }
-        if process.isRunning { kill(process.processIdentifier, signal) }
+        if process.isRunning {
+            kill(process.processIdentifier, signal)
+            // A paused process takes its signal once it runs again.
+            kill(process.processIdentifier, SIGCONT)
+        }
         process.waitUntilExit()
         self.process = nil
     }

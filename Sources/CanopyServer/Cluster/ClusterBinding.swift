@@ -16,10 +16,15 @@ struct ClusterBinding: Sendable {
     func runOrphanedOnDisconnect(on database: Database, node: Int32, includingOwn: Bool, logger: (String) -> Void) async {
         let orphans: [OnDisconnectWrite]
         do {
-            orphans = try await self.store.orphanedOnDisconnectWrites(of: self.lease.namespace, node: node, includingOwn: includingOwn)
+            orphans = try await self.store.orphanedOnDisconnectWrites(of: [self.lease.namespace], node: node, includingOwn: includingOwn)
         } catch {
             return logger("Reading the onDisconnect writes of namespace \(self.lease.namespace) failed: \(error.message)")
         }
+        await self.run(orphans, on: database, logger: logger)
+    }
+
+    /// Runs `orphans`, onDisconnect writes of this namespace whose connections are gone.
+    func run(_ orphans: [OnDisconnectWrite], on database: Database, logger: (String) -> Void) async {
         for orphan in orphans {
             let write: WriteOperation
             do throws(DatabaseError) {

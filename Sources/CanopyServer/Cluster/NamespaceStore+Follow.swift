@@ -49,6 +49,7 @@ extension NamespaceStore {
     func afterHeartbeat(_ node: ClusterNode) async {
         guard let cluster = self.cluster else { return }
         var positions: [(namespace: String, applied: Int64)] = []
+        var led: [String: Namespace] = [:]
         for namespace in self.openNamespacesNow() {
             if let binding = namespace.follower {
                 binding.follower.wake()
@@ -56,10 +57,20 @@ extension NamespaceStore {
                 if let saved = try? await cluster.store.rules(of: namespace.name), saved != namespace.rules.withLock({ $0.source }) {
                     try? await namespace.replaceRules(with: (try? NamespaceRules(source: saved)) ?? .locked)
                 }
-            } else if let binding = namespace.cluster {
-                await binding.runOrphanedOnDisconnect(on: namespace.database, node: node.id, includingOwn: false) {
-                    cluster.logger.warning("\($0)")
+            } else if namespace.cluster != nil {
+                led[namespace.name] = namespace
+            }
+        }
+        // One statement covers every namespace led here (its followers may be other nodes').
+        if !led.isEmpty {
+            do throws(DatabaseError) {
+                let orphans = try await cluster.store.orphanedOnDisconnectWrites(of: Array(led.keys), node: node.id, includingOwn: false)
+                for (name, writes) in Dictionary(grouping: orphans, by: { $0.namespace ?? "" }) {
+                    guard let namespace = led[name], let binding = namespace.cluster else { continue }
+                    await binding.run(writes, on: namespace.database) { cluster.logger.warning("\($0)") }
                 }
+            } catch {
+                cluster.logger.warning("Reading the onDisconnect writes of dead followers failed: \(error.message)")
             }
         }
         do throws(DatabaseError) {

@@ -117,13 +117,14 @@ final class WriteForwarder: Sendable {
 
     /// Sends one batch; on a connection refused or a node that no longer leads, looks the leader
     /// up again and retries once. A batch whose answer was lost fails: whether it was applied is
-    /// unknown, as with a leader that dies mid-write.
+    /// unknown, as with a leader that dies mid-write; the leader is looked up again for the next.
     private func exchange(_ requests: [ForwardedWrites.Request]) async -> (outcomes: [ForwardedWrites.Outcome], committed: Int64?) {
         let body = ForwardedWrites.encode(requests, node: self.membership.currentNode.id)
         let headers = [(ClusterWriteRoute.secretHeader, self.membership.secret)]
         var failure = DatabaseError(.clusterUnavailable, "The leader of namespace \(self.name) cannot be reached.")
         for attempt in 0..<2 {
             let leader = self.leader
+            var mayRetry = false
             do throws(NodeClient.Failure) {
                 let response = try await self.client.post(
                     leader, ClusterWriteRoute.target(self.name), headers: headers, body: body, timeout: self.timeout)
@@ -131,41 +132,43 @@ final class WriteForwarder: Sendable {
                     do throws(DatabaseError) {
                         return try ForwardedWrites.decodeOutcomes(response.body, count: requests.count)
                     } catch {
-                        failure = error
-                        break
+                        return (requests.map { _ in .write(.failed(error)) }, nil)
                     }
                 }
-                guard response.status == ClusterWriteRoute.notLeaderStatus else {
+                if response.status == ClusterWriteRoute.notLeaderStatus {
+                    mayRetry = true
+                } else {
                     failure = DatabaseError(
                         .clusterUnavailable,
                         "The leader of namespace \(self.name) refused forwarded writes (HTTP \(response.status)): \(String(decoding: response.body, as: UTF8.self))"
                     )
-                    break
                 }
             } catch {
-                guard !error.sent else {
-                    failure = DatabaseError(.clusterUnavailable, "\(error.message) Whether the write was applied is unknown.")
-                    break
-                }
-                failure = DatabaseError(.clusterUnavailable, error.message)
-            }
-            guard attempt == 0 else { break }
-            // The leader changed, or died: look it up again.
-            let next: String?
-            do throws(DatabaseError) {
-                next = try await self.membership.leaderElsewhere(of: self.name)
-            } catch {
-                failure = error
-                break
-            }
-            guard let next else {
+                mayRetry = !error.sent
                 failure = DatabaseError(
-                    .clusterUnavailable, "Namespace \(self.name) has no live leader; this node takes it over, try again.")
-                self.leaderless()
-                break
+                    .clusterUnavailable, error.sent ? "\(error.message) Whether the write was applied is unknown." : error.message)
             }
-            self.state.withLock { $0.leader = next }
+            // The leader may have changed, or died: look it up again (for this batch when nothing
+            // of it was applied, else for the next).
+            let found = await self.lookUpLeader()
+            if let found { failure = found }
+            guard mayRetry, found == nil, attempt == 0 else { break }
         }
         return (requests.map { _ in .write(.failed(failure)) }, nil)
+    }
+
+    /// Looks the namespace's leader up in PostgreSQL; returns why writes cannot go on (no live
+    /// leader: this node stops following the namespace, to take it over on its next request).
+    private func lookUpLeader() async -> DatabaseError? {
+        do throws(DatabaseError) {
+            guard let next = try await self.membership.leaderElsewhere(of: self.name) else {
+                self.leaderless()
+                return DatabaseError(.clusterUnavailable, "Namespace \(self.name) has no live leader; this node takes it over, try again.")
+            }
+            self.state.withLock { $0.leader = next }
+            return nil
+        } catch {
+            return error
+        }
     }
 }
