@@ -9,8 +9,9 @@ import Testing
 /// A differential across nodes with `--replicas`: random writes sent to random nodes, over REST
 /// and over the SDK protocol (`Database(url:)`), while listeners with random queries on every
 /// node follow; after every write, each listener shows what an embedded database fed the same
-/// writes in the same order shows for its query, and the windows each listener went through are,
-/// in order, windows the embedded database went through.
+/// writes in the same order shows for its query, the windows each listener went through are, in
+/// order, windows the embedded database went through, and its child events are the embedded
+/// database's.
 @Suite(.enabled(if: ClusterHarness.runnable, ClusterHarness.skipReason), .timeLimit(.minutes(5)))
 struct ClusterReplicaDifferentialTests {
     /// The queries listeners pick from.
@@ -21,6 +22,18 @@ struct ClusterReplicaDifferentialTests {
         case 2: return reference.queryOrderedByKey().queryLimited(toFirst: 2)
         case 3: return reference.queryOrderedByKey().queryStarting(atValue: "k3").queryEnding(atValue: "k6")
         default: return reference.queryOrdered(byChild: "n").queryLimited(toFirst: 3)
+        }
+    }
+
+    /// Records every child event of `query` (kind, key, previous sibling, value) into `log`.
+    static func record(_ query: DatabaseQuery, into log: Locked<[String]>) {
+        for type in [DataEventType.childAdded, .childChanged, .childRemoved, .childMoved] {
+            _ = query.observe(
+                type,
+                andPreviousSiblingKeyWith: { snapshot, previous in
+                    let entry = "\(type) \(snapshot.key) after \(previous ?? "-") \(snapshot.exportJSON)"
+                    log.withLock { $0.append(entry) }
+                })
         }
     }
 
@@ -48,6 +61,8 @@ struct ClusterReplicaDifferentialTests {
                 _ = try await model.reference(withPath: "items/k0").setValue(0)
                 var clients: [Database] = []
                 var listeners: [(node: Int, query: Int, seen: Locked<JSONValue?>, history: Locked<[JSONValue]>)] = []
+                // The child events of each listener, and of the same query on the model.
+                var events: [(remote: Locked<[String]>, model: Locked<[String]>)] = []
                 for node in 1...3 {
                     for _ in 0..<2 {
                         let client = try ClusterRemoteClientTests.remote("http://127.0.0.\(node):\(port)?ns=diff")
@@ -61,6 +76,10 @@ struct ClusterReplicaDifferentialTests {
                             history.withLock { $0.append(json) }
                         }
                         listeners.append((node, kind, seen, history))
+                        let pair = (remote: Locked<[String]>([]), model: Locked<[String]>([]))
+                        Self.record(Self.query(kind, at: client.reference(withPath: "items")), into: pair.remote)
+                        Self.record(Self.query(kind, at: model.reference(withPath: "items")), into: pair.model)
+                        events.append(pair)
                     }
                 }
                 defer { for client in clients { client.close() } }
@@ -105,6 +124,15 @@ struct ClusterReplicaDifferentialTests {
                             "step \(step): the listener on node \(listener.node) (query \(listener.query)) shows the model's window"
                         ) { listener.seen.withLock { $0 } == expected }
                     }
+                }
+                // Each listener raised the child events the model raised for its query, in order.
+                for (n, pair) in events.enumerated() {
+                    try await ClusterReplicaTests.eventually("the child events of listener \(n) match the model's") {
+                        pair.remote.value.count >= pair.model.value.count
+                    }
+                    #expect(!pair.model.value.isEmpty)
+                    #expect(
+                        pair.remote.value == pair.model.value, "listener \(n) on node \(listeners[n].node), query \(listeners[n].query)")
                 }
                 // No listener showed a window the model never had, or two out of order.
                 for (n, listener) in listeners.enumerated() {
