@@ -12,7 +12,8 @@ import Testing
 /// writes in the same order shows for its query, the windows each listener went through are, in
 /// order, windows the embedded database went through, and its child events are the embedded
 /// database's.
-@Suite(.enabled(if: ClusterHarness.runnable, ClusterHarness.skipReason), .timeLimit(.minutes(5)))
+// One test at a time: each starts three nodes, and every node holds PostgreSQL connections.
+@Suite(.enabled(if: ClusterHarness.runnable, ClusterHarness.skipReason), .serialized, .timeLimit(.minutes(5)))
 struct ClusterReplicaDifferentialTests {
     /// The queries listeners pick from.
     static func query(_ n: Int, at reference: DatabaseReference) -> DatabaseQuery {
