@@ -32,4 +32,19 @@ extension ClusterStore {
         let rows = try await self.run("SELECT rules FROM canopy.rules WHERE namespace = \(namespace)", doing: what)
         return try rows.first.map { row throws(DatabaseError) in try Self.decode(row, as: (String).self, doing: what, self.configuration) }
     }
+
+    /// The rules saved for each of `namespaces` that has some, by namespace (one statement: a
+    /// follower checks those it follows after each heartbeat).
+    public func rules(of namespaces: [String]) async throws(DatabaseError) -> [String: String] {
+        guard !namespaces.isEmpty else { return [:] }
+        let what = "reading the rules of \(namespaces.count) namespaces"
+        let rows = try await self.run(
+            "SELECT namespace, rules FROM canopy.rules WHERE namespace = ANY(\(namespaces)::text[])", doing: what)
+        var rules: [String: String] = [:]
+        for row in rows {
+            let (namespace, text) = try Self.decode(row, as: (String, String).self, doing: what, self.configuration)
+            rules[namespace] = text
+        }
+        return rules
+    }
 }

@@ -106,6 +106,18 @@ struct ClusterReplicaTests {
                 }
                 let metrics = try NodeHTTP.request("GET", host: "127.0.0.2", port: port, "/.metrics")
                 #expect(metrics.body.contains(#"canopy_replica_applied_records{namespace="rep"} \#(start.lastSequence)"#))
+
+                // Rules set at the leader: writes are judged there at once, reads at the follower
+                // once it took the rules up (after a heartbeat).
+                #expect(try NodeHTTP.request("GET", host: "127.0.0.2", port: port, "/.json?ns=rep").status == 200)
+                let newRules = #"{"rules": {"items": {".read": true, ".write": false}, "open": {".write": true}}}"#
+                #expect(try NodeHTTP.request("PUT", host: "127.0.0.1", port: port, "/.settings/rules.json?ns=rep", body: newRules).status == 200)
+                #expect(try NodeHTTP.request("PUT", host: "127.0.0.2", port: port, "/items/z.json?ns=rep", body: "1").status == 401)
+                #expect(try NodeHTTP.request("PUT", host: "127.0.0.2", port: port, "/open/z.json?ns=rep", body: "1").status == 200)
+                try await Self.eventually("node 2 judges reads by the new rules") {
+                    try NodeHTTP.request("GET", host: "127.0.0.2", port: port, "/.json?ns=rep").status == 401
+                }
+                #expect(try NodeHTTP.request("GET", host: "127.0.0.2", port: port, "/items/a.json?ns=rep").body == "1")
                 await store.close()
             }
         }

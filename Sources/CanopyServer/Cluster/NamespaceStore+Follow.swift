@@ -50,15 +50,21 @@ extension NamespaceStore {
         guard let cluster = self.cluster else { return }
         var positions: [(namespace: String, applied: Int64)] = []
         var led: [String: Namespace] = [:]
+        var followed: [String: Namespace] = [:]
         for namespace in self.openNamespacesNow() {
             if let binding = namespace.follower {
                 binding.follower.wake()
                 positions.append((namespace.name, binding.follower.applied))
-                if let saved = try? await cluster.store.rules(of: namespace.name), saved != namespace.rules.withLock({ $0.source }) {
-                    try? await namespace.replaceRules(with: (try? NamespaceRules(source: saved)) ?? .locked)
-                }
+                followed[namespace.name] = namespace
             } else if namespace.cluster != nil {
                 led[namespace.name] = namespace
+            }
+        }
+        // Rules changed at a leader, for every namespace followed here in one statement.
+        if let saved = try? await cluster.store.rules(of: Array(followed.keys)) {
+            for (name, source) in saved {
+                guard let namespace = followed[name], source != namespace.rules.withLock({ $0.source }) else { continue }
+                try? await namespace.replaceRules(with: (try? NamespaceRules(source: source)) ?? .locked)
             }
         }
         // One statement covers every namespace led here (its followers may be other nodes').
