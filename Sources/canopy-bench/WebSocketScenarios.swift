@@ -59,15 +59,19 @@ final class WSBenchClient: ChannelInboundHandler, WebSocketFrameReceiver, @unche
     /// source (a system call per frame, which took a large share of the bench's own time).
     private var maskKeys = MaskKeyGenerator()
 
-    init(sampled: Bool, opening: [String]) {
+    /// The upgrade request (of the default namespace unless said otherwise).
+    let upgradeRequest: String
+
+    init(sampled: Bool, opening: [String], upgradeRequest: String = WebSocketUpgrade.request) {
         self.sampled = sampled
         self.opening = opening
+        self.upgradeRequest = upgradeRequest
         if sampled { self.latencies.reserveCapacity(1 << 16) }
     }
 
     func channelActive(context: ChannelHandlerContext) {
         self.context = context
-        context.writeAndFlush(NIOAny(ByteBuffer(string: WebSocketUpgrade.request)), promise: nil)
+        context.writeAndFlush(NIOAny(ByteBuffer(string: self.upgradeRequest)), promise: nil)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {

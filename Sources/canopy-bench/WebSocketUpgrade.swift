@@ -5,9 +5,13 @@ import NIOWebSocket
 /// request, the response head, then NIO's frame codec in the pipeline.
 enum WebSocketUpgrade {
     /// The upgrade request for `/.ws` of the default namespace.
-    static let request =
-        "GET /.ws?v=5&ns=default HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-        + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    static let request = Self.request(namespace: "default")
+
+    /// The upgrade request for `/.ws` of `namespace`.
+    static func request(namespace: String) -> String {
+        "GET /.ws?v=5&ns=\(namespace) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    }
 
     enum Outcome {
         /// The response head is not complete yet.

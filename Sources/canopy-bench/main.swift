@@ -69,7 +69,7 @@ let scenarios: [Scenario] =
     ] + serverScenarios + webSocketScenarios + rulesScenarios + ratingAggregateScenarios + aggregateScenarios() + [
         Scenario(name: "B17.browser.page", stores: [.memory]) { try browserPages("B17.browser.page", children: 1_000_000, pages: 200, $0) }
     ] + remoteScenarios + remoteQueryScenarios + largeListenScenarios + clusterLogScenarios + clusterLoadScenarios + clusterWriteScenarios
-    + clusterFailoverScenarios + clusterSteadyScenarios
+    + clusterFailoverScenarios + clusterSteadyScenarios + replicaScenarios
 
 /// Runs one scenario here and prints its line; returns whether its check passed.
 func runInProcess(_ scenario: Scenario, _ store: Store) -> Bool {
