@@ -32,8 +32,17 @@ extension ClusterStore {
         var last = checkpointSequence
         var logBytes = 0
         var replayed = 0
-        while true {
+        // Read after the checkpoint, so that the records up to it are all there (records appended
+        // later are a follower's to read next).
+        let head = try await self.head(of: namespace)
+        while Int64(last) < head {
             let page = try await self.read(namespace, after: Int64(last), limit: pageSize)
+            guard !page.isEmpty else {
+                throw DatabaseError(
+                    .corrupted,
+                    "The log of namespace \(namespace) reaches record \(head) but records after \(last) are missing (or a checkpoint was written meanwhile: load it again)."
+                )
+            }
             for record in page {
                 let container = "Record \(record.seq) of the log of namespace \(namespace)"
                 let (sequence, now, write) = try LogRecord.decode(record.bytes, in: container)
@@ -49,7 +58,6 @@ extension ClusterStore {
                 logBytes += record.bytes.readableBytes
                 replayed += 1
             }
-            if page.count < pageSize { break }
         }
         return DurableStore.Start(
             root: engine.root, lastSequence: last, checkpointSequence: checkpointSequence, checkpointBytes: checkpointBytes,

@@ -77,11 +77,20 @@ extension ClusterStore {
         return try Self.decode(row, as: (Int64).self, doing: "reading the head of the log of namespace \(namespace)", self.configuration)
     }
 
-    /// The records of `namespace` after position `after`, in order, at most `limit` of them.
+    /// The records of `namespace` at positions `after + 1` to `after + limit`, in order (fewer at
+    /// the log's head, or where a checkpoint deleted them: ``head(of:)`` tells).
+    ///
+    /// The range is bounded on both sides so that PostgreSQL reads it from the primary key
+    /// whatever its statistics say (unbounded, a fresh table's plan scanned and sorted the whole
+    /// tail for every page).
     public func read(_ namespace: String, after: Int64, limit: Int = 10_000) async throws(DatabaseError) -> [LogRecord] {
         let what = "reading the log of namespace \(namespace)"
+        let last = after + Int64(limit)
         let rows = try await self.run(
-            "SELECT seq, epoch, record FROM canopy.log WHERE namespace = \(namespace) AND seq > \(after) ORDER BY seq LIMIT \(limit)",
+            """
+            SELECT seq, epoch, record FROM canopy.log
+             WHERE namespace = \(namespace) AND seq > \(after) AND seq <= \(last) ORDER BY seq LIMIT \(limit)
+            """,
             doing: what)
         var records: [LogRecord] = []
         records.reserveCapacity(rows.count)

@@ -111,7 +111,9 @@ struct ClusterReplicaTests {
                 // once it took the rules up (after a heartbeat).
                 #expect(try NodeHTTP.request("GET", host: "127.0.0.2", port: port, "/.json?ns=rep").status == 200)
                 let newRules = #"{"rules": {"items": {".read": true, ".write": false}, "open": {".write": true}}}"#
-                #expect(try NodeHTTP.request("PUT", host: "127.0.0.1", port: port, "/.settings/rules.json?ns=rep", body: newRules).status == 200)
+                #expect(
+                    try NodeHTTP.request("PUT", host: "127.0.0.1", port: port, "/.settings/rules.json?ns=rep", body: newRules).status == 200
+                )
                 #expect(try NodeHTTP.request("PUT", host: "127.0.0.2", port: port, "/items/z.json?ns=rep", body: "1").status == 401)
                 #expect(try NodeHTTP.request("PUT", host: "127.0.0.2", port: port, "/open/z.json?ns=rep", body: "1").status == 200)
                 try await Self.eventually("node 2 judges reads by the new rules") {
@@ -355,6 +357,48 @@ struct ClusterReplicaTests {
                 let redirected = try NodeHTTP.request("GET", host: "127.0.0.2", port: port, "/x.json?ns=two")
                 #expect(redirected.status == 307)
                 #expect(redirected.headers["location"] == "http://127.0.0.1:\(port)/x.json?ns=two")
+            }
+        }
+    }
+
+    @Test func aFollowerThatLaggedPastACheckpointLoadsItAgain() async throws {
+        try await ClusterHarness.withDatabase { configuration in
+            try await ServeProcess.withNodes(2, configuration, extra: ["--replicas"]) { nodes, port in
+                let store = try await ClusterStore.connect(configuration, logger: ClusterHarness.logger)
+                _ = try NodeHTTP.request("PUT", host: "127.0.0.1", port: port, "/blobs/start.json?ns=lag", body: "0")
+                #expect(try NodeHTTP.request("GET", host: "127.0.0.2", port: port, "/blobs/start.json?ns=lag").body == "0")
+                let client = try ClusterRemoteClientTests.remote("http://127.0.0.2:\(port)?ns=lag")
+                defer { client.close() }
+                let last = Locked<JSONValue?>(nil)
+                _ = client.reference(withPath: "blobs/b199").observe(.value) { snapshot in
+                    let json = snapshot.exportJSON
+                    last.withLock { $0 = json }
+                }
+                _ = try await client.reference(withPath: "blobs/start").getData()
+                // The follower pauses while the leader writes 20 MB: a checkpoint deletes the log
+                // the follower has not read.
+                nodes[1].pause()
+                let blob = String(repeating: "x", count: 100_000)
+                for i in 0..<200 {
+                    let put = try NodeHTTP.request(
+                        "PUT", host: "127.0.0.1", port: port, "/blobs/b\(i).json?ns=lag", body: "\"\(i)\(blob)\"")
+                    #expect(put.status == 200)
+                }
+                try await Self.eventually("the leader wrote a checkpoint") {
+                    (try await store.status().namespaces.first { $0.name == "lag" }?.checkpoint ?? 0) > 2
+                }
+                nodes[1].resume()
+                // The follower finds the records it needs gone, loads the checkpoint, and goes on.
+                try await Self.eventually("the follower shows the last write") {
+                    let read = try NodeHTTP.request("GET", host: "127.0.0.2", port: port, "/blobs/b199.json?ns=lag")
+                    return read.body == "\"199\(blob)\""
+                }
+                try await Self.eventually("its listener got the last write") { last.value == .string("199\(blob)") }
+                _ = try NodeHTTP.request("PUT", host: "127.0.0.1", port: port, "/blobs/after.json?ns=lag", body: "1")
+                try await Self.eventually("the follower follows the log after the checkpoint") {
+                    try NodeHTTP.request("GET", host: "127.0.0.2", port: port, "/blobs/after.json?ns=lag").body == "1"
+                }
+                await store.close()
             }
         }
     }

@@ -92,18 +92,8 @@ final class LogFollower: Sendable {
 
     private func catchUp() async {
         while true {
-            let applied = self.state.withLock { $0.applied }
             do throws(DatabaseError) {
-                let page = try await self.store.read(self.name, after: applied, limit: Self.pageSize)
-                if let first = page.first, first.seq != applied + 1 {
-                    // A checkpoint deleted the records after `applied` while this follower lagged.
-                    try await self.reload()
-                    continue
-                }
-                if !page.isEmpty {
-                    try await self.apply(page)
-                    if page.count == Self.pageSize { continue }
-                }
+                try await self.readAndApply()
             } catch {
                 self.logger.warning("Following the log of namespace \(self.name) failed: \(error.message)")
                 // The next heartbeat wakes it again.
@@ -125,6 +115,43 @@ final class LogFollower: Sendable {
         }
     }
 
+    /// Reads and applies pages until the log's head, reading each page while the one before is
+    /// applied (PostgreSQL and the loop work at once).
+    private func readAndApply() async throws(DatabaseError) {
+        var page = try await self.store.read(self.name, after: self.applied, limit: Self.pageSize)
+        while true {
+            let applied = self.applied
+            guard let first = page.first else {
+                // Nothing after `applied`: the head, unless a checkpoint deleted what follows
+                // while this follower lagged.
+                guard self.state.withLock({ $0.known > applied }), try await self.store.head(of: self.name) > applied else { return }
+                try await self.reload()
+                page = try await self.store.read(self.name, after: self.applied, limit: Self.pageSize)
+                continue
+            }
+            guard first.seq == applied + 1 else {
+                try await self.reload()
+                page = try await self.store.read(self.name, after: self.applied, limit: Self.pageSize)
+                continue
+            }
+            let full = page.count == Self.pageSize
+            let last = page[page.count - 1].seq
+            let (store, name) = (self.store, self.name)
+            async let next: Result<[LogRecord], DatabaseError>? =
+                full
+                ? { () async -> Result<[LogRecord], DatabaseError> in
+                    do throws(DatabaseError) {
+                        return .success(try await store.read(name, after: last, limit: Self.pageSize))
+                    } catch {
+                        return .failure(error)
+                    }
+                }() : nil
+            try await self.apply(page)
+            guard let upcoming = await next else { return }
+            page = try upcoming.get()
+        }
+    }
+
     private func apply(_ page: [LogRecord]) async throws(DatabaseError) {
         var decoded: [(sequence: UInt64, now: Int64, write: WriteOperation)] = []
         decoded.reserveCapacity(page.count)
@@ -135,11 +162,11 @@ final class LogFollower: Sendable {
         let failure: DatabaseError?
         do throws(RESTError) {
             failure = try await self.database.loop { access in
-                let failed = Mutex<DatabaseError?>(nil)
-                for record in records {
-                    access.apply(record.write, now: record.now) { error in if let error { failed.withLock { $0 = error } } }
-                }
-                return failed.withLock { $0 }
+                let failed = FirstFailure()
+                // One completion for the whole page: none allocated per record.
+                let completion: @Sendable (DatabaseError?) -> Void = { error in if let error { failed.record(error) } }
+                for record in records { access.apply(record.write, now: record.now, completion: completion) }
+                return failed.error
             }
         } catch {
             throw DatabaseError(.closed, "The follower of namespace \(self.name) is closed.")
@@ -153,7 +180,7 @@ final class LogFollower: Sendable {
     /// Loads the namespace again (its checkpoint and the log after it) and replaces the data here
     /// with it: listeners get the events of the difference.
     private func reload() async throws(DatabaseError) {
-        let start = try await self.store.load(self.name)
+        let start = try await self.store.loadRetrying(self.name)
         do throws(RESTError) {
             try await self.database.loop { access in
                 access.apply(.set(.root, WriteValue(node: start.root)), completion: nil)
@@ -174,5 +201,27 @@ final class LogFollower: Sendable {
             return ready
         }
         for continuation in ready { continuation.resume(returning: true) }
+    }
+}
+
+/// The first error of the writes of one page (they complete on the loop thread, in order).
+private final class FirstFailure: Sendable {
+    private let first = Mutex<DatabaseError?>(nil)
+    func record(_ error: DatabaseError) { self.first.withLock { $0 = $0 ?? error } }
+    var error: DatabaseError? { self.first.withLock { $0 } }
+}
+
+extension ClusterStore {
+    /// ``load(_:pageSize:)``, again up to twice when a checkpoint written meanwhile deleted
+    /// records it was about to read.
+    func loadRetrying(_ namespace: String) async throws(DatabaseError) -> DurableStore.Start {
+        var attempt = 0
+        while true {
+            do throws(DatabaseError) {
+                return try await self.load(namespace)
+            } catch  where error.code == .corrupted && attempt < 2 {
+                attempt += 1
+            }
+        }
     }
 }

@@ -14,7 +14,7 @@ extension NamespaceStore {
     func openFollowing(_ name: String, in cluster: ClusterMembership, leader: String, rules setup: RulesSetup) async throws -> Namespace {
         let node = cluster.currentNode.id
         do {
-            let start = try await cluster.store.load(name)
+            let start = try await cluster.store.loadRetrying(name)
             let rules = try await Self.clusterRules(of: name, in: cluster.store, setup: setup)
             let database = try Database.inMemory(self.configuration)
             try await database.loop { access in access.apply(.set(.root, WriteValue(node: start.root)), completion: nil) }
@@ -92,7 +92,14 @@ extension NamespaceStore {
     /// any may have: the listening connection was opened again): its follower here reads it.
     func appendCommitted(_ payload: String?) {
         guard let payload else {
-            for namespace in self.openNamespacesNow() { namespace.follower?.follower.wake() }
+            // Notifications may have been lost: each follower learns its log's head again.
+            for namespace in self.openNamespacesNow() {
+                guard let binding = namespace.follower else { continue }
+                Task {
+                    let head = try? await binding.store.head(of: namespace.name)
+                    binding.follower.wake(committed: head)
+                }
+            }
             return
         }
         let parts = payload.split(separator: " ", maxSplits: 1)
