@@ -118,38 +118,49 @@ final class LogFollower: Sendable {
     /// Reads and applies pages until the log's head, reading each page while the one before is
     /// applied (PostgreSQL and the loop work at once).
     private func readAndApply() async throws(DatabaseError) {
-        var page = try await self.store.read(self.name, after: self.applied, limit: Self.pageSize)
+        var page = try await self.readPage(after: self.applied)
         while true {
             let applied = self.applied
-            guard let first = page.first else {
-                // Nothing after `applied`: the head, unless a checkpoint deleted what follows
-                // while this follower lagged.
-                guard self.state.withLock({ $0.known > applied }), try await self.store.head(of: self.name) > applied else { return }
+            guard let first = page.records.first else {
+                // Nothing after `applied`: the head, unless records known committed before the
+                // read began are gone (a checkpoint deleted them while this follower lagged).
+                guard page.committedBefore > applied else { return }
                 try await self.reload()
-                page = try await self.store.read(self.name, after: self.applied, limit: Self.pageSize)
+                page = try await self.readPage(after: self.applied)
                 continue
             }
             guard first.seq == applied + 1 else {
                 try await self.reload()
-                page = try await self.store.read(self.name, after: self.applied, limit: Self.pageSize)
+                page = try await self.readPage(after: self.applied)
                 continue
             }
-            let full = page.count == Self.pageSize
-            let last = page[page.count - 1].seq
-            let (store, name) = (self.store, self.name)
-            async let next: Result<[LogRecord], DatabaseError>? =
+            let full = page.records.count == Self.pageSize
+            let last = page.records[page.records.count - 1].seq
+            async let next: Result<Page, DatabaseError>? =
                 full
-                ? { () async -> Result<[LogRecord], DatabaseError> in
+                ? { () async -> Result<Page, DatabaseError> in
                     do throws(DatabaseError) {
-                        return .success(try await store.read(name, after: last, limit: Self.pageSize))
+                        return .success(try await self.readPage(after: last))
                     } catch {
                         return .failure(error)
                     }
                 }() : nil
-            try await self.apply(page)
+            try await self.apply(page.records)
             guard let upcoming = await next else { return }
             page = try upcoming.get()
         }
+    }
+
+    /// A page of the log, and the newest position known committed when it was asked for.
+    private struct Page: Sendable {
+        var records: [LogRecord]
+        var committedBefore: Int64
+    }
+
+    private func readPage(after: Int64) async throws(DatabaseError) -> Page {
+        // Read before the query: what was committed then must be in its answer.
+        let committed = self.state.withLock { $0.known }
+        return Page(records: try await self.store.read(self.name, after: after, limit: Self.pageSize), committedBefore: committed)
     }
 
     private func apply(_ page: [LogRecord]) async throws(DatabaseError) {
