@@ -9,22 +9,11 @@ import Synchronization
 /// the namespace's database here, in order, whenever it is woken (a notification of an append, a
 /// heartbeat, a forwarded write waiting for its record).
 final class LogFollower: Sendable {
-    private struct State {
-        /// The position of the last record applied here.
-        var applied: Int64
-        /// The newest position known committed (from notifications and forwarded writes).
-        var known: Int64
-        var running = false
-        var again = false
-        var closed = false
-        var waiters: [(sequence: Int64, continuation: CheckedContinuation<Bool, Never>)] = []
-    }
-
     let name: String
     let database: Database
     private let store: ClusterStore
     private let logger: Logger
-    private let state: Mutex<State>
+    private let state: Mutex<StateMachine<CheckedContinuation<Bool, Never>>>
 
     /// The most records read and applied in one step.
     static let pageSize = 10_000
@@ -35,59 +24,34 @@ final class LogFollower: Sendable {
         self.database = database
         self.store = store
         self.logger = logger
-        self.state = Mutex(State(applied: applied, known: applied))
+        self.state = Mutex(StateMachine(applied: applied))
     }
 
     /// The position of the last record applied here.
     var applied: Int64 { self.state.withLock { $0.applied } }
 
     /// Records known committed and not applied here yet.
-    var lag: Int64 { self.state.withLock { max(0, $0.known - $0.applied) } }
+    var lag: Int64 { self.state.withLock { $0.lag } }
 
     /// Reads and applies the records after the last one applied (now, or right after the
     /// catch-up under way); `committed`: a position known committed.
     func wake(committed: Int64? = nil) {
-        let start = self.state.withLock { state -> Bool in
-            if let committed { state.known = max(state.known, committed) }
-            guard !state.closed else { return false }
-            if state.running {
-                state.again = true
-                return false
-            }
-            state.running = true
-            return true
-        }
-        if start { Task { await self.catchUp() } }
+        if self.state.withLock({ $0.wake(committed: committed) }) { Task { await self.catchUp() } }
     }
 
     /// Returns once record `sequence` is applied here (`true`), or the follower stopped (`false`).
     func waitUntilApplied(_ sequence: Int64) async -> Bool {
-        let ready: Bool? = self.state.withLock { state in
-            if state.applied >= sequence { return true }
-            if state.closed { return false }
-            return nil
-        }
-        if let ready { return ready }
-        return await withCheckedContinuation { continuation in
-            let now: Bool? = self.state.withLock { state in
-                if state.applied >= sequence { return true }
-                if state.closed { return false }
-                state.waiters.append((sequence, continuation))
-                return nil
+        await withCheckedContinuation { continuation in
+            switch self.state.withLock({ $0.wait(for: sequence, continuation) }) {
+            case .answer(let applied): continuation.resume(returning: applied)
+            case .wait: self.wake(committed: sequence)
             }
-            if let now { continuation.resume(returning: now) }
-            self.wake(committed: sequence)
         }
     }
 
     /// Stops following: waiters get `false`.
     func close() {
-        let waiters = self.state.withLock { state in
-            state.closed = true
-            defer { state.waiters = [] }
-            return state.waiters
-        }
-        for waiter in waiters { waiter.continuation.resume(returning: false) }
+        for waiter in self.state.withLock({ $0.close() }) { waiter.resume(returning: false) }
     }
 
     private func catchUp() async {
@@ -96,22 +60,11 @@ final class LogFollower: Sendable {
                 try await self.readAndApply()
             } catch {
                 self.logger.warning("Following the log of namespace \(self.name) failed: \(error.message)")
-                // The next heartbeat wakes it again.
-                self.state.withLock { state in
-                    state.running = false
-                    state.again = false
-                }
+                // The next wake (a notification, a heartbeat) tries again.
+                self.state.withLock { $0.failed() }
                 return
             }
-            let done = self.state.withLock { state -> Bool in
-                if state.again && !state.closed {
-                    state.again = false
-                    return false
-                }
-                state.running = false
-                return true
-            }
-            if done { return }
+            if !self.state.withLock({ $0.finished() }) { return }
         }
     }
 
@@ -204,14 +157,7 @@ final class LogFollower: Sendable {
     }
 
     private func advance(to sequence: Int64) {
-        let ready = self.state.withLock { state -> [CheckedContinuation<Bool, Never>] in
-            state.applied = max(state.applied, sequence)
-            state.known = max(state.known, sequence)
-            let ready = state.waiters.filter { $0.sequence <= state.applied }.map(\.continuation)
-            state.waiters.removeAll { $0.sequence <= state.applied }
-            return ready
-        }
-        for continuation in ready { continuation.resume(returning: true) }
+        for waiter in self.state.withLock({ $0.advance(to: sequence) }) { waiter.resume(returning: true) }
     }
 }
 

@@ -13,8 +13,7 @@ final class WriteForwarder: Sendable {
     }
 
     private struct State {
-        var queue: [Pending] = []
-        var sending = false
+        var queue = Queue<Pending>()
         /// The leader's address (`http://HOST:PORT`), as last looked up.
         var leader: String
     }
@@ -79,23 +78,12 @@ final class WriteForwarder: Sendable {
     private static let confused = DatabaseError(.clusterUnavailable, "The leader applied a write it was asked to register.")
 
     private func enqueue(_ request: ForwardedWrites.Request, done: @escaping @Sendable (ForwardedWrites.Outcome) -> Void) {
-        let start = self.state.withLock { state -> Bool in
-            state.queue.append(Pending(request: request, done: done))
-            if state.sending { return false }
-            state.sending = true
-            return true
-        }
-        if start { Task { await self.send() } }
+        if self.state.withLock({ $0.queue.enqueue(Pending(request: request, done: done)) }) { Task { await self.send() } }
     }
 
     private func send() async {
         while true {
-            let batch = self.state.withLock { state -> [Pending] in
-                let batch = Array(state.queue.prefix(Self.batchLimit))
-                state.queue.removeFirst(batch.count)
-                if batch.isEmpty { state.sending = false }
-                return batch
-            }
+            let batch = self.state.withLock { $0.queue.nextBatch(limit: Self.batchLimit) }
             if batch.isEmpty { return }
             let (outcomes, committed) = await self.exchange(batch.map(\.request))
             // Answered once the follower shows what they wrote (read-your-writes here), and what
