@@ -195,8 +195,9 @@ struct CanopyResponder: HTTPResponder {
 
     // MARK: - Bodies
 
-    func body(_ request: inout Request) async throws(RESTError) -> [UInt8] {
-        let limit = self.state.configuration.maxBodyBytes
+    /// The request's body, at most `limit` bytes (the server's `maxBodyBytes` by default).
+    func body(_ request: inout Request, limit: Int? = nil) async throws(RESTError) -> [UInt8] {
+        let limit = limit ?? self.state.configuration.maxBodyBytes
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
             throw RESTError(.contentTooLarge, "Payload too large: the limit is \(limit) bytes.")
         }

@@ -30,7 +30,9 @@ extension CanopyResponder {
         guard let name = request.uri.queryParameters.get("ns"), NamespaceStore.isValidName(name) else {
             throw .badRequest("A forwarded write names no valid namespace (ns=).")
         }
-        let body = try await self.body(&request)
+        // A batch carries writes each as large as a client may send, base64-encoded.
+        let clientLimit = self.state.configuration.maxBodyBytes
+        let body = try await self.body(&request, limit: clientLimit > Int.max / 4 ? Int.max : clientLimit * 4)
         let (node, requests): (Int32, [ForwardedWrites.Request])
         do throws(DatabaseError) {
             (node, requests) = try ForwardedWrites.decode(body)
