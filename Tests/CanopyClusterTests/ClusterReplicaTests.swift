@@ -87,6 +87,18 @@ struct ClusterReplicaTests {
                     "PUT", host: "127.0.0.2", port: port, "/items/c.json?ns=rep", body: "100", headers: ["if-match": etag])
                 #expect(matched.status == 200)
 
+                // The leader takes forwarded writes only with the cluster's node secret.
+                let forged = #"{"node": 1, "requests": [{"w": "AAAA", "i": {"admin": true}}]}"#
+                for headers in [[:], ["Canopy-Node-Secret": "guess"]] {
+                    let refused = try NodeHTTP.request(
+                        "POST", host: "127.0.0.1", port: port, "/.cluster/write?ns=rep", body: forged, headers: headers)
+                    #expect(refused.status == 401 && refused.body == #"{"error":"Permission denied"}"#, "\(refused.raw)")
+                }
+                let secret = try await store.nodeSecret()
+                let malformed = try NodeHTTP.request(
+                    "POST", host: "127.0.0.1", port: port, "/.cluster/write?ns=rep", body: forged, headers: ["Canopy-Node-Secret": secret])
+                #expect(malformed.status == 400, "\(malformed.raw)")
+
                 // Rules are set at the leader.
                 let rules = try NodeHTTP.request("PUT", host: "127.0.0.2", port: port, "/.settings/rules.json?ns=rep", body: "{}")
                 #expect(rules.status == 307)
