@@ -18,8 +18,9 @@ extension Namespace {
         await withCheckedContinuation { continuation in self.submit(request) { continuation.resume(returning: $0) } }
     }
 
-    /// Decides and applies `request` on this node's database (never a follower's).
-    func applyHere(_ request: ClientWrite, done: @escaping @Sendable (ClientWriteOutcome) -> Void) {
+    /// Decides and applies `request` on this node's database (never a follower's). With
+    /// `sequence`, the outcome names the write's position in the log (a follower waits for it).
+    func applyHere(_ request: ClientWrite, sequence: Bool = false, done: @escaping @Sendable (ClientWriteOutcome) -> Void) {
         let journal = self.cluster?.journal
         let accepted = self.database.onLoop { access in
             switch request.decide(on: self, access: access) {
@@ -28,12 +29,17 @@ extension Namespace {
             case .success(let write):
                 // In a cluster, its registration goes in the transaction that appends it.
                 if let registration = request.registration { journal?.attachOnDisconnect([registration]) }
+                guard sequence || request.wantsNode else {
+                    // Nothing to read after it: the completion alone answers (the common case).
+                    return access.apply(write) { error in done(error.map { .failed($0) } ?? .written(sequence: nil, node: nil)) }
+                }
                 let rendezvous = OutcomeRendezvous(done)
                 access.apply(
                     write, completion: { error in rendezvous.complete(error) },
                     applied: {
                         rendezvous.applied(
-                            sequence: access.lastSequence.map { Int64($0) }, node: request.wantsNode ? access.node(at: write.path) : nil)
+                            sequence: sequence ? access.lastSequence.map { Int64($0) } : nil,
+                            node: request.wantsNode ? access.node(at: write.path) : nil)
                     })
             }
         }

@@ -62,7 +62,7 @@ extension CanopyResponder {
         let writes = requests.indices.filter { requests[$0].session == nil }
         let written: [Int: ClientWriteOutcome] = await withCheckedContinuation { continuation in
             let collector = OutcomeCollector(count: writes.count, continuation)
-            for index in writes { namespace.applyHere(requests[index].write) { collector.set(index, $0) } }
+            for index in writes { namespace.applyHere(requests[index].write, sequence: true) { collector.set(index, $0) } }
         }
         for (index, outcome) in written {
             // Refused by the rules now: it never runs, so PostgreSQL forgets it.
