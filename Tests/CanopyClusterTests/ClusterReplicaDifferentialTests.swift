@@ -32,7 +32,7 @@ struct ClusterReplicaDifferentialTests {
             _ = query.observe(
                 type,
                 andPreviousSiblingKeyWith: { snapshot, previous in
-                    let entry = "\(type) \(snapshot.key) after \(previous ?? "-") \(snapshot.exportJSON)"
+                    let entry = "\(type) \(snapshot.key ?? "-") after \(previous ?? "-") \(snapshot.exportJSON)"
                     log.withLock { $0.append(entry) }
                 })
         }
