@@ -13,18 +13,18 @@ struct ClusterBinding: Sendable {
     /// (earlier leaders, followers that died) and, with `includingOwn`, by this node before it
     /// took the namespace. Each runs once: its registration is deleted in the transaction that
     /// appends it. They were judged by the rules when they were registered.
-    func runOrphanedOnDisconnect(on database: Database, node: Int32, includingOwn: Bool, logger: (String) -> Void) async {
+    func runOrphanedOnDisconnect(on namespace: Namespace, node: Int32, includingOwn: Bool, logger: (String) -> Void) async {
         let orphans: [OnDisconnectWrite]
         do {
             orphans = try await self.store.orphanedOnDisconnectWrites(of: [self.lease.namespace], node: node, includingOwn: includingOwn)
         } catch {
             return logger("Reading the onDisconnect writes of namespace \(self.lease.namespace) failed: \(error.message)")
         }
-        await self.run(orphans, on: database, logger: logger)
+        await self.run(orphans, on: namespace, logger: logger)
     }
 
-    /// Runs `orphans`, onDisconnect writes of this namespace whose connections are gone.
-    func run(_ orphans: [OnDisconnectWrite], on database: Database, logger: (String) -> Void) async {
+    /// Runs `orphans`, onDisconnect writes of `namespace` (led here) whose connections are gone.
+    func run(_ orphans: [OnDisconnectWrite], on namespace: Namespace, logger: (String) -> Void) async {
         for orphan in orphans {
             let write: WriteOperation
             do throws(DatabaseError) {
@@ -33,14 +33,14 @@ struct ClusterBinding: Sendable {
                 logger("The onDisconnect write \(orphan.id) of namespace \(self.lease.namespace) is damaged: \(error.message)")
                 continue
             }
-            let journal = self.journal
-            do throws(RESTError) {
-                try await database.apply { _ in
-                    journal.attachOnDisconnect([orphan.id])
-                    return WriteDecision<Void>.write(write, then: { _ in () })
-                }
-            } catch {
+            // Judged by the rules when it was registered; its registration goes in the
+            // transaction that appends it.
+            switch await namespace.submit(ClientWrite(write: write, identity: .admin, registration: orphan.id)) {
+            case .written: continue
+            case .failed(let error):
                 logger("The onDisconnect write \(orphan.id) of namespace \(self.lease.namespace) failed: \(error.message)")
+            case .denied, .stale, .changed:
+                logger("The onDisconnect write \(orphan.id) of namespace \(self.lease.namespace) was refused.")
             }
         }
     }

@@ -72,7 +72,7 @@ extension NamespaceStore {
         }
         try self.runOpenHooks(namespace)
         let logger = cluster.logger
-        await binding.runOrphanedOnDisconnect(on: namespace.database, node: lease.node, includingOwn: true) { logger.warning("\($0)") }
+        await binding.runOrphanedOnDisconnect(on: namespace, node: lease.node, includingOwn: true) { logger.warning("\($0)") }
         return namespace
     }
 

@@ -73,7 +73,7 @@ extension NamespaceStore {
                 let orphans = try await cluster.store.orphanedOnDisconnectWrites(of: Array(led.keys), node: node.id, includingOwn: false)
                 for (name, writes) in Dictionary(grouping: orphans, by: { $0.namespace ?? "" }) {
                     guard let namespace = led[name], let binding = namespace.cluster else { continue }
-                    await binding.run(writes, on: namespace.database) { cluster.logger.warning("\($0)") }
+                    await binding.run(writes, on: namespace) { cluster.logger.warning("\($0)") }
                 }
             } catch {
                 cluster.logger.warning("Reading the onDisconnect writes of dead followers failed: \(error.message)")
