@@ -56,7 +56,7 @@ let package = Package(
                 "CanopyCore", "CanopyLoop", "CanopyWire", .product(name: "Logging", package: "swift-log"),
                 .product(name: "WSClient", package: "swift-websocket"), .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: settings),
         .target(
@@ -84,7 +84,7 @@ let package = Package(
         .target(
             name: "CanopyServer",
             dependencies: [
-                "Canopy", "CanopyCore", "CanopyRules", "CanopyStorage", "CanopyWire", "CanopyCluster",
+                "Canopy", "CanopyCore", "CanopyRules", "CanopyStorage", "CanopyWire", "CanopyConnection", "CanopyCluster",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -112,9 +112,8 @@ let package = Package(
         .executableTarget(
             name: "canopy",
             dependencies: [
-                "Canopy", "CanopyCore", "CanopyRules", "CanopyStorage", "CanopyServer", "CanopyCluster",
+                "Canopy", "CanopyCore", "CanopyRules", "CanopyStorage", "CanopyConnection", "CanopyServer", "CanopyCluster",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: settings
@@ -160,6 +159,7 @@ let package = Package(
                 "CanopyConnection", "CanopyServer", "Canopy", "CanopyCore", "CanopyWire", "CanopyTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Canopy
+import CanopyConnection
 import CanopyCore
 import NIOHTTP1
 
@@ -55,7 +56,7 @@ struct AggregateOptions: ParsableArguments {
     /// The aggregate computed by a running server (`GET …?aggregate=`), as printed.
     func read(_ server: ServerURL, path: DatabasePath, query: QueryOptions, pretty: Bool) async throws(CLIError) -> String {
         let target = server.target(path, try query.restParameters(what: "an aggregate") + [("aggregate", self.parameter)])
-        let response = try await HTTPClient.send(server, .GET, target)
+        let response = try await ServerClient.send(server, .GET, target)
         return Self.text(try parseJSON(response.body), pretty: pretty)
     }
 }

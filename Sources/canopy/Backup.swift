@@ -1,5 +1,6 @@
 import ArgumentParser
 import Canopy
+import CanopyConnection
 import CanopyCore
 import Foundation
 import NIOHTTP1
@@ -50,9 +51,9 @@ struct Backup: AsyncParsableCommand {
         var total = 0
         for name in names {
             let one = server.namespaced(name)
-            let data = try await HTTPClient.send(
+            let data = try await ServerClient.send(
                 one, .GET, one.target(resource: "/.json", [("format", "export")]), headers: self.server.headers)
-            let rules = try await HTTPClient.send(one, .GET, one.target(resource: "/.settings/rules.json"), headers: self.server.headers)
+            let rules = try await ServerClient.send(one, .GET, one.target(resource: "/.settings/rules.json"), headers: self.server.headers)
             try Self.write(data.body + [0x0A], to: self.directory + "/\(name).json")
             try Self.write(rules.body, to: self.directory + "/\(name).rules.json")
             total += data.body.count
@@ -88,7 +89,7 @@ struct Backup: AsyncParsableCommand {
     static func namespaces(_ server: ServerURL, headers: [(String, String)]) async throws(CLIError) -> [String] {
         var listing = server
         listing.parameters.removeAll { $0.0 == "ns" }
-        let response = try await HTTPClient.send(listing, .GET, listing.target(resource: "/.inspect/databases.json"), headers: headers)
+        let response = try await ServerClient.send(listing, .GET, listing.target(resource: "/.inspect/databases.json"), headers: headers)
         guard case .array(let entries) = try parseJSON(response.body) else {
             throw .failure("The server's namespace list is not a JSON array.")
         }

@@ -113,7 +113,7 @@ struct Observe: ParsableCommand {
     ) {
         Task.detached {
             do throws(CLIError) {
-                try await HTTPClient.stream(server, target) { event, bytes throws(CLIError) in
+                try await ServerClient.stream(server, target) { event, bytes throws(CLIError) in
                     switch event {
                     case "put", "patch":
                         try data(event, bytes)

@@ -1,4 +1,5 @@
 import Canopy
+import CanopyConnection
 import CanopyCore
 import NIOHTTP1
 
@@ -9,7 +10,7 @@ enum Remote {
     /// validate and print exactly as against a database directory.
     static func get(_ server: ServerURL, path: DatabasePath, query: QueryOptions?, format: ReadFormat) async throws(CLIError) -> String {
         if format.shallow && (query?.isEmpty ?? true) {
-            let response = try await HTTPClient.send(server, .GET, server.target(path, [("shallow", "true")]))
+            let response = try await ServerClient.send(server, .GET, server.target(path, [("shallow", "true")]))
             let json = try parseJSON(response.body)
             return JSONWriter.string(json, options: format.pretty ? [.pretty, .sortedKeys] : [.sortedKeys])
         }
@@ -20,7 +21,7 @@ enum Remote {
 
     /// An in-memory copy of the data at `path` (with priorities).
     static func mirror(_ server: ServerURL, path: DatabasePath) async throws(CLIError) -> Database {
-        let response = try await HTTPClient.send(server, .GET, server.target(path, [("format", "export")]))
+        let response = try await ServerClient.send(server, .GET, server.target(path, [("format", "export")]))
         let mirror: Database
         do {
             mirror = try Database.inMemory()
@@ -32,15 +33,15 @@ enum Remote {
     }
 
     static func put(_ server: ServerURL, path: DatabasePath, body: [UInt8]) async throws(CLIError) {
-        _ = try await HTTPClient.send(server, .PUT, server.target(path, [("print", "silent")]), body: body)
+        _ = try await ServerClient.send(server, .PUT, server.target(path, [("print", "silent")]), body: body)
     }
 
     static func patch(_ server: ServerURL, path: DatabasePath, body: [UInt8]) async throws(CLIError) {
-        _ = try await HTTPClient.send(server, .PATCH, server.target(path, [("print", "silent")]), body: body)
+        _ = try await ServerClient.send(server, .PATCH, server.target(path, [("print", "silent")]), body: body)
     }
 
     static func post(_ server: ServerURL, path: DatabasePath, body: [UInt8]) async throws(CLIError) -> String {
-        let response = try await HTTPClient.send(server, .POST, server.target(path), body: body)
+        let response = try await ServerClient.send(server, .POST, server.target(path), body: body)
         guard case .string(let name)? = try parseJSON(response.body)["name"] else {
             throw .failure("The server did not answer the push with the new key.")
         }
@@ -48,7 +49,7 @@ enum Remote {
     }
 
     static func delete(_ server: ServerURL, path: DatabasePath) async throws(CLIError) {
-        _ = try await HTTPClient.send(server, .DELETE, server.target(path, [("print", "silent")]))
+        _ = try await ServerClient.send(server, .DELETE, server.target(path, [("print", "silent")]))
     }
 
     /// The write a streamed `put` or `patch` event stands for, at the listened `location`.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Canopy
+import CanopyConnection
 import CanopyCore
 import Foundation
 import NIOHTTP1
@@ -51,9 +52,9 @@ struct Restore: AsyncParsableCommand {
         var total = 0
         for file in files {
             let one = server.namespaced(file.name)
-            _ = try await HTTPClient.send(
+            _ = try await ServerClient.send(
                 one, .PUT, one.target(resource: "/.json", [("print", "silent")]), body: file.data, headers: self.server.headers)
-            _ = try await HTTPClient.send(
+            _ = try await ServerClient.send(
                 one, .PUT, one.target(resource: "/.settings/rules.json", [("print", "silent")]), body: file.rules.bytes,
                 headers: self.server.headers)
             total += file.data.count

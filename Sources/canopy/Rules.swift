@@ -1,4 +1,5 @@
 import ArgumentParser
+import CanopyConnection
 import NIOHTTP1
 
 /// `canopy rules`: a server's security rules, and testing reads and writes against a rules file.
@@ -36,7 +37,7 @@ struct RulesGet: AsyncParsableCommand {
 
     func run() async throws {
         let server = try self.server.server
-        let response = try await HTTPClient.send(
+        let response = try await ServerClient.send(
             server, .GET, server.target(resource: "/.settings/rules.json", [("print", "pretty")]), headers: self.server.headers)
         var text = String(decoding: response.body, as: UTF8.self)
         if text.hasSuffix("\n") { text.removeLast() }
@@ -68,7 +69,7 @@ struct RulesSet: AsyncParsableCommand {
     func run() async throws {
         let rules = try RulesFile(self.file)
         let server = try self.server.server
-        _ = try await HTTPClient.send(
+        _ = try await ServerClient.send(
             server, .PUT, server.target(resource: "/.settings/rules.json", [("print", "silent")]), body: rules.bytes,
             headers: self.server.headers)
     }

@@ -1,4 +1,5 @@
 public import CanopyCluster
+import CanopyConnection
 public import CanopyCore
 import Foundation
 public import Logging
@@ -28,7 +29,7 @@ public final class ClusterMembership: Sendable {
     /// With `--replicas`: the most namespaces this node follows; `nil` without.
     public let maxReplicated: Int?
     /// How this node reaches the others (writes forwarded to their leaders).
-    let nodeClient = NodeClient()
+    let nodeClient = HTTPClient(userAgent: "canopy-node", connectTimeout: .seconds(5))
     private let node: Mutex<ClusterNode>
 
     private init(store: ClusterStore, node: ClusterNode, secret: String, maxReplicated: Int?, version: String, logger: Logger) {
@@ -174,5 +175,21 @@ public final class ClusterMembership: Sendable {
         var rest = Substring(advertise)
         if let scheme = rest.range(of: "://") { rest = rest[scheme.upperBound...] }
         return String(rest.prefix { $0 != "/" })
+    }
+
+    /// The host (without an IPv6 address's brackets) and port of an advertised URL (port 80
+    /// when it names none).
+    static func endpoint(of advertise: String) -> (host: String, port: Int) {
+        let authority = Self.hostAndPort(of: advertise)
+        var host = Substring(authority)
+        var port = 80
+        if let colon = authority.lastIndex(of: ":"), !authority[colon...].contains("]"),
+            let number = Int(authority[authority.index(after: colon)...])
+        {
+            host = authority[..<colon]
+            port = number
+        }
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = host.dropFirst().dropLast() }
+        return (String(host), port)
     }
 }

@@ -1,6 +1,8 @@
 import CanopyCluster
+import CanopyConnection
 import CanopyCore
 import Logging
+import NIOHTTP1
 import Synchronization
 
 /// A follower's writes on their way to the namespace's leader: queued in arrival order and sent
@@ -21,7 +23,7 @@ final class WriteForwarder: Sendable {
     let name: String
     private let follower: LogFollower
     private let membership: ClusterMembership
-    private let client: NodeClient
+    private let client: HTTPClient
     /// Runs when no live node leads the namespace: this node stops following it (its next
     /// request takes the lead).
     private let leaderless: @Sendable () -> Void
@@ -36,7 +38,7 @@ final class WriteForwarder: Sendable {
     private var timeout: Duration { max(.seconds(10), self.membership.store.configuration.lease * 2) }
 
     init(
-        name: String, leader: String, follower: LogFollower, membership: ClusterMembership, client: NodeClient,
+        name: String, leader: String, follower: LogFollower, membership: ClusterMembership, client: HTTPClient,
         leaderless: @escaping @Sendable () -> Void
     ) {
         self.name = name
@@ -113,9 +115,10 @@ final class WriteForwarder: Sendable {
         for attempt in 0..<2 {
             let leader = self.leader
             var mayRetry = false
-            do throws(NodeClient.Failure) {
-                let response = try await self.client.post(
-                    leader, ClusterWriteRoute.target(self.name), headers: headers, body: body, timeout: self.timeout)
+            do throws(HTTPClient.Failure) {
+                let (host, port) = ClusterMembership.endpoint(of: leader)
+                let response = try await self.client.send(
+                    .POST, host: host, port: port, ClusterWriteRoute.target(self.name), headers: headers, body: body, timeout: self.timeout)
                 if response.status == 200 {
                     do throws(DatabaseError) {
                         return try ForwardedWrites.decodeOutcomes(response.body, count: requests.count)
@@ -134,7 +137,10 @@ final class WriteForwarder: Sendable {
             } catch {
                 mayRetry = !error.sent
                 failure = DatabaseError(
-                    .clusterUnavailable, error.sent ? "\(error.message) Whether the write was applied is unknown." : error.message)
+                    .clusterUnavailable,
+                    error.sent
+                        ? "The leader at \(leader) did not answer: \(error.reason). Whether the write was applied is unknown."
+                        : "Cannot reach the leader at \(leader): \(error.reason).")
             }
             // The leader may have changed, or died: look it up again (for this batch when nothing
             // of it was applied, else for the next).
