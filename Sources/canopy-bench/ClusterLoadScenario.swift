@@ -37,14 +37,8 @@ func clusterTakeover(_ name: String, children: Int, tail: Int) async throws -> B
     let old = try await store.register(advertise: "http://bench-old-\(run).invalid:1", version: "bench")
     let (writer, _) = try await openLeader(store, namespace, by: old)
     let items = writer.reference(withPath: "items")
-    var next = 0
-    while next < children {
-        let end = min(children, next + 50_000)
-        var values: [AnyHashable: Any] = [:]
-        values.reserveCapacity(end - next)
-        for i in next..<end { values[pushStyleKey(i)] = ["n": i, "name": "item \(i % 100_000)"] }
+    for values in ItemBatches(count: children, item: { ["n": $0, "name": "item \($0 % 100_000)"] }) {
         _ = try await items.updateChildValues(values)
-        next = end
     }
     try await writer.checkpoint()
     let tailCount = max(1, min(tail, children / 2))

@@ -71,28 +71,13 @@ func fanOutRound(_ name: String, clients: Int, writesPerSecond: Int, leader: Ser
     try blocking { try await openReplicated(namespace, leader: leader, followers: following, path: "/fan", value: #"{"i":0,"t":0}"#) }
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     let counters = (0..<clients).map { SSECounter(sampled: $0 % 10 == 0, target: "/fan.json?ns=\(namespace)") }
-    _ = try blocking {
-        try await withThrowingTaskGroup(of: Void.self) { tasks in
-            for (n, counter) in counters.enumerated() {
-                let port = streamNodes[n % streamNodes.count].port
-                tasks.addTask {
-                    _ = try await ClientBootstrap(group: group)
-                        .channelInitializer { channel in
-                            channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(counter) }
-                        }
-                        .connect(host: "127.0.0.1", port: port).get()
-                }
-                if n % 200 == 199 { try await tasks.waitForAll() }
-            }
-            try await tasks.waitForAll()
+    do {
+        try connectAll(counters, group: group, port: { streamNodes[$0 % streamNodes.count].port }, within: 60, what: "streams") {
+            $0.events.load(ordering: .relaxed) >= 1
         }
-        return 0
-    }
-    let connectDeadline = monotonicNanos() + 60_000_000_000
-    while counters.contains(where: { $0.events.load(ordering: .relaxed) < 1 }) && monotonicNanos() < connectDeadline { usleep(10_000) }
-    guard !counters.contains(where: { $0.events.load(ordering: .relaxed) < 1 }) else {
+    } catch {
         try? group.syncShutdownGracefully()
-        throw BenchError("streams did not all start")
+        throw error
     }
     usleep(200_000)
     let initialEvents = counters.map { $0.events.load(ordering: .relaxed) }

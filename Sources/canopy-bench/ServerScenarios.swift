@@ -466,25 +466,8 @@ func sseFanOut(
         // Sample the latency of every 10th client (and at least one).
         let target = query ? "/fan.json?orderBy=%22v%22&limitToLast=10" : "/fan.json"
         let counters = (0..<clients).map { SSECounter(sampled: $0 % 10 == 0, target: target) }
-        _ = try blocking {
-            try await withThrowingTaskGroup(of: Void.self) { tasks in
-                for counter in counters {
-                    tasks.addTask {
-                        _ = try await ClientBootstrap(group: group)
-                            .channelInitializer { channel in
-                                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(counter) }
-                            }
-                            .connect(host: "127.0.0.1", port: port).get()
-                    }
-                }
-                try await tasks.waitForAll()
-            }
-            return 0
-        }
         // Wait until every stream is registered (each got its initial put).
-        let connectDeadline = monotonicNanos() + 60_000_000_000
-        while counters.contains(where: { $0.events.load(ordering: .relaxed) < 1 }) && monotonicNanos() < connectDeadline { usleep(10_000) }
-        guard !counters.contains(where: { $0.events.load(ordering: .relaxed) < 1 }) else { throw BenchError("streams did not all start") }
+        try connectAll(counters, group: group, port: { _ in port }, within: 60, what: "streams") { $0.events.load(ordering: .relaxed) >= 1 }
         usleep(200_000)
         let idleRSS = server.rssBytes
         let perStream = Double(idleRSS - baseline) / Double(clients)

@@ -183,15 +183,9 @@ private func prepareOpen(_ workload: OpenWorkload, path: String) throws {
     case .items(let tail):
         let n = Bench.scaled(1_000_000)
         let items = db.reference(withPath: "items")
-        var start = 0
-        while start < n {
-            let end = min(n, start + 50_000)
-            var values: [AnyHashable: Any] = [:]
-            values.reserveCapacity(end - start)
-            for i in start..<end { values[pushStyleKey(i)] = ["name": itemName(i), "value": itemValue(i)] }
+        for values in ItemBatches(count: n, item: { ["name": itemName($0), "value": itemValue($0)] }) {
             items.updateChildValues(values) { error, _ in done.complete(error) }
             issued += 1
-            start = end
         }
         done.wait(for: issued)
         try blockingCheckpoint(db)

@@ -242,27 +242,7 @@ func raiseOpenFiles() {
 
 /// Connects `clients` and waits until each got its hello and `ready` holds for it.
 func connectWebSocketClients(_ clients: [WSBenchClient], port: Int, group: any EventLoopGroup, ready: (WSBenchClient) -> Bool) throws {
-    _ = try blocking {
-        try await withThrowingTaskGroup(of: Void.self) { tasks in
-            for (n, client) in clients.enumerated() {
-                tasks.addTask {
-                    _ = try await ClientBootstrap(group: group)
-                        .channelOption(.socketOption(.tcp_nodelay), value: 1)
-                        .channelInitializer { channel in
-                            channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(client) }
-                        }
-                        .connect(host: "127.0.0.1", port: port).get()
-                }
-                // A few hundred connections in flight at a time: the listen backlog is finite.
-                if n % 200 == 199 { try await tasks.waitForAll() }
-            }
-            try await tasks.waitForAll()
-        }
-        return 0
-    }
-    let deadline = monotonicNanos() + 120_000_000_000
-    while clients.contains(where: { !ready($0) }) && monotonicNanos() < deadline { usleep(10_000) }
-    guard !clients.contains(where: { !ready($0) }) else { throw BenchError("the WebSocket clients did not all start") }
+    try connectAll(clients, group: group, port: { _ in port }, within: 120, what: "the WebSocket clients", ready: ready)
 }
 
 /// B11 fan-out: `clients` connections each listen to `/fan` (a default listen); a REST writer
