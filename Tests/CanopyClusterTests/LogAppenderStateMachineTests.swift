@@ -22,6 +22,19 @@ import Testing
         return false
     }
 
+    /// Expects `machine`, once failed or closed, to fail a write queued now at once with `code`,
+    /// and a close to have nothing left to do.
+    static func expectEnded(
+        _ machine: inout Machine, with code: DatabaseError.Code, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        let later = machine.enqueue(3)
+        #expect(Self.failed(later) == [3], sourceLocation: sourceLocation)
+        guard case .fail(_, let error) = later else { return }
+        #expect(error.code == code, sourceLocation: sourceLocation)
+        let close = machine.close()
+        #expect(Self.isNone(close), sourceLocation: sourceLocation)
+    }
+
     @Test func idleStartsABatchAndQueuesWhileItIsInFlight() {
         var machine = Machine()
         let first = machine.enqueue(1)
@@ -52,12 +65,7 @@ import Testing
         _ = machine.enqueue(2)
         let failure = machine.batchFailed(DatabaseError(.notLeader, "fenced"))
         #expect(Self.failed(failure) == [2])
-        let later = machine.enqueue(3)
-        #expect(Self.failed(later) == [3])
-        guard case .fail(_, let error) = later else { return }
-        #expect(error.code == .notLeader)
-        let close = machine.close()
-        #expect(Self.isNone(close))
+        Self.expectEnded(&machine, with: .notLeader)
         guard case .closed = machine.state else {
             Issue.record("expected closed")
             return
@@ -77,12 +85,7 @@ import Testing
         }
         let failedLate = machine.batchFailed(DatabaseError(.clusterUnavailable, "gone"))
         #expect(Self.isNone(failedLate))
-        let after = machine.enqueue(3)
-        #expect(Self.failed(after) == [3])
-        guard case .fail(_, let error) = after else { return }
-        #expect(error.code == .closed)
-        let closeAgain = machine.close()
-        #expect(Self.isNone(closeAgain))
+        Self.expectEnded(&machine, with: .closed)
     }
 
     @Test func closingAnIdleAppender() {

@@ -18,11 +18,17 @@ struct WireConnectionTests {
             handler: log.handler)
     }
 
+    /// Opens a connection to `port`, with an iterator of its events from the first.
+    static func open(_ port: Int) throws -> (WireConnection, AsyncStream<WireConnection.Event>.Iterator) {
+        let log = EventLog()
+        let events = log.stream.makeAsyncIterator()
+        return (try Self.open(port, log), events)
+    }
+
     /// Opens a connection to `port` and waits for its hello.
     static func connect(_ port: Int) async throws -> (WireConnection, AsyncStream<WireConnection.Event>.Iterator) {
-        let log = EventLog()
-        var events = log.stream.makeAsyncIterator()
-        let connection = try Self.open(port, log)
+        let (connection, iterator) = try Self.open(port)
+        var events = iterator
         guard case .ready? = await events.next() else { throw Failure("no hello") }
         return (connection, events)
     }
@@ -35,9 +41,8 @@ struct WireConnectionTests {
     @Test("hello, listen, writes both ways, a split value both ways, then exactly one close")
     func conversation() async throws {
         try await withServer { port in
-            let log = EventLog()
-            var events = log.stream.makeAsyncIterator()
-            let connection = try Self.open(port, log)
+            let (connection, iterator) = try Self.open(port)
+            var events = iterator
             // Sent before the hello: queued, then sent in order.
             #expect(connection.send(.put(id: 1, path: DatabasePath(["posts", "p1"]), data: Array(#"{"title":"a"}"#.utf8))))
             guard case .ready(let hello)? = await events.next() else { throw Failure("no hello") }
@@ -161,9 +166,8 @@ struct WireConnectionTests {
     @Test("closing before the hello gives one close")
     func closeAtOnce() async throws {
         try await withServer { port in
-            let log = EventLog()
-            var events = log.stream.makeAsyncIterator()
-            let connection = try Self.open(port, log)
+            let (connection, iterator) = try Self.open(port)
+            var events = iterator
             connection.close()
             guard case .closed(let reason)? = await events.next() else { throw Failure("no close") }
             #expect(reason == "closed by the client")

@@ -13,27 +13,38 @@ struct JSONMemberReaderTests {
         }
     }
 
+    /// Reads `text` as nested objects: `next` gives each member's key, and `member` reads its
+    /// value, calling `nested` to read a value that is an object the same way.
+    static func readObjects<Key>(
+        _ text: String, next: (inout JSONMemberReader) throws -> Key?,
+        member: @escaping (inout JSONMemberReader, Key, _ nested: (inout JSONMemberReader) throws -> Void) throws -> Void
+    ) throws {
+        try Self.read(text) { reader in
+            func object(_ reader: inout JSONMemberReader) throws {
+                try reader.openObject()
+                while let key = try next(&reader) {
+                    try member(&reader, key, object)
+                }
+            }
+            try object(&reader)
+        }
+    }
+
     /// Reads `text` as nested objects, returning each key with what the reader saw: the string,
     /// the integer or the node of its value, chosen by the key's first letter (`s`, `i`, `n`,
     /// `o` for a nested object).
     static func walk(_ text: String) throws -> [String] {
         var seen: [String] = []
-        try Self.read(text) { reader in
-            func object() throws {
-                try reader.openObject()
-                while let key = try reader.nextKey() {
-                    switch key.first {
-                    case "s": seen.append("\(key)=\(try reader.string() ?? "nil")")
-                    case "i": seen.append("\(key)=\(try reader.int64().map(String.init) ?? "nil")")
-                    case "n": seen.append("\(key)=\(try reader.node().node.exportJSON.jsonString())")
-                    default:
-                        seen.append("\(key){")
-                        try object()
-                        seen.append("}")
-                    }
-                }
+        try Self.readObjects(text, next: { try $0.nextKey() }) { reader, key, nested in
+            switch key.first {
+            case "s": seen.append("\(key)=\(try reader.string() ?? "nil")")
+            case "i": seen.append("\(key)=\(try reader.int64().map(String.init) ?? "nil")")
+            case "n": seen.append("\(key)=\(try reader.node().node.exportJSON.jsonString())")
+            default:
+                seen.append("\(key){")
+                try nested(&reader)
+                seen.append("}")
             }
-            try object()
         }
         return seen
     }
@@ -66,15 +77,9 @@ struct JSONMemberReaderTests {
     /// objects under `o`), values read whole.
     static func shortKeys(_ text: String) throws -> [UInt8] {
         var keys: [UInt8] = []
-        try Self.read(text) { reader in
-            func object() throws {
-                try reader.openObject()
-                while let key = try reader.nextShortKey() {
-                    keys.append(key)
-                    if key == UInt8(ascii: "o") { try object() } else { _ = try reader.string() }
-                }
-            }
-            try object()
+        try Self.readObjects(text, next: { try $0.nextShortKey() }) { reader, key, nested in
+            keys.append(key)
+            if key == UInt8(ascii: "o") { try nested(&reader) } else { _ = try reader.string() }
         }
         return keys
     }

@@ -7,24 +7,24 @@ import Testing
 struct BackpressureTests {
     @Test("a producer blocks on a full inbox and resumes as the loop drains")
     func producerBlocksUntilDrained() throws {
-        let loop = try EventLoop(inboxCapacity: 4, jobsPerTurn: 2)
-        loop.drain()
-        let producer = TestThread {
-            for _ in 0..<10 { loop.execute {} }
-        }
-        try waitUntil("loop.statistics.waitingProducers == 1") { loop.statistics.waitingProducers == 1 }
-        #expect(loop.statistics.queuedJobs == 4)
-        #expect(loop.statistics.jobsAccepted == 4)
+        try withLoop(EventLoop(inboxCapacity: 4, jobsPerTurn: 2)) { loop in
+            loop.drain()
+            let producer = TestThread {
+                for _ in 0..<10 { loop.execute {} }
+            }
+            try waitUntil("loop.statistics.waitingProducers == 1") { loop.statistics.waitingProducers == 1 }
+            #expect(loop.statistics.queuedJobs == 4)
+            #expect(loop.statistics.jobsAccepted == 4)
 
-        var ran = 0
-        while ran < 10 { ran += loop.drain() }
-        try producer.join()
-        let statistics = loop.statistics
-        #expect(statistics.jobsRun == 10)
-        #expect(statistics.highWaterMark == 4)
-        #expect(statistics.producerWaits >= 1)
-        #expect(statistics.waitingProducers == 0)
-        #expect(loop.shutdown()?.isClean == true)
+            var ran = 0
+            while ran < 10 { ran += loop.drain() }
+            try producer.join()
+            let statistics = loop.statistics
+            #expect(statistics.jobsRun == 10)
+            #expect(statistics.highWaterMark == 4)
+            #expect(statistics.producerWaits >= 1)
+            #expect(statistics.waitingProducers == 0)
+        }
     }
 
     @Test("a flood from several producers never queues more than the capacity")

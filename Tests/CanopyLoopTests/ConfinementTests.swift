@@ -9,18 +9,18 @@ import Testing
 struct ConfinementTests {
     @Test("drain mode: false before the first drain, then true on the draining thread and false on others")
     func drainMode() throws {
-        let loop = try EventLoop()
-        #expect(!loop.isLoopConfinementSatisfied)  // nobody drives the loop yet
-        let inJob = Locked<Bool?>(nil)
-        loop.execute { inJob.withLock { $0 = loop.isLoopConfinementSatisfied } }
-        loop.drain()
-        #expect(inJob.value == true)
-        #expect(loop.isLoopConfinementSatisfied)  // the draining thread is the loop thread
-        let elsewhere = Locked<Bool?>(nil)
-        try TestThread { elsewhere.withLock { $0 = loop.isLoopConfinementSatisfied } }.join()
-        #expect(elsewhere.value == false)
-        loop.assertOnLoop()  // holds: returns
-        #expect(loop.shutdown()?.isClean == true)
+        try withLoop(EventLoop()) { loop in
+            #expect(!loop.isLoopConfinementSatisfied)  // nobody drives the loop yet
+            let inJob = Locked<Bool?>(nil)
+            loop.execute { inJob.withLock { $0 = loop.isLoopConfinementSatisfied } }
+            loop.drain()
+            #expect(inJob.value == true)
+            #expect(loop.isLoopConfinementSatisfied)  // the draining thread is the loop thread
+            let elsewhere = Locked<Bool?>(nil)
+            try TestThread { elsewhere.withLock { $0 = loop.isLoopConfinementSatisfied } }.join()
+            #expect(elsewhere.value == false)
+            loop.assertOnLoop()  // holds: returns
+        }
     }
 
     @Test("dedicated thread: true in its jobs, false on the test thread until the loop has finished")

@@ -7,17 +7,17 @@ import Testing
 struct EventLoopTests {
     @Test("nothing runs until the loop is drained; then every job runs once, in order")
     func drainRunsQueuedJobs() throws {
-        let loop = try EventLoop()
-        #expect(loop.drain() == 0)  // makes this thread the loop thread
-        let log = LoopBound([Int](), loop: loop)
-        for index in 0..<100 {
-            #expect(loop.execute { log.withValue { $0.append(index) } })
+        try withLoop(EventLoop()) { loop in
+            #expect(loop.drain() == 0)  // makes this thread the loop thread
+            let log = LoopBound([Int](), loop: loop)
+            for index in 0..<100 {
+                #expect(loop.execute { log.withValue { $0.append(index) } })
+            }
+            #expect(log.value.isEmpty)
+            #expect(loop.drain() == 100)
+            #expect(log.value == Array(0..<100))
+            #expect(loop.drain() == 0)
         }
-        #expect(log.value.isEmpty)
-        #expect(loop.drain() == 100)
-        #expect(log.value == Array(0..<100))
-        #expect(loop.drain() == 0)
-        #expect(loop.shutdown()?.isClean == true)
     }
 
     @Test("jobs from several threads run in each thread's order, all on the loop thread", arguments: [1, 7, 4_096])
@@ -49,18 +49,18 @@ struct EventLoopTests {
 
     @Test("cross-thread jobs run on the thread that drains")
     func drainRunsForeignJobsOnDrainingThread() throws {
-        let loop = try EventLoop()
-        loop.drain()
-        let drainer = currentThreadID()
-        let seen = LoopBound(Set<UInt>(), loop: loop)
-        try spawnThreads(4) { _ in
-            for _ in 0..<250 {
-                loop.execute { seen.withValue { _ = $0.insert(currentThreadID()) } }
-            }
-        }.joinAll()
-        #expect(loop.drain() == 1_000)
-        #expect(seen.value == [drainer])
-        #expect(loop.shutdown()?.isClean == true)
+        try withLoop(EventLoop()) { loop in
+            loop.drain()
+            let drainer = currentThreadID()
+            let seen = LoopBound(Set<UInt>(), loop: loop)
+            try spawnThreads(4) { _ in
+                for _ in 0..<250 {
+                    loop.execute { seen.withValue { _ = $0.insert(currentThreadID()) } }
+                }
+            }.joinAll()
+            #expect(loop.drain() == 1_000)
+            #expect(seen.value == [drainer])
+        }
     }
 
     @Test("10,000 posts from 4 threads coalesce into a single wake-up")

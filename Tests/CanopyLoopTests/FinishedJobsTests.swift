@@ -81,63 +81,60 @@ struct FinishedJobsTests {
 
     @Test("while jobs are queued, the next producer on another thread releases the finished ones")
     func producerReleasesFinishedJobs() throws {
-        let loop = try EventLoop(inboxCapacity: 2)
-        try loop.startThread(name: "finished-jobs")
-        // A finishes while B is queued, so its batch is left to the producers; B running means
-        // A's batch has ended and was handed over.
-        let (releases, goB) = try Self.runAThenHoldB(loop, until: "the test to queue C")
-        #expect(releases.job.value == nil)
-        #expect(releases.retired.value == nil)
-        loop.execute {}
-        try releases.waitForBoth()
-        #expect(releases.job.value == currentThreadID())
-        #expect(releases.retired.value == currentThreadID())
-        goB.signal()
-        #expect(loop.shutdown()?.isClean == true)
+        try withLoop(EventLoop(inboxCapacity: 2), thread: "finished-jobs") { loop in
+            // A finishes while B is queued, so its batch is left to the producers; B running means
+            // A's batch has ended and was handed over.
+            let (releases, goB) = try Self.runAThenHoldB(loop, until: "the test to queue C")
+            #expect(releases.job.value == nil)
+            #expect(releases.retired.value == nil)
+            loop.execute {}
+            try releases.waitForBoth()
+            #expect(releases.job.value == currentThreadID())
+            #expect(releases.retired.value == currentThreadID())
+            goB.signal()
+        }
     }
 
     @Test("with nothing queued, the loop releases the finished jobs itself")
     func loopReleasesWhenIdle() throws {
-        let loop = try EventLoop(inboxCapacity: 2)
-        try loop.startThread(name: "finished-idle")
-        let releases = try Self.startJobA(loop)
-        // A finishes while B is queued (its batch is left to the producers), then B runs and
-        // nothing else comes: the loop takes A back and releases it.
-        loop.execute {}
-        releases.goA.signal()
-        try releases.waitForBoth()
-        #expect(releases.job.value != nil)
-        #expect(releases.job.value == releases.loopThread.value)
-        #expect(releases.retired.value == releases.loopThread.value)
-        #expect(loop.shutdown()?.isClean == true)
+        try withLoop(EventLoop(inboxCapacity: 2), thread: "finished-idle") { loop in
+            let releases = try Self.startJobA(loop)
+            // A finishes while B is queued (its batch is left to the producers), then B runs and
+            // nothing else comes: the loop takes A back and releases it.
+            loop.execute {}
+            releases.goA.signal()
+            try releases.waitForBoth()
+            #expect(releases.job.value != nil)
+            #expect(releases.job.value == releases.loopThread.value)
+            #expect(releases.retired.value == releases.loopThread.value)
+        }
     }
 
     @Test("while the loop keeps up (less than half its inbox, and less than a turn, queued), it releases finished jobs itself")
     func loopKeepsUp() throws {
-        let loop = try EventLoop(inboxCapacity: 64)
-        try loop.startThread(name: "finished-keeps-up")
-        // B running means A's batch has ended: with one job queued, the loop let go of it.
-        let (releases, goB) = try Self.runAThenHoldB(loop, until: "the test to check")
-        try releases.waitForBoth()
-        #expect(releases.job.value == releases.loopThread.value)
-        #expect(releases.retired.value == releases.loopThread.value)
-        goB.signal()
-        #expect(loop.shutdown()?.isClean == true)
+        try withLoop(EventLoop(inboxCapacity: 64), thread: "finished-keeps-up") { loop in
+            // B running means A's batch has ended: with one job queued, the loop let go of it.
+            let (releases, goB) = try Self.runAThenHoldB(loop, until: "the test to check")
+            try releases.waitForBoth()
+            #expect(releases.job.value == releases.loopThread.value)
+            #expect(releases.retired.value == releases.loopThread.value)
+            goB.signal()
+        }
     }
 
     @Test("in drain mode, every job run is released by the end of the drain")
     func drainReleases() throws {
-        let loop = try EventLoop(jobsPerTurn: 1)
-        loop.drain()
-        let releases = Locked(0)
-        for _ in 0..<10 {
-            let probe = Probe { _ in releases.withLock { $0 += 1 } }
-            loop.execute { _ = probe }
+        try withLoop(EventLoop(jobsPerTurn: 1)) { loop in
+            loop.drain()
+            let releases = Locked(0)
+            for _ in 0..<10 {
+                let probe = Probe { _ in releases.withLock { $0 += 1 } }
+                loop.execute { _ = probe }
+            }
+            #expect(releases.value == 0)
+            #expect(loop.drain() == 10)
+            #expect(releases.value == 10)
         }
-        #expect(releases.value == 0)
-        #expect(loop.drain() == 10)
-        #expect(releases.value == 10)
-        #expect(loop.shutdown()?.isClean == true)
     }
 
     @Test("jobs from several producers all run once, in each producer's order, and are all released")

@@ -74,3 +74,14 @@ enum DriveMode: String, CustomTestStringConvertible, Sendable {
     case drain, thread
     var testDescription: String { self.rawValue }
 }
+
+/// Runs `body` on `loop`, started first on a thread named `thread` if one is given, then expects
+/// the loop to shut down cleanly.
+func withLoop(
+    _ loop: EventLoop, thread: String? = nil, sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: (EventLoop) throws -> Void
+) throws {
+    if let thread { try loop.startThread(name: thread) }
+    try body(loop)
+    #expect(loop.shutdown()?.isClean == true, sourceLocation: sourceLocation)
+}

@@ -7,31 +7,31 @@ import Testing
 struct ThreadPoolTests {
     @Test("work runs off the loop, its completion on the loop, and drain waits for it")
     func workAndCompletion() throws {
-        let loop = try EventLoop()
-        loop.drain()
-        let loopThread = currentThreadID()
-        let result = LoopBound<(workThread: UInt, onLoop: Bool)?>(nil, loop: loop)
-        weak var weakCapture: Tracker?
-        do {
-            let capture = Tracker()
-            weakCapture = capture
-            loop.runInThreadPool(
-                { () -> UInt in
-                    _ = capture
-                    return currentThreadID()
-                },
-                then: { workThread in
-                    _ = capture
-                    result.value = (workThread, loop.inLoop)
-                })
+        try withLoop(EventLoop()) { loop in
+            loop.drain()
+            let loopThread = currentThreadID()
+            let result = LoopBound<(workThread: UInt, onLoop: Bool)?>(nil, loop: loop)
+            weak var weakCapture: Tracker?
+            do {
+                let capture = Tracker()
+                weakCapture = capture
+                loop.runInThreadPool(
+                    { () -> UInt in
+                        _ = capture
+                        return currentThreadID()
+                    },
+                    then: { workThread in
+                        _ = capture
+                        result.value = (workThread, loop.inLoop)
+                    })
+            }
+            #expect(weakCapture != nil)  // the request keeps its closures alive while in flight
+            loop.drain()
+            let outcome = try #require(result.value)
+            #expect(outcome.workThread != loopThread)
+            #expect(outcome.onLoop)
+            #expect(weakCapture == nil)  // and releases them once the completion has run
         }
-        #expect(weakCapture != nil)  // the request keeps its closures alive while in flight
-        loop.drain()
-        let outcome = try #require(result.value)
-        #expect(outcome.workThread != loopThread)
-        #expect(outcome.onLoop)
-        #expect(weakCapture == nil)  // and releases them once the completion has run
-        #expect(loop.shutdown()?.isClean == true)
     }
 
     @Test("shutdown waits for in-flight work and still runs its completion")

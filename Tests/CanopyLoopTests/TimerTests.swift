@@ -7,51 +7,51 @@ import Testing
 struct TimerTests {
     @Test("a zero-delay timer fires on the next drain, once, then closes its handle")
     func oneShotFiresAndCloses() throws {
-        let loop = try EventLoop()
-        loop.drain()
-        let baseline = loop.openHandleCount
-        let fired = LoopBound(0, loop: loop)
-        let timer = loop.schedule(after: .zero) { fired.value += 1 }
-        #expect(loop.openHandleCount == baseline + 1)
-        #expect(timer.isActive)
-        #expect(fired.value == 0)
-        loop.drain()
-        #expect(fired.value == 1)
-        #expect(!timer.isActive)
-        #expect(loop.openHandleCount == baseline)
-        loop.drain()
-        #expect(fired.value == 1)
-        #expect(loop.shutdown()?.isClean == true)
+        try withLoop(EventLoop()) { loop in
+            loop.drain()
+            let baseline = loop.openHandleCount
+            let fired = LoopBound(0, loop: loop)
+            let timer = loop.schedule(after: .zero) { fired.value += 1 }
+            #expect(loop.openHandleCount == baseline + 1)
+            #expect(timer.isActive)
+            #expect(fired.value == 0)
+            loop.drain()
+            #expect(fired.value == 1)
+            #expect(!timer.isActive)
+            #expect(loop.openHandleCount == baseline)
+            loop.drain()
+            #expect(fired.value == 1)
+        }
     }
 
     @Test("a timer's callback and captures are released once it has fired or been cancelled")
     func timersReleaseCallbacks() throws {
-        let loop = try EventLoop()
-        loop.drain()
-        weak var firedCapture: Tracker?
-        weak var cancelledCapture: Tracker?
-        let fired = LoopBound(false, loop: loop)
-        do {
-            let first = Tracker()
-            let second = Tracker()
-            firedCapture = first
-            cancelledCapture = second
-            loop.schedule(after: .zero) {
-                _ = first
-                fired.value = true
+        try withLoop(EventLoop()) { loop in
+            loop.drain()
+            weak var firedCapture: Tracker?
+            weak var cancelledCapture: Tracker?
+            let fired = LoopBound(false, loop: loop)
+            do {
+                let first = Tracker()
+                let second = Tracker()
+                firedCapture = first
+                cancelledCapture = second
+                loop.schedule(after: .zero) {
+                    _ = first
+                    fired.value = true
+                }
+                loop.schedule(after: .zero) {
+                    _ = second
+                    Issue.record("cancelled timer fired")
+                }.cancel()
             }
-            loop.schedule(after: .zero) {
-                _ = second
-                Issue.record("cancelled timer fired")
-            }.cancel()
+            #expect(cancelledCapture == nil)  // cancel on the loop thread drops the callback at once
+            #expect(firedCapture != nil)
+            loop.drain()
+            #expect(fired.value)
+            #expect(firedCapture == nil)
+            #expect(loop.openHandleCount == 1)
         }
-        #expect(cancelledCapture == nil)  // cancel on the loop thread drops the callback at once
-        #expect(firedCapture != nil)
-        loop.drain()
-        #expect(fired.value)
-        #expect(firedCapture == nil)
-        #expect(loop.openHandleCount == 1)
-        #expect(loop.shutdown()?.isClean == true)
     }
 
     @Test("a repeating timer fires until its own callback cancels it")
@@ -79,20 +79,19 @@ struct TimerTests {
 
     @Test("a delayed timer does not fire early and runs on the loop thread")
     func delayIsRespected() throws {
-        let loop = try EventLoop()
-        try loop.startThread(name: "delay-test")
-        let done = DispatchSemaphore(value: 0)
-        let onLoop = Locked(false)
-        let start = ContinuousClock.now
-        loop.scheduleFromAnyThread(after: .milliseconds(20)) {
-            onLoop.withLock { $0 = loop.inLoop }
-            done.signal()
+        try withLoop(EventLoop(), thread: "delay-test") { loop in
+            let done = DispatchSemaphore(value: 0)
+            let onLoop = Locked(false)
+            let start = ContinuousClock.now
+            loop.scheduleFromAnyThread(after: .milliseconds(20)) {
+                onLoop.withLock { $0 = loop.inLoop }
+                done.signal()
+            }
+            try done.wait(for: "done")
+            let elapsed = ContinuousClock.now - start
+            #expect(elapsed >= .milliseconds(19), "fired after \(elapsed)")  // libuv counts whole ms
+            #expect(onLoop.value)
         }
-        try done.wait(for: "done")
-        let elapsed = ContinuousClock.now - start
-        #expect(elapsed >= .milliseconds(19), "fired after \(elapsed)")  // libuv counts whole ms
-        #expect(onLoop.value)
-        #expect(loop.shutdown()?.isClean == true)
     }
 
     @Test("a timer armed and cancelled from another thread never fires")

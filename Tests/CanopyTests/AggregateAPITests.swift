@@ -4,7 +4,7 @@ import Testing
 
 /// The aggregate API around the engine: AsyncSequences, removal, errors, closing.
 @Suite("Aggregate API")
-struct AggregateAPITests {
+final class AggregateAPITests: ManualDatabaseSuite {
     final class Box: @unchecked Sendable {  // written on the draining thread only
         var values: [AggregateSnapshot] = []
         var errors: [any Error] = []
@@ -35,8 +35,6 @@ struct AggregateAPITests {
 
     @Test("min and max are integers when integer-valued, and a change of form alone (3.0 for 3) calls no observer")
     func canonicalMinMax() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let list = db.reference(withPath: "list")
         try list.queueSetValue(["b": 3.0, "c": 7.0, "d": 5])
         let aggregate = list.aggregate(.min("$value"), .max("$value"))
@@ -92,8 +90,6 @@ struct AggregateAPITests {
 
     @Test("{a: 3, b: 3.0, c: 7}: min 3 and max 7 are integers; removing b and adding f: 3 changes no value and calls no observer")
     func minMaxFormDoesNotDependOnHistory() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         // As the issue wrote it: Swift makes this literal a [String: Double] (3.0, 3.0, 7.0).
         let list = db.reference(withPath: "list")
         try list.queueSetValue(["a": 3, "b": 3.0, "c": 7])
@@ -122,8 +118,6 @@ struct AggregateAPITests {
 
     @Test("a removed observer gets nothing more; another observer of the same aggregate goes on")
     func removal() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let list = db.reference(withPath: "list")
         try list.queueSetValue(["a": 1, "b": 2])
         let aggregate = list.aggregate(.sum("$value"))
@@ -168,8 +162,6 @@ struct AggregateAPITests {
 
     @Test("a snapshot's accessors: integer sums exact, doubles as doubles, nil for what was not asked")
     func accessors() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let list = db.reference(withPath: "list")
         try list.queueSetValue(["a": ["n": Int64.max - 1, "d": 0.5], "b": ["n": 1, "d": 0.25], "c": ["n": "x"]])
         var snapshot: AggregateSnapshot?

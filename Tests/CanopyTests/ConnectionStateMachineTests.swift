@@ -21,6 +21,18 @@ struct ConnectionStateMachineTests {
         return m
     }
 
+    /// A machine connected on a fresh connection, then left by `leave` (a drop, going offline or
+    /// closing), and what `leave` returned: the connection is handed back, as one that had signed in.
+    func leftAfterConnecting(
+        by leave: (inout Machine) -> Machine.Drop, sourceLocation: SourceLocation = #_sourceLocation
+    ) -> (machine: Machine, drop: Machine.Drop) {
+        let c = Connection()
+        var m = self.connected(c)
+        let drop = leave(&m)
+        #expect(drop.connection === c && drop.wasConnected, sourceLocation: sourceLocation)
+        return (m, drop)
+    }
+
     @Test("idle → opening → signingIn → connected; only the current connection advances")
     func connecting() {
         var m = Machine()
@@ -49,10 +61,9 @@ struct ConnectionStateMachineTests {
 
     @Test("a drop from each connection state goes idle, says whether it had signed in; a retry waits, fires, connects")
     func dropsAndRetries() {
-        let c = Connection()
-        var m = self.connected(c)
-        let drop = m.drop()
-        #expect(drop.connection === c && drop.wasConnected && drop.timer == nil && m.connection == nil)
+        let dropped = self.leftAfterConnecting { $0.drop() }
+        var m = dropped.machine
+        #expect(dropped.drop.timer == nil && m.connection == nil)
         // Opening and signing in: dropped without having been connected.
         for stage in 0..<2 {
             var n = Machine()
@@ -89,10 +100,8 @@ struct ConnectionStateMachineTests {
 
     @Test("offline (goOffline or the server's shutdown) from each state; goOnline returns to idle")
     func offlineAndOnline() {
-        let c = Connection()
-        var m = self.connected(c)
-        let drop = m.goOffline()
-        #expect(drop.connection === c && drop.wasConnected && m.staysOffline)
+        var (m, _) = self.leftAfterConnecting { $0.goOffline() }
+        #expect(m.staysOffline)
         #expect(!m.connect().open, "no connecting while offline")
         let retry = m.scheduleRetry { Timer() }
         #expect(!retry, "no retry while offline")
@@ -112,10 +121,8 @@ struct ConnectionStateMachineTests {
 
     @Test("close is final from every state")
     func close() {
-        let c = Connection()
-        var m = self.connected(c)
-        let drop = m.close()
-        #expect(drop.connection === c && drop.wasConnected && m.staysOffline)
+        var (m, _) = self.leftAfterConnecting { $0.close() }
+        #expect(m.staysOffline)
         let online = m.goOnline()
         #expect(!online && !m.connect().open)
         let offline = m.goOffline()

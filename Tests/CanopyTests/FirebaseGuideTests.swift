@@ -41,11 +41,9 @@ final class PostDetailController {
 }
 
 @Suite("Firebase guide snippets")
-struct FirebaseGuideTests {
+final class FirebaseGuideTests: ManualDatabaseSuite {
     @Test("child_added and child_removed keep a comment list in step, as the lists guide shows")
     func commentsList() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference()
         let postKey = ref.child("posts").childByAutoId().key!
         try ref.child("post-comments").child(postKey).childByAutoId().queueSetValue(["uid": "u1", "author": "ada", "text": "first"])
@@ -72,8 +70,6 @@ struct FirebaseGuideTests {
 
     @Test("a value listener iterates snapshot.children in order")
     func valueListenerIteratesChildren() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let commentsRef = db.reference(withPath: "post-comments/p1")
         try commentsRef.queueSetValue(["b": ["text": "two"], "a": ["text": "one"], "c": ["text": "three"]])
         var texts: [String] = []
@@ -96,8 +92,6 @@ struct FirebaseGuideTests {
 
     @Test("reading once, with NSDictionary and a trailing cancel block, as the read-and-write guide shows")
     func readOnce() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference()
         let userID: String? = "uid42"
         try ref.child("users").child(userID!).queueSetValue(["username": "ada"])
@@ -127,8 +121,6 @@ struct FirebaseGuideTests {
 
     @Test("writing a post to two places with one updateChildValues, as the guide's fan-out shows")
     func fanOutUpdate() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference()
         let userID = "u1"
         let username = "ada"

@@ -3,7 +3,9 @@ import Foundation
 import Testing
 
 @Suite("JSON import and export")
-struct ImportExportTests {
+final class ImportExportTests: ManualDatabaseSuite {
+    init() throws { try super.init(clock: 1_700_000_000_000) }
+
     private func read(_ db: Database, _ path: String, export: Bool = true) -> JSONValue {
         var value: JSONValue = .null
         db.reference(withPath: path).getData { _, snapshot in value = (export ? snapshot?.exportJSON : snapshot?.json) ?? .null }
@@ -13,8 +15,6 @@ struct ImportExportTests {
 
     @Test("export then import restores the same tree, priorities included")
     func roundTrip() throws {
-        let db = try manualDatabase(clock: 1_700_000_000_000)
-        defer { db.close() }
         let original: JSONValue = [
             "users": ["ada": ["name": "Ada", "age": 36, ".priority": 1], "grace": ["name": "Grace", "langs": ["COBOL", "FLOW-MATIC"]]],
             "n": [".value": 3.5, ".priority": "p"], "big": .int(Int64.max), "t": true, "unicode": "日本語 🎉 \"q\"\n",
@@ -44,8 +44,6 @@ struct ImportExportTests {
             (#"{"b":{"x":1},"a":0,"b":{"y":2}}"#, ["a": 0, "b": ["y": 2]] as JSONValue),
         ])
     func duplicateKeys(text: String, expected: JSONValue) throws {
-        let db = try manualDatabase(clock: 1_700_000_000_000)
-        defer { db.close() }
         try db.reference(withPath: "d").queueImportJSON(text)
         db.drain()
         #expect(self.read(db, "d") == expected)
@@ -53,8 +51,6 @@ struct ImportExportTests {
 
     @Test("server values and other unusual input take the exact path")
     func serverValues() throws {
-        let db = try manualDatabase(clock: 1_700_000_000_000)
-        defer { db.close() }
         try db.reference(withPath: "s").queueImportJSON(#"{"at":{".sv":"timestamp"},"n":{".value":1,".priority":{".sv":"timestamp"}}}"#)
         db.drain()
         #expect(self.read(db, "s") == ["at": 1_700_000_000_000, "n": [".value": 1, ".priority": 1_700_000_000_000]])
@@ -71,8 +67,6 @@ struct ImportExportTests {
             (#"{"p":{".sv":"nonsense"}}"#, "invalid_value", "server value"),
         ])
     func badInput(text: String, code: String, fragment: String) throws {
-        let db = try manualDatabase(clock: 1_700_000_000_000)
-        defer { db.close() }
         try db.reference(withPath: "i").queueSetValue(["keep": 1])
         db.drain()
         do {
@@ -88,8 +82,6 @@ struct ImportExportTests {
 
     @Test("a deep document over the 32-level limit is refused with the depth message")
     func tooDeep() throws {
-        let db = try manualDatabase(clock: 1_700_000_000_000)
-        defer { db.close() }
         let text = String(repeating: "{\"k\":", count: 33) + "1" + String(repeating: "}", count: 33)
         #expect(throws: DatabaseError.self) { try db.reference().queueImportJSON(text) }
         let ok = String(repeating: "{\"k\":", count: 32) + "1" + String(repeating: "}", count: 32)

@@ -182,13 +182,11 @@ struct QueryWindowCase: Sendable, CustomTestStringConvertible {
 // MARK: - Query windows: ranges, limits and their live events
 
 @Suite("Query windows, ranges and live limits")
-struct QueryWindowTests {
+final class QueryWindowTests: ManualDatabaseSuite {
     // MARK: Limit windows with live writes
 
     @Test("limitToLast(2) pushes out the first child when a later one is added")
     func limitToLastPushesOutFirstChildOnLaterAdd() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference(withPath: "list")
         let log = QueryEventLog()
         log.observe(ref.queryLimited(toLast: 2))
@@ -205,8 +203,6 @@ struct QueryWindowTests {
 
     @Test("startAt(nil, childKey: a).limitToFirst(2): an insert inside the full window evicts the last")
     func insertInFullStartAtWindowEvictsLast() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference(withPath: "list")
         let log = QueryEventLog()
         log.observe(ref.queryStarting(atValue: nil, childKey: "a").queryLimited(toFirst: 2))
@@ -222,8 +218,6 @@ struct QueryWindowTests {
 
     @Test("startAfter(nil, childKey: a).limitToFirst(2): an insert inside the full window evicts the last")
     func insertInFullStartAfterWindowEvictsLast() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference(withPath: "list")
         let log = QueryEventLog()
         log.observe(ref.queryStarting(afterValue: nil, childKey: "a").queryLimited(toFirst: 2))
@@ -239,8 +233,6 @@ struct QueryWindowTests {
 
     @Test("a window that is not full only adds", arguments: ["startAt", "startAfter"])
     func windowNotFullOnlyAdds(start: String) throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference(withPath: "list")
         let base = start == "startAt" ? ref.queryStarting(atValue: nil, childKey: "a") : ref.queryStarting(afterValue: nil, childKey: "a")
         let log = QueryEventLog()
@@ -257,8 +249,6 @@ struct QueryWindowTests {
 
     @Test("removing from a limitToLast(2) window with nothing left to pull in only removes")
     func removalWithNothingToPullInOnlyRemoves() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference(withPath: "list")
         let log = QueryEventLog()
         log.observe(ref.queryLimited(toLast: 2))
@@ -277,8 +267,6 @@ struct QueryWindowTests {
 
     @Test("removals from limitToLast(2) refill the window from below, immediately")
     func removalsRefillLimitToLastFromBelow() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference(withPath: "list")
         let log = QueryEventLog()
         log.observe(ref.queryLimited(toLast: 2))
@@ -300,8 +288,7 @@ struct QueryWindowTests {
 
     @Test("limitToLast(2) on existing {a,b,c}: initial events are the window, then removals refill")
     func section73InitialWindow() throws {
-        let (db, ref) = try manualDatabase(holding: ["a": 1, "b": 2, "c": 3], at: "list")
-        defer { db.close() }
+        let ref = try self.reference(holding: ["a": 1, "b": 2, "c": 3], at: "list")
         let log = QueryEventLog()
         log.observe(ref.queryLimited(toLast: 2))
         db.drain()
@@ -313,8 +300,6 @@ struct QueryWindowTests {
 
     @Test("previous keys are relative to the limitToLast(2) window")
     func previousKeysAreRelativeToWindow() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference(withPath: "list")
         let log = QueryEventLog()
         log.observe(ref.queryLimited(toLast: 2))
@@ -336,8 +321,6 @@ struct QueryWindowTests {
 
     @Test("priority moves inside, out of and into a limitToLast(2) window")
     func priorityMovesInsideOutOfAndIntoWindow() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference(withPath: "list")
         try ref.queueSetValue(
             [
@@ -365,8 +348,6 @@ struct QueryWindowTests {
 
     @Test("numeric priorities: a move to the end of a limitToLast(2) window")
     func numericPriorityMoveToWindowEnd() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference(withPath: "list")
         try ref.queueSetValue(
             [
@@ -385,8 +366,6 @@ struct QueryWindowTests {
 
     @Test("limitToLast(2) with pushes of 0…4")
     func limitToLastWithPushes() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference(withPath: "list")
         try ref.queueSetValue([String: Any]())
         let log = QueryEventLog()
@@ -411,8 +390,6 @@ struct QueryWindowTests {
 
     @Test("limitToLast(5) keeps only the last five of ten pushes")
     func limitToLastKeepsLastFiveOfTenPushes() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference(withPath: "list")
         let log = QueryEventLog()
         log.observe(ref.queryLimited(toLast: 5), [.value])
@@ -700,8 +677,7 @@ struct QueryWindowTests {
 
     @Test("equalTo(2) exports the child with its priority")
     func equalToExportsChildWithPriority() throws {
-        let (db, ref) = try manualDatabase(holding: Self.equalToData, at: "list")
-        defer { db.close() }
+        let ref = try self.reference(holding: Self.equalToData, at: "list")
         #expect(queryRead(ref.queryEqual(toValue: 2), db)?.exportJSON == ["b": [".priority": 2, ".value": 2]])
         #expect(queryRead(ref.queryEqual(toValue: "3", childKey: "c"), db)?.exportJSON == ["c": [".priority": "3", ".value": 3]])
         #expect(queryRead(ref.queryEqual(toValue: nil, childKey: "c"), db)?.exportJSON == .null)
@@ -834,8 +810,6 @@ struct QueryWindowTests {
 
     @Test("limitToLast(5) over mixed null and numeric priorities leaves the null one out", arguments: [false, true])
     func limitToLastLeavesNullPriorityOut(registerFirst: Bool) throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference(withPath: "list")
         let log = QueryEventLog()
         if registerFirst { log.observe(ref.queryLimited(toLast: 5), [.childAdded]) }
@@ -853,8 +827,6 @@ struct QueryWindowTests {
 
     @Test("child_added of orderByChild arrive in index order per write")
     func orderByChildAddsArriveInIndexOrder() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference(withPath: "list")
         let log = QueryEventLog()
         log.observe(ref.queryOrdered(byChild: "value"), [.childAdded])
@@ -869,8 +841,6 @@ struct QueryWindowTests {
 
     @Test("an indexed value change inside orderByChild(age).limitToLast(4) moves the child")
     func indexedValueChangeInsideWindowMoves() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference(withPath: "list")
         try ref.queueSetValue(
             [
@@ -904,8 +874,7 @@ struct QueryWindowTests {
 
     @Test("child_moved with orderByChild only when the indexed child changes")
     func section74() throws {
-        let (db, ref) = try manualDatabase(holding: Self.nuggets, at: "list")
-        defer { db.close() }
+        let ref = try self.reference(holding: Self.nuggets, at: "list")
         let log = QueryEventLog()
         log.observe(ref.queryOrdered(byChild: "nuggets"))
         db.drain()
@@ -936,8 +905,7 @@ struct QueryWindowTests {
 
     @Test("limitToLast(2) on a node with a priority exports no top-level priority")
     func limitedQueryExportsNoTopLevelPriority() throws {
-        let (db, ref) = try manualDatabase(holding: ["a": "blah", ".priority": "priority"], at: "list")
-        defer { db.close() }
+        let ref = try self.reference(holding: ["a": "blah", ".priority": "priority"], at: "list")
         let limited = try #require(queryRead(ref.queryLimited(toLast: 2), db))
         #expect(limited.exportJSON == ["a": "blah"])
         #expect(limited.priority is NSNull)
@@ -957,9 +925,8 @@ struct QueryWindowTests {
             QueryWindowCase("orderByValue.equalTo(1)", .null, []) { $0.queryOrderedByValue().queryEqual(toValue: 1) },
         ])
     func filteredViewsHaveNoTopPriority(_ c: QueryWindowCase) throws {
-        let (db, ref) = try manualDatabase(
+        let ref = try self.reference(
             holding: [".priority": "top", "a": [".value": 1, ".priority": 5], "b": ["x": 2, ".priority": "p"]] as JSONValue, at: "list")
-        defer { db.close() }
         let query = c.build(ref)
         let snapshot = try #require(queryRead(query, db))
         #expect(snapshot.priority is NSNull)
@@ -984,8 +951,7 @@ struct QueryWindowTests {
 
     @Test("a filtered view of a leaf is empty; leaf→leaf raises nothing, leaf→object raises child_added and value")
     func filteredLeaf() throws {
-        let (db, ref) = try manualDatabase(holding: "leaf-node", at: "list")
-        defer { db.close() }
+        let ref = try self.reference(holding: "leaf-node", at: "list")
         let query = ref.queryOrdered(byChild: "foo").queryLimited(toLast: 1)
         #expect(queryRead(query, db)?.exists() == false)
         #expect(queryRead(ref.queryStarting(atValue: nil), db)?.exists() == false)
@@ -1013,8 +979,6 @@ struct QueryWindowTests {
             QueryWindowCase("orderByPriority", .null, []) { $0.queryOrderedByPriority() },
         ])
     func unfilteredKeepPriority(_ c: QueryWindowCase) throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference(withPath: "list")
         try ref.queueSetValue("leaf", andPriority: 3)
         db.drain()
@@ -1043,8 +1007,6 @@ struct QueryWindowTests {
 
     @Test("an update deleting the whole limitToLast(2) window refills it in one value event")
     func updateDeletingWholeWindowRefillsInOneValueEvent() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference(withPath: "list")
         try ref.queueSetValue(
             ["a": [".value": 1, ".priority": 1], "b": [".value": 2, ".priority": 2], "c": [".value": 3, ".priority": 3]] as JSONValue)
@@ -1060,8 +1022,6 @@ struct QueryWindowTests {
 
     @Test("an out-of-window child keeps its own listener's value")
     func outOfWindowChildKeepsItsListenerValue() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference(withPath: "list")
         let log = QueryEventLog()
         log.observe(ref.queryLimited(toLast: 1), [.value], tag: "parent")
@@ -1078,8 +1038,6 @@ struct QueryWindowTests {
 
     @Test("a child query going out of view of the parent window")
     func childQueryGoingOutOfParentWindow() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference(withPath: "list")
         let log = QueryEventLog()
         log.observe(ref.queryLimited(toLast: 1), [.value], tag: "parent")
@@ -1099,8 +1057,6 @@ struct QueryWindowTests {
 
     @Test("diverging views of limitToLast(1) with different endAt keys")
     func divergingLimitToLastViewsWithEndAtKeys() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference(withPath: "list")
         let log = QueryEventLog()
         log.observe(ref.queryLimited(toLast: 1).queryEnding(atValue: nil, childKey: "c"), [.value], tag: "c")
@@ -1117,8 +1073,6 @@ struct QueryWindowTests {
 
     @Test("a priority moving between two adjacent ranges")
     func priorityMovingBetweenAdjacentRanges() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference(withPath: "list")
         let log = QueryEventLog()
         log.observe(ref.queryStarting(atValue: 0).queryEnding(atValue: 10), [.childAdded, .childRemoved], tag: "Q1")
@@ -1142,8 +1096,7 @@ struct QueryWindowTests {
 
     @Test("limitToLast(1) with orderByChild refills with the right child")
     func limitToLastOneWithOrderByChildRefills() throws {
-        let (db, ref) = try manualDatabase(holding: ["a": ["age": 4], "b": ["age": 3], "c": ["age": 2], "d": ["age": 1]], at: "list")
-        defer { db.close() }
+        let ref = try self.reference(holding: ["a": ["age": 4], "b": ["age": 3], "c": ["age": 2], "d": ["age": 1]], at: "list")
         let log = QueryEventLog()
         log.observe(ref.queryOrdered(byChild: "age").queryLimited(toLast: 1))
         db.drain()
@@ -1155,8 +1108,7 @@ struct QueryWindowTests {
 
     @Test("an update moving a child out of a ranged limitToFirst(2) window")
     func updateMovesChildOutOfRangedLimitToFirst() throws {
-        let (db, ref) = try manualDatabase(holding: ["a": ["index": 1], "b": ["index": 2], "c": ["index": 3]], at: "list")
-        defer { db.close() }
+        let ref = try self.reference(holding: ["a": ["index": 1], "b": ["index": 2], "c": ["index": 3]], at: "list")
         let log = QueryEventLog()
         log.observe(ref.queryOrdered(byChild: "index").queryStarting(atValue: 1).queryEnding(atValue: 10).queryLimited(toFirst: 2))
         db.drain()
@@ -1173,8 +1125,7 @@ struct QueryWindowTests {
 
     @Test("a deep set deleting a window child pulls in the next one")
     func deepSetDeletingWindowChildPullsInNext() throws {
-        let (db, ref) = try manualDatabase(holding: ["a": ["aa": 2], "b": ["bb": 2], "c": ["cc": 2]], at: "list")
-        defer { db.close() }
+        let ref = try self.reference(holding: ["a": ["aa": 2], "b": ["bb": 2], "c": ["cc": 2]], at: "list")
         let log = QueryEventLog()
         log.observe(ref.queryLimited(toLast: 2))
         db.drain()
@@ -1186,9 +1137,8 @@ struct QueryWindowTests {
 
     @Test("a deep update deleting a window child pulls in the next one")
     func deepUpdateDeletingWindowChildPullsInNext() throws {
-        let (db, ref) = try manualDatabase(
+        let ref = try self.reference(
             holding: ["a": ["aa": 2, "aaa": 3], "b": ["bb": 2, "bbb": 3], "c": ["cc": 2, "ccc": 3]], at: "list")
-        defer { db.close() }
         let log = QueryEventLog()
         log.observe(ref.queryLimited(toLast: 2))
         db.drain()
@@ -1203,8 +1153,6 @@ struct QueryWindowTests {
 
     @Test("items are pulled into a limitToLast(2) window")
     func itemsArePulledIntoLimitToLastWindow() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference(withPath: "list")
         let log = QueryEventLog()
         log.observe(ref.queryLimited(toLast: 2), [.value])
@@ -1219,8 +1167,6 @@ struct QueryWindowTests {
 
     @Test("orderByChild(order).limitToLast(2) ignores inserts below the window")
     func limitToLastIgnoresInsertsBelowWindow() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference(withPath: "list")
         let a: JSONValue = ["order": 2, "name": "a"]
         let b: JSONValue = ["order": 0]
@@ -1242,8 +1188,6 @@ struct QueryWindowTests {
 
     @Test("a priority change out of the range raises child_removed with the old value", arguments: ["startAt(b)", "startAfter(a)"])
     func priorityChangeOutOfRangeRemovesWithOldValue(start: String) throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference(withPath: "l")
         try ref.child("a").queueSetValue("1", andPriority: "a")
         try ref.child("b").queueSetValue("2", andPriority: "b")
@@ -1263,8 +1207,7 @@ struct QueryWindowTests {
 
     @Test("Addendum 1: limitToLast(1) of orderByChild(x) refills with d (missing values sort first, ties by key), not a")
     func refillPicksD() throws {
-        let (db, ref) = try manualDatabase(holding: ["a": 2, "b": ["x": false], "d": 4] as JSONValue, at: "list")
-        defer { db.close() }
+        let ref = try self.reference(holding: ["a": 2, "b": ["x": false], "d": 4] as JSONValue, at: "list")
         let log = QueryEventLog()
         log.observe(ref.queryOrdered(byChild: "x").queryLimited(toLast: 1))
         db.drain()
@@ -1276,8 +1219,7 @@ struct QueryWindowTests {
 
     @Test("Addendum 1: the same refill under the default (priority) order picks d")
     func refillPicksDByPriority() throws {
-        let (db, ref) = try manualDatabase(holding: ["a": 2, "b": [".value": "b", ".priority": 1], "d": 4] as JSONValue, at: "list")
-        defer { db.close() }
+        let ref = try self.reference(holding: ["a": 2, "b": [".value": "b", ".priority": 1], "d": 4] as JSONValue, at: "list")
         let log = QueryEventLog()
         log.observe(ref.queryLimited(toLast: 1))
         db.drain()
@@ -1289,8 +1231,6 @@ struct QueryWindowTests {
 
     @Test("Addendum 2: setPriority on an empty location under orderByValue/orderByChild listeners is a no-op raising nothing")
     func setPriorityOnEmpty() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference(withPath: "list")
         let log = QueryEventLog()
         log.observe(ref.queryOrderedByValue(), tag: "value")
@@ -1321,8 +1261,7 @@ struct QueryWindowTests {
 
     @Test("value index: any change of a child is a move, even deep inside an object or of its priority")
     func valueIndexMoves() throws {
-        let (db, ref) = try manualDatabase(holding: ["a": ["x": 1], "b": ["x": 2]], at: "list")
-        defer { db.close() }
+        let ref = try self.reference(holding: ["a": ["x": 1], "b": ["x": 2]], at: "list")
         let log = QueryEventLog()
         log.observe(ref.queryOrderedByValue())
         db.drain()
@@ -1340,8 +1279,7 @@ struct QueryWindowTests {
 
     @Test("child index: only a different indexed value is a move; 1 → 1.0 is nothing; object → object is a change")
     func childIndexMoves() throws {
-        let (db, ref) = try manualDatabase(holding: ["a": ["v": ["x": 1]], "b": ["v": 1], "c": ["v": 3]] as JSONValue, at: "list")
-        defer { db.close() }
+        let ref = try self.reference(holding: ["a": ["v": ["x": 1]], "b": ["v": 1], "c": ["v": 3]] as JSONValue, at: "list")
         let log = QueryEventLog()
         log.observe(ref.queryOrdered(byChild: "v"))
         db.drain()
@@ -1367,8 +1305,6 @@ struct QueryWindowTests {
 
     @Test("key index: never a move; priority index: any priority change is a move")
     func keyAndPriorityIndexMoves() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference(withPath: "list")
         try ref.queueSetValue(
             [
@@ -1397,8 +1333,7 @@ struct QueryWindowTests {
 
     @Test("a change moving a child past the first one outside a limitToFirst window swaps it for that one")
     func limitToFirstMovePastBoundary() throws {
-        let (db, ref) = try manualDatabase(holding: ["a": 1, "b": 2, "c": 3], at: "list")
-        defer { db.close() }
+        let ref = try self.reference(holding: ["a": 1, "b": 2, "c": 3], at: "list")
         let log = QueryEventLog()
         log.observe(ref.queryOrderedByValue().queryLimited(toFirst: 2))
         db.drain()
@@ -1418,8 +1353,7 @@ struct QueryWindowTests {
 
     @Test("removing the location removes the window's children in index order, then value null")
     func removeWholeWindow() throws {
-        let (db, ref) = try manualDatabase(holding: ["a": 3, "b": 1, "c": 2, "d": 0], at: "list")
-        defer { db.close() }
+        let ref = try self.reference(holding: ["a": 3, "b": 1, "c": 2, "d": 0], at: "list")
         let log = QueryEventLog()
         log.observe(ref.queryOrderedByValue().queryLimited(toLast: 2))
         db.drain()
@@ -1490,8 +1424,6 @@ struct QueryWindowTests {
 
     @Test("views at one location fire in the order they were created, not in the order of later registrations")
     func viewCreationOrder() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference(withPath: "list")
         let log = QueryEventLog()
         let limited = log.observe(ref.queryLimited(toLast: 1), [.value], tag: "limited#1")
@@ -1515,8 +1447,7 @@ struct QueryWindowTests {
 
     @Test("rewriting identical data, or data outside the window, raises nothing for a query")
     func identicalWrites() throws {
-        let (db, ref) = try manualDatabase(holding: ["a": 1, "b": 2, "c": 3], at: "list")
-        defer { db.close() }
+        let ref = try self.reference(holding: ["a": 1, "b": 2, "c": 3], at: "list")
         let log = QueryEventLog()
         log.observe(ref.queryOrderedByValue().queryLimited(toLast: 2))
         db.drain()
@@ -1546,8 +1477,6 @@ struct QueryWindowTests {
 
     @Test("a query on a deep location follows writes at its ancestors")
     func ancestorWrites() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let root = db.reference()
         let ref = root.child("a/b/list")
         let log = QueryEventLog()
@@ -1569,8 +1498,6 @@ struct QueryWindowTests {
 
     @Test("removal by handle on the reference reaches every query; on a query only that query's observers")
     func removalByHandleOnReferenceReachesEveryQuery() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference(withPath: "list")
         var calls: [String] = []
         let foo = ref.queryOrdered(byChild: "foo").observe(.value) { _ in calls.append("foo") }
@@ -1603,8 +1530,6 @@ struct QueryWindowTests {
         "an observer of limitToLast(5) is removed from the reference, from an equal query, or by removeAllObservers",
         arguments: [0, 1, 2, 3])
     func limitToLastObserverRemovedEveryWay(way: Int) throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference(withPath: "list")
         var calls = 0
         let handle = ref.queryLimited(toLast: 5).observe(.value) { _ in calls += 1 }
@@ -1625,8 +1550,6 @@ struct QueryWindowTests {
 
     @Test("removal from a different query at the same location is a no-op")
     func removalFromDifferentQueryIsNoOp() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference(withPath: "list")
         var calls = 0
         let handle = ref.queryLimited(toLast: 5).observe(.value) { _ in calls += 1 }

@@ -61,6 +61,11 @@ struct RemoteClientTests {
         }
     }
 
+    /// ``withServer(rules:_:)`` with one remote database on it (closed after `body`).
+    static func withClient(rules: String? = nil, _ body: @escaping @Sendable (Database) throws -> Void) async throws {
+        try await Self.withClients(1, rules: rules) { _, clients in try body(clients[0]) }
+    }
+
     @Test("offline writes raise their events at once, queue up, and reach the server in order, once, on reconnect")
     func offlineQueue() async throws {
         try await Self.withClients(2) { url, clients in
@@ -206,9 +211,7 @@ struct RemoteClientTests {
 
     @Test("a write the rules refuse is reverted with the right events and its completion gets permission_denied")
     func refusedWriteReverts() async throws {
-        try await Self.withServer(rules: Self.rules) { url in
-            let db = try Database.remoteForTest(url)
-            defer { db.close() }
+        try await Self.withClient(rules: Self.rules) { db in
             let values = Collected<JSONValue>()
             let locked = db.reference(withPath: "locked/x")
             let cancelled = Collected<String>()
@@ -230,9 +233,7 @@ struct RemoteClientTests {
 
     @Test("a listen the server refuses calls the cancel block; a read there fails")
     func refusedListen() async throws {
-        try await Self.withServer(rules: Self.rules) { url in
-            let db = try Database.remoteForTest(url)
-            defer { db.close() }
+        try await Self.withClient(rules: Self.rules) { db in
             let values = Collected<JSONValue>()
             let cancelled = Collected<DatabaseError?>()
             db.reference(withPath: "secret").observe(
@@ -368,9 +369,7 @@ struct RemoteClientTests {
 
     @Test("a multi-location transaction that reads where the rules forbid is refused and writes nothing")
     func multiLocationTransactionReadRefused() async throws {
-        try await Self.withServer(rules: Self.rules) { url in
-            let db = try Database.remoteForTest(url)
-            defer { db.close() }
+        try await Self.withClient(rules: Self.rules) { db in
             try db.settle()
             // Reads `read`, writes `value` to open/y; the transaction's error, nil when committed.
             func transfer(reading read: String, writing value: Int) throws -> DatabaseError? {
@@ -520,9 +519,7 @@ struct RemoteClientTests {
 struct RemoteMetadataTests {
     @Test("a local write is pending until the server acknowledges it; includeMetadataChanges gets the acknowledgement")
     func pendingUntilAcknowledged() async throws {
-        try await RemoteClientTests.withServer { url in
-            let db = try Database.remoteForTest(url)
-            defer { db.close() }
+        try await RemoteClientTests.withClient { db in
             let seen = Collected<(JSONValue, SnapshotMetadata)>()
             let ref = db.reference(withPath: "doc")
             ref.observe(.value, includeMetadataChanges: true) { seen.append(($0.exportJSON, $0.metadata)) }

@@ -9,9 +9,7 @@ import Testing
 struct RemoteFaultTests {
     @Test("connections dropped mid-stream: every write delivered once, every completion once")
     func dropMidStream() async throws {
-        try await withProxiedServer { server, proxy in
-            let db = try Database.remoteForTest(proxy.url(namespace: "drop"))
-            defer { db.close() }
+        try await withProxiedClient(namespace: "drop") { server, proxy, db in
             try db.settle()
             let items = db.reference(withPath: "items")
             let completions = CompletionTally()
@@ -74,9 +72,7 @@ struct RemoteFaultTests {
 
     @Test("writes held by a stalled connection that is then cut: sent again, each delivered once")
     func stallThenDrop() async throws {
-        try await withProxiedServer { server, proxy in
-            let db = try Database.remoteForTest(proxy.url(namespace: "held"))
-            defer { db.close() }
+        try await withProxiedClient(namespace: "held") { server, proxy, db in
             try db.settle()
             proxy.stall(true)
             let completions = CompletionTally()
@@ -142,9 +138,7 @@ struct RemoteFaultTests {
     @Test("the connection cut at every third step, mid-write: still exactly the oracle's events")
     func dropsDuringModel() async throws {
         let seed: UInt64 = 6
-        try await withProxiedServer { _, proxy in
-            let db = try Database.remoteForTest(proxy.url(namespace: "dropmodel\(seed)"))
-            defer { db.close() }
+        try await withProxiedClient(namespace: "dropmodel\(seed)") { _, proxy, db in
             var step = 0
             // 25 listeners added and 120 writes, each followed by a settle: over 45 cuts.
             try EventModelTests.run(seed: seed, steps: 120, on: db) {
@@ -314,6 +308,17 @@ func withProxiedServer(_ body: @escaping @Sendable (TestServer, FaultProxy) thro
             defer { proxy.stop() }
             try body(server, proxy)
         }
+    }
+}
+
+/// `withProxiedServer` with a client of `namespace` connected through the proxy; closes it after.
+func withProxiedClient(
+    namespace: String, _ body: @escaping @Sendable (TestServer, FaultProxy, Database) throws -> Void
+) async throws {
+    try await withProxiedServer { server, proxy in
+        let db = try Database.remoteForTest(proxy.url(namespace: namespace))
+        defer { db.close() }
+        try body(server, proxy, db)
     }
 }
 

@@ -16,6 +16,16 @@ struct RemoteQueryTests {
         Dictionary(uniqueKeysWithValues: range.map { (String(format: "k%03d", $0), ["n": $0] as [String: Any]) })
     }
 
+    /// A client of a server where another client has written `items(range)` at `items` and settled.
+    static func withItems(_ range: Range<Int>, _ body: @escaping @Sendable (Database) throws -> Void) async throws {
+        try await RemoteClientTests.withClients(2) { _, clients in
+            let (db, writer) = (clients[0], clients[1])
+            try writer.reference(withPath: "items").queueSetValue(Self.items(range))
+            try writer.settle()
+            try body(db)
+        }
+    }
+
     static func keys(_ value: JSONValue) -> [String] {
         guard case .object(let members) = value else { return [] }
         return members.keys.sorted()
@@ -35,10 +45,7 @@ struct RemoteQueryTests {
 
     @Test("a limited query transfers its window and margin, not the location; a plain listen above makes it whole")
     func aLimitedQueryHoldsItsWindow() async throws {
-        try await RemoteClientTests.withClients(2) { _, clients in
-            let (db, writer) = (clients[0], clients[1])
-            try writer.reference(withPath: "items").queueSetValue(Self.items(0..<100))
-            try writer.settle()
+        try await Self.withItems(0..<100) { db in
             let windows = Collected<[String]>()
             db.reference(withPath: "items").queryOrdered(byChild: "n").queryLimited(toLast: 2).observe(.value) {
                 windows.append(Self.keys($0.exportJSON))
@@ -118,10 +125,7 @@ struct RemoteQueryTests {
 
     @Test("getData of a query reads the server's window; keepSynced keeps it cached; a query let go leaves nothing behind")
     func getDataKeepSyncedAndRelease() async throws {
-        try await RemoteClientTests.withClients(2) { _, clients in
-            let (db, writer) = (clients[0], clients[1])
-            try writer.reference(withPath: "items").queueSetValue(Self.items(0..<50))
-            try writer.settle()
+        try await Self.withItems(0..<50) { db in
             let query = db.reference(withPath: "items").queryLimited(toFirst: 3)
             let read = Collected<JSONValue>()
             query.getData { _, snapshot in read.append(snapshot?.exportJSON ?? .null) }

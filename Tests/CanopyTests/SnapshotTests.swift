@@ -26,11 +26,9 @@ private func childKeys(_ snapshot: DataSnapshot) -> [String] {
 }
 
 @Suite("Snapshots")
-struct SnapshotTests {
+final class SnapshotTests: ManualDatabaseSuite {
     @Test("exists, hasChildren and value of basic values")
     func existsHasChildrenAndValueOfBasicValues() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference().child("v")
         let empty = try stored([String: Any](), at: ref, db)
         #expect(!empty.hasChildren() && !empty.exists() && empty.value is NSNull && empty.childrenCount == 0)
@@ -51,8 +49,6 @@ struct SnapshotTests {
 
     @Test("childSnapshot(forPath:) and hasChild")
     func childSnapshotForPathAndHasChild() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let snap = try stored(["x": 5, "y": ["yy": 3, "yz": 4]] as [String: Any], at: db.reference().child("s"), db)
         #expect((snap.childSnapshot(forPath: "x").value as? NSNumber)?.intValue == 5)
         #expect(snap.childSnapshot(forPath: "y").json == ["yy": 3, "yz": 4])
@@ -73,8 +69,6 @@ struct SnapshotTests {
 
     @Test("child snapshot keys and refs")
     func childSnapshotKeysAndRefs() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference().child("top")
         let snap = try stored(["a": ["b": ["c": 5]]], at: ref, db)
         #expect(snap.key == "top")
@@ -101,8 +95,6 @@ struct SnapshotTests {
 
     @Test("children: an NSEnumerator of DataSnapshot in default order, with allObjects")
     func childrenEnumerator() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference().child("list")
         let snap = try stored(["b": 2, "a": 1, "10": 10, "9": 9, "c": ["d": 4]] as [String: Any], at: ref, db)
         var keys: [String] = []
@@ -124,8 +116,6 @@ struct SnapshotTests {
 
     @Test("children iterate by priority, then key")
     func childrenByPriority() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference().child("p")
         try ref.queueSetValue(
             [
@@ -145,8 +135,6 @@ struct SnapshotTests {
 
     @Test("export format carries priorities; value does not")
     func exportFormatCarriesPrioritiesValueDoesNot() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference().child("x")
         let a = try stored(["foo": "bar", ".priority": 1] as [String: Any], at: ref, db)
         #expect(a.exportJSON == ["foo": "bar", ".priority": 1])
@@ -174,8 +162,6 @@ struct SnapshotTests {
 
     @Test("priority getter: String stays String, numbers stay numbers, NSNull when none")
     func priorityTypes() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference().child("n")
         try ref.queueSetValue("c", andPriority: "6")
         let six = try read(ref, db)
@@ -197,8 +183,6 @@ struct SnapshotTests {
 
     @Test("snapshots never change after later writes, deep or shallow")
     func immutability() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let root = db.reference()
         let box = SnapshotBox()
         root.observe(.value) { box.snapshots.append($0) }
@@ -247,8 +231,6 @@ struct SnapshotTests {
 
     @Test("pushed children iterate in creation order", arguments: [false, true])
     func pushedChildrenIterateInCreationOrder(generateFirst: Bool) throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let list = db.reference().child("pushed")
         let count = generateFirst ? 20 : 10
         var refs: [DatabaseReference] = []
@@ -277,8 +259,6 @@ struct SnapshotTests {
 
     @Test("childByAutoId writes nothing until a value is set")
     func pushWithoutWrite() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference().child("posts").childByAutoId()
         #expect(ref.parent?.key == "posts")
         #expect(try !read(db.reference(), db).exists())

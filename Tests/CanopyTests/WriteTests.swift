@@ -46,7 +46,7 @@ private func recordValues(_ ref: DatabaseReference) -> Collector<JSONValue> {
 private let priorityRules = "must be a valid Firebase priority (a string, finite number, server value, or null)."
 
 @Suite("Writes")
-struct WriteTests {
+final class WriteTests: ManualDatabaseSuite {
     // MARK: - Invalid multi-path updates
 
     static let invalidUpdates: [[String: String]] = [
@@ -56,8 +56,6 @@ struct WriteTests {
 
     @Test("invalid multi-path updates throw and write nothing", arguments: invalidUpdates)
     func invalidMultiPathUpdatesThrowAndWriteNothing(update: [String: String]) throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference()
         try ref.queueSetValue(["keep": 1])
         db.drain()
@@ -75,8 +73,6 @@ struct WriteTests {
 
     @Test("overlap and key messages follow the JS client")
     func overlapAndKeyMessagesFollowJSClient() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference()
         #expect(
             thrown { try ref.queueUpdateChildValues(["a": "t", "a/b": "t"]) }
@@ -115,8 +111,6 @@ struct WriteTests {
 
     @Test("invalid keys in set values throw .invalidKey and write nothing", arguments: invalidKeys)
     func invalidKeysInSetValuesThrow(key: String) throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference().child("data")
         try ref.queueSetValue("before")
         db.drain()
@@ -136,8 +130,6 @@ struct WriteTests {
         "references to invalid paths exist but their writes throw .invalidPath",
         arguments: [".foo", "foo/.foo", ".keys", ".length", "a.b", "a#", "$x", "[", "]", ""])
     func invalidPathWritesThrow(path: String) throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference().child(path)
         for error in [
             thrown { try ref.queueSetValue("x") }, thrown { try ref.queueSetValue("x", andPriority: 1) },
@@ -157,8 +149,6 @@ struct WriteTests {
 
     @Test("unsupported types, NaN and non-string keys throw .invalidValue / .invalidKey")
     func unsupportedValuesThrow() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference().child("v")
         try ref.queueSetValue(["intact": true])
         db.drain()
@@ -207,8 +197,6 @@ struct WriteTests {
 
     @Test("NaN and Infinity priorities are rejected and write nothing", arguments: nonFinitePriorities)
     func nonFinitePrioritiesWriteNothing(name: String, message: String) throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference().child("p")
         try ref.queueSetValue("v", andPriority: 1)
         db.drain()
@@ -224,8 +212,6 @@ struct WriteTests {
         "NaN and Infinity values name the full property path, location included"
     )
     func nonFiniteValueMessages() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference().child("v")
         #expect(
             thrown { try ref.queueSetValue(Double.nan) }
@@ -251,8 +237,6 @@ struct WriteTests {
         case "Infinity": priority = Double.infinity
         default: priority = ["a": 1]
         }
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference().child("p")
         try ref.queueSetValue("v", andPriority: 1)
         db.drain()
@@ -266,8 +250,6 @@ struct WriteTests {
 
     @Test("nil and NSNull delete; .info references exist but cannot be written")
     func nilDeletesAndInfoIsReadOnly() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let root = db.reference()
         try root.child("a").queueSetValue(1)
         try root.child("b").queueSetValue(2)
@@ -296,8 +278,6 @@ struct WriteTests {
 
     @Test("depth, path length and string size limits through the library")
     func depthPathLengthAndStringSizeLimits() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let root = db.reference()
         func nested(_ depth: Int) -> Any {
             var value: Any = true
@@ -339,8 +319,6 @@ struct WriteTests {
 
     @Test("increments resolve against the current value; one value event per write")
     func incrementsResolveAgainstCurrentValue() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference().child("counter")
         let values = recordValues(ref)
         db.drain()
@@ -360,8 +338,6 @@ struct WriteTests {
 
     @Test("sparse updates resolve each entry at its own path")
     func sparseUpdateIncrementsResolvePerPath() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference().child("data")
         let values = recordValues(ref)
         db.drain()
@@ -392,8 +368,6 @@ struct WriteTests {
 
     @Test("increments as priorities resolve against the current priority")
     func incrementPrioritiesResolveAgainstCurrentPriority() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference().child("p")
         try ref.queueSetValue(0, andPriority: ServerValue.increment(1))
         db.drain()
@@ -411,8 +385,6 @@ struct WriteTests {
         "setPriority and .priority update entries with an increment add to the current priority"
     )
     func incrementPriorityInPlace() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference().child("p")
         try ref.queueSetValue(5, andPriority: 10)
         db.drain()
@@ -426,8 +398,6 @@ struct WriteTests {
 
     @Test("timestamps resolve to the clock, once per write")
     func timestampsResolveOncePerWrite() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference().child("ts")
         try ref.queueSetValue(ServerValue.timestamp())
         let before = Int64(Date().timeIntervalSince1970 * 1000)
@@ -454,8 +424,6 @@ struct WriteTests {
 
     @Test("an empty update completes with no error and raises no events")
     func emptyUpdateSucceedsSilently() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference().child("e")
         try ref.queueSetValue(["x": 1])
         let values = recordValues(ref)
@@ -472,8 +440,6 @@ struct WriteTests {
 
     @Test("removing missing data twice completes without error")
     func removingMissingDataSucceeds() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference().child("missing/deeper")
         let completions = Collector<(any Error)?>()
         ref.removeValue { error, r in
@@ -488,8 +454,6 @@ struct WriteTests {
 
     @Test("priority getter types")
     func priorityGetterTypes() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference().child("node")
         let priorities = Collector<Any?>()
         ref.observe(.value) { priorities.items.append($0.priority) }
@@ -519,8 +483,6 @@ struct WriteTests {
 
     @Test("priority entries of updates")
     func priorityEntriesOfUpdates() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let root = db.reference()
         try root.queueSetValue(["child-1": 1])
         try root.queueUpdateChildValues(["child-3/.priority": "p"])
@@ -552,8 +514,6 @@ struct WriteTests {
 
     @Test("setPriority on a missing location completes with .writeFailed and changes nothing")
     func setPriorityMissing() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let root = db.reference()
         try root.child("other").queueSetValue(1)
         let values = recordValues(root)
@@ -591,8 +551,6 @@ struct WriteTests {
 
     @Test("a multi-path update with one invalid entry writes nothing")
     func atomicUpdate() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let root = db.reference()
         try root.queueSetValue(["a": 1, "b": 2])
         let values = recordValues(root)
@@ -611,8 +569,6 @@ struct WriteTests {
 
     @Test("updateChildValues overwrites each path, deletes with NSNull, leaves siblings, one event")
     func updateSemantics() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let root = db.reference()
         try root.queueSetValue(["a": ["x": 1, "y": 2], "b": ["c": 1, "d": 2], "e": 5, "z": 9] as [String: Any])
         let values = recordValues(root)
@@ -632,8 +588,6 @@ struct WriteTests {
         "a nil inside a Swift [Any?] or [String: Any?] value is a null"
     )
     func optionalMembers() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference().child("o")
         let value: [String: Any?] = ["a": 1, "b": nil]
         #expect(thrown { try ref.queueSetValue(value) } == nil)
@@ -646,8 +600,6 @@ struct WriteTests {
 
     @Test("arrays are stored under integer keys and read back as arrays")
     func arraysStoredUnderIntegerKeys() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference().child("list")
         let words = ["bob", "and", "becky", "seem", "really", "nice", "yeah?"]
         try ref.queueSetValue(words)
@@ -663,8 +615,6 @@ struct WriteTests {
 
     @Test("numeric keys become arrays only when dense enough")
     func numericKeysBecomeArraysOnlyWhenDense() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let root = db.reference()
         for (i, name) in ["alpha", "bravo", "charlie", "delta", "echo"].enumerated() {
             try root.child("dense").child(String(i)).queueSetValue(name)
@@ -681,8 +631,6 @@ struct WriteTests {
 
     @Test("holes are NSNull, null elements are not stored, export never gives arrays")
     func arrayHolesAndExportFormat() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let root = db.reference()
         try root.child("holes").queueSetValue(["a", NSNull(), "c"] as [Any])
         try root.child("one").queueSetValue(["1": "a"])
@@ -706,8 +654,6 @@ struct WriteTests {
 
     @Test("Int64 values round-trip exactly, and 1 == 1.0 raises no event")
     func int64Fidelity() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let root = db.reference()
         let twoPow53Plus1: Int64 = 9_007_199_254_740_993
         try root.child("max").queueSetValue(Int64.max)
@@ -744,8 +690,6 @@ struct WriteTests {
 
     @Test("Swift and Foundation scalar types are stored with their kind (bool, integer, double, string)")
     func foundationInputs() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference().child("types")
         let inputs: [(String, Any, JSONValue)] = [
             ("int", 42, .int(42)), ("int32", Int32(-7), .int(-7)), ("uint8", UInt8(255), .int(255)),
@@ -792,8 +736,6 @@ struct WriteTests {
 
     @Test("snapshot.value as? [String: Any] and member casts work like Firebase's")
     func foundationValues() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let ref = db.reference().child("posts/p1")
         try ref.queueSetValue(["title": "Hello", "starCount": 42, "ratio": 0.5, "published": true, "stars": ["u1": true]] as [String: Any])
         db.drain()
@@ -807,8 +749,6 @@ struct WriteTests {
 
     @Test("every rejected write leaves earlier data intact")
     func rejectedWritesKeepData() throws {
-        let db = try manualDatabase()
-        defer { db.close() }
         let root = db.reference()
         let initial: JSONValue = ["users": ["ada": ["name": "Ada", ".priority": 1]], "n": 5]
         try root.queueSetValue(initial.anyValue)

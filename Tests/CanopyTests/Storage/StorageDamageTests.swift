@@ -11,6 +11,10 @@ import Testing
 /// checkpoint are recognised.
 @Suite("Storage damage: torn tails, bit flips, interrupted checkpoints")
 struct StorageDamageTests {
+    /// The directory of one test: Swift Testing makes a suite instance for each test, and the
+    /// directory is removed with it when the test ends.
+    let dir = TemporaryDirectory()
+
     /// A closed database at `dir` holding `count` writes `items/iN = "value N"`.
     static func makeDatabase(_ dir: TemporaryDirectory, count: Int) throws {
         let db = try Database(path: dir.path, .manual())
@@ -64,8 +68,6 @@ struct StorageDamageTests {
 
     @Test("A torn record at the end is cut off and reported; the database goes on", arguments: ["half", "zeros", "length"])
     func tornTail(kind: String) throws {
-        let dir = TemporaryDirectory()
-        defer { dir.remove() }
         let (_, segment, clean, _, _) = try Self.damageLastSegment(dir, count: 5) { bytes, offsets in
             let lastRecord = Array(bytes[offsets.last!...])
             switch kind {
@@ -101,8 +103,6 @@ struct StorageDamageTests {
 
     @Test("A bit flip in a record before the end refuses to open, naming the file and offset, and changes nothing")
     func bitFlipInMiddle() throws {
-        let dir = TemporaryDirectory()
-        defer { dir.remove() }
         let (name, segment, _, bytes, offsets) = try Self.damageLastSegment(dir, count: 6) { $0[$1[2] + 20] ^= 0x10 }
         for _ in 0..<2 {  // the failed open released the lock and left the file as it was
             do {
@@ -118,8 +118,6 @@ struct StorageDamageTests {
 
     @Test("A damaged record header (length) before valid records is damage, not a torn tail")
     func damagedLengthInMiddle() throws {
-        let dir = TemporaryDirectory()
-        defer { dir.remove() }
         let offsets = try Self.damageLastSegment(dir, count: 4) { $0[$1[1] + 1] ^= 0x40 }.offsets
         #expect { _ = try Database(path: dir.path, .manual()) } throws: { error in
             (error as? DatabaseError)?.code == .corrupted && "\(error)".contains("offset \(offsets[1])")
@@ -128,8 +126,6 @@ struct StorageDamageTests {
 
     @Test("A bit flip in a checkpoint refuses to open, naming the checkpoint")
     func bitFlipInCheckpoint() throws {
-        let dir = TemporaryDirectory()
-        defer { dir.remove() }
         let db = try Database(path: dir.path, .manual())
         try Self.setItems(db, 0..<200)
         db.checkpoint { _ in }
@@ -147,8 +143,6 @@ struct StorageDamageTests {
 
     @Test("Leftovers of a crash during a checkpoint (a temporary file, covered journal files) are cleaned up")
     func interruptedCheckpoint() throws {
-        let dir = TemporaryDirectory()
-        defer { dir.remove() }
         let db = try Database(path: dir.path, .manual())
         try Self.setItems(db, 0..<50)
         let oldSegment = try #require(dir.segments.first)
@@ -205,8 +199,6 @@ struct StorageDamageTests {
 
     @Test("Every sync policy keeps the data across a clean close", arguments: [SyncPolicy.always, .periodic(.milliseconds(5)), .never])
     func policies(policy: SyncPolicy) throws {
-        let dir = TemporaryDirectory()
-        defer { dir.remove() }
         let db = try Database(path: dir.path, .manual(policy))
         let log = CompletionLog()
         for index in 0..<20 { StorageFaultTests.set(db, "items/i\(index)", "value \(index)", log, index) }

@@ -11,6 +11,10 @@ import Testing
 /// ever reported durable that is not.
 @Suite("Storage faults: short writes, ENOSPC, fsync errors")
 struct StorageFaultTests {
+    /// The directory of one test: Swift Testing makes a suite instance for each test, and the
+    /// directory is removed with it when the test ends.
+    let dir = TemporaryDirectory()
+
     /// Sets `value` at `path`, logging the completion as `index`.
     static func set(_ db: Database, _ path: String, _ value: Any, _ log: CompletionLog, _ index: Int) {
         db.reference(withPath: path).setValue(value, withCompletionBlock: log.callback(index))
@@ -30,8 +34,6 @@ struct StorageFaultTests {
 
     @Test("Short writes are continued: every write completes and is on disk")
     func shortWrites() throws {
-        let dir = TemporaryDirectory()
-        defer { dir.remove() }
         let io = FaultyFileIO()
         let db = try Database(path: dir.path, .manual(), io: io)
         io.arm { $0.shortWrites = 5 }
@@ -51,8 +53,6 @@ struct StorageFaultTests {
 
     /// The shared scenario: a durable write, then a failing batch, then a write that works again.
     func failedBatchIsUndone(arm: (inout FaultyFileIO.Plan) -> Void, message: String) throws {
-        let dir = TemporaryDirectory()
-        defer { dir.remove() }
         let (db, io, log) = try Self.openWithOneWrite(dir)
         var seen: [JSONValue] = []
         db.reference(withPath: "a").observe(.value) { seen.append($0.json) }
@@ -98,8 +98,6 @@ struct StorageFaultTests {
 
     @Test("A journal that cannot be cut back is broken: later writes fail at once, memory is untouched")
     func brokenJournal() throws {
-        let dir = TemporaryDirectory()
-        defer { dir.remove() }
         let (db, io, log) = try Self.openWithOneWrite(dir)
         io.arm {
             $0.failingSyncs = 1
@@ -125,8 +123,6 @@ struct StorageFaultTests {
 
     @Test("Under .periodic a failed sync breaks the journal: acknowledged writes stay, later ones are refused")
     func periodicSyncFailure() throws {
-        let dir = TemporaryDirectory()
-        defer { dir.remove() }
         let io = FaultyFileIO()
         let clock = ManualJournalClock()
         let db = try Database(path: dir.path, .manual(.periodic(.milliseconds(1))), io: io, journalClock: clock)
@@ -150,8 +146,6 @@ struct StorageFaultTests {
 
     @Test("Under .periodic a full disk after acknowledged, unsynced writes fails only the new batch; the acknowledged ones stay")
     func periodicDiskFull() throws {
-        let dir = TemporaryDirectory()
-        defer { dir.remove() }
         let io = FaultyFileIO()
         let db = try Database(path: dir.path, .manual(.periodic(.seconds(3_600))), io: io)
         let log = CompletionLog()
@@ -173,8 +167,6 @@ struct StorageFaultTests {
 
     @Test("A failed checkpoint (rename error) leaves the journal in charge: nothing is lost, no temporary file stays")
     func checkpointRenameFails() throws {
-        let dir = TemporaryDirectory()
-        defer { dir.remove() }
         let (db, io, log) = try Self.openWithOneWrite(dir)
         io.arm {
             $0.target = "checkpoint-"
