@@ -6,11 +6,6 @@ import PostgresNIO
 public struct ClusterCheckpoint: Sendable, Equatable {
     public var seq: Int64
     public var bytes: ByteBuffer
-
-    public init(seq: Int64, bytes: ByteBuffer) {
-        self.seq = seq
-        self.bytes = bytes
-    }
 }
 
 extension ClusterStore {

@@ -8,12 +8,6 @@ public struct LogRecord: Sendable, Equatable {
     /// The epoch of the leader that appended it.
     public var epoch: Int64
     public var bytes: ByteBuffer
-
-    public init(seq: Int64, epoch: Int64, bytes: ByteBuffer) {
-        self.seq = seq
-        self.epoch = epoch
-        self.bytes = bytes
-    }
 }
 
 extension ClusterStore {

@@ -4,12 +4,6 @@ public struct NamespaceLease: Sendable, Hashable {
     public var namespace: String
     public var epoch: Int64
     public var node: Int32
-
-    public init(namespace: String, epoch: Int64, node: Int32) {
-        self.namespace = namespace
-        self.epoch = epoch
-        self.node = node
-    }
 }
 
 /// Who leads a namespace, as PostgreSQL has it now.

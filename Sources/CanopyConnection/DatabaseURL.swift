@@ -14,15 +14,10 @@ package struct DatabaseURL: Sendable, Equatable {
     package var isSecure: Bool
     package var namespace: String
 
-    package init(host: String, port: Int, isSecure: Bool, namespace: String) {
-        self.host = host
-        self.port = port
-        self.isSecure = isSecure
-        self.namespace = namespace
-    }
-
     private static let firebaseDomains = [".firebaseio.com", ".firebasedatabase.app", ".firebaseio-demo.com"]
+}
 
+extension DatabaseURL {
     /// Reads a database URL.
     ///
     /// - Throws: ``CanopyCore/DatabaseError`` `.invalidOperation` naming the offending part: the

@@ -9,11 +9,4 @@ package struct ServerHello: Sendable, Equatable {
     package var host: String
     /// `s`: the session id, sent back as `ls` when the client reconnects.
     package var session: String
-
-    package init(timestamp: Int64, version: String, host: String, session: String) {
-        self.timestamp = timestamp
-        self.version = version
-        self.host = host
-        self.session = session
-    }
 }

@@ -2,10 +2,6 @@ import CanopyTestSupport
 import Foundation
 import Testing
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// The data commands on a temporary database directory, run through the built binary.
 @Suite(.serialized)
 struct DataCommandTests {

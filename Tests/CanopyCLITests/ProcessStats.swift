@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// Memory and descriptors of a process, from /proc.
 enum ProcessStats {
     /// Resident set size in bytes (VmRSS).

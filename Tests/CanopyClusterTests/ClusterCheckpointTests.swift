@@ -3,7 +3,7 @@ import CanopyCore
 import NIOCore
 import Testing
 
-@Suite(.enabled(if: ClusterHarness.runnable, ClusterHarness.skipReason), .timeLimit(.minutes(2)))
+@Suite(ClusterHarness.needed(), .timeLimit(.minutes(2)))
 struct ClusterCheckpointTests {
     @Test func aCheckpointIsStoredInPartsAndTrimsTheLogBelowIt() async throws {
         try await TestCluster.with(nodes: 1, port: 9201) { cluster in
@@ -21,7 +21,8 @@ struct ClusterCheckpointTests {
             #expect(try await store.head(of: "demo") == 10)
             // A newer checkpoint replaces the older one.
             try await store.writeCheckpoint(ByteBuffer(string: "small"), through: 10, under: lease)
-            #expect(try await store.checkpoint(of: "demo") == ClusterCheckpoint(seq: 10, bytes: ByteBuffer(string: "small")))
+            let replaced = try await store.checkpoint(of: "demo")
+            #expect(replaced?.seq == 10 && replaced?.bytes == ByteBuffer(string: "small"))
             #expect(try await store.read("demo", after: 0).isEmpty)
             #expect(try await store.head(of: "demo") == 10)
             await TestCluster.expectFailure(.invalidValue) {

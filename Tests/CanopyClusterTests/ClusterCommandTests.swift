@@ -6,7 +6,7 @@ import NIOCore
 import Testing
 
 /// `canopy cluster status` and `canopy cluster move`, run as a user runs them.
-@Suite(.enabled(if: ClusterHarness.runnable, ClusterHarness.skipReason), .timeLimit(.minutes(2)))
+@Suite(ClusterHarness.needed(), .timeLimit(.minutes(2)))
 struct ClusterCommandTests {
     struct Run {
         var status: Int32

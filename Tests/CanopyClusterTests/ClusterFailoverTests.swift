@@ -35,7 +35,7 @@ enum ClusterScript {
 /// Three `canopy serve --cluster` processes on 127.0.0.1-3 and real clients (firebase-admin over
 /// REST, our SDK-protocol client over WebSocket), with the leader SIGKILLed again and again
 /// (`Interop/cluster_failover.py`). `CANOPY_CLUSTER_KILLS` scales the number of kills (10 by default).
-@Suite(.enabled(if: ClusterHarness.runnable && (PythonScript.python != nil || PythonScript.required), ClusterHarness.skipReason))
+@Suite(ClusterHarness.needed(withPython: true))
 struct ClusterFailoverTests {
     @Test func killingTheLeaderAgainAndAgainLosesNoAcknowledgedWrite() async throws {
         let kills = ProcessInfo.processInfo.environment["CANOPY_CLUSTER_KILLS"].flatMap { Int($0) } ?? 10
@@ -53,7 +53,7 @@ struct ClusterFailoverTests {
 /// A PostgreSQL of the test's own (`.ci/postgres start`), restarted while three nodes serve
 /// writers: the nodes' sessions end (their advisory locks free), writes stall, then resume, and
 /// nothing acknowledged is lost.
-@Suite(.enabled(if: ClusterHarness.runnable && (PythonScript.python != nil || PythonScript.required), ClusterHarness.skipReason))
+@Suite(ClusterHarness.needed(withPython: true))
 struct ClusterPostgresRestartTests {
     @Test func writesStallThenResumeAndNothingAcknowledgedIsLost() async throws {
         let started = try runToExit("/bin/bash", [ClusterScript.postgres, "start"], waitingFor: ".ci/postgres start")

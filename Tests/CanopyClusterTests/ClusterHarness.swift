@@ -1,5 +1,6 @@
 import CanopyCluster
 import CanopyCore
+import CanopyTestSupport
 import Foundation
 import Logging
 import PostgresNIO
@@ -17,6 +18,11 @@ enum ClusterHarness {
         "needs a PostgreSQL: eval \"$(.ci/postgres start)\" sets CANOPY_CLUSTER_URL (CANOPY_REQUIRE_CLUSTER=1 makes its absence a failure)"
 
     static let logger = Logger(label: "canopy.cluster.tests")
+
+    /// The trait of a suite that needs the PostgreSQL (and, `withPython`, the Python clients too).
+    static func needed(withPython: Bool = false) -> ConditionTrait {
+        .enabled(if: Self.runnable && (!withPython || PythonScript.python != nil || PythonScript.required), Self.skipReason)
+    }
 
     /// The server's configuration, on database `database`.
     static func configuration(database: String = "postgres", lease: Duration = .seconds(3)) throws -> ClusterConfiguration {

@@ -9,7 +9,7 @@ import Testing
 
 /// The storage seam's cluster side: a database whose journal is a namespace's log in PostgreSQL,
 /// as a leader node opens it.
-@Suite(.enabled(if: ClusterHarness.runnable, ClusterHarness.skipReason), .timeLimit(.minutes(2)))
+@Suite(ClusterHarness.needed(), .timeLimit(.minutes(2)))
 struct ClusterJournalTests {
     /// Opens namespace `name` as `node`'s leader would: load, take the lease, serve from the log.
     static func open(

@@ -3,7 +3,7 @@ import CanopyCore
 import NIOCore
 import Testing
 
-@Suite(.enabled(if: ClusterHarness.runnable, ClusterHarness.skipReason), .timeLimit(.minutes(2)))
+@Suite(ClusterHarness.needed(), .timeLimit(.minutes(2)))
 struct ClusterLeaseTests {
     static func records(_ values: [String]) -> [ByteBuffer] { values.map { ByteBuffer(string: $0) } }
 

@@ -7,7 +7,7 @@ import Testing
 
 /// The browser SDK's long polling in a cluster: a start at a node that does not lead the namespace
 /// gets the redirect a WebSocket gets; at the leader, the hello.
-@Suite(.enabled(if: ClusterHarness.runnable, ClusterHarness.skipReason), .timeLimit(.minutes(3)))
+@Suite(ClusterHarness.needed(), .timeLimit(.minutes(3)))
 struct ClusterLongPollTests {
     /// GET `target` from `host:port`; the whole response.
     static func get(host: String, port: Int, _ target: String) throws -> String {

@@ -8,7 +8,7 @@ import Testing
 
 /// `canopy cluster move` hands a served namespace to another node: the old leader stops serving
 /// it (never stale reads) and redirects its clients to the new one.
-@Suite(.enabled(if: ClusterHarness.runnable, ClusterHarness.skipReason), .timeLimit(.minutes(3)))
+@Suite(ClusterHarness.needed(), .timeLimit(.minutes(3)))
 struct ClusterMoveTests {
     @Test func aMovedNamespaceIsServedByItsNewLeaderOnly() async throws {
         try await ClusterHarness.withDatabase { configuration in

@@ -2,7 +2,7 @@ import CanopyCluster
 import CanopyCore
 import Testing
 
-@Suite(.enabled(if: ClusterHarness.runnable, ClusterHarness.skipReason), .timeLimit(.minutes(2)))
+@Suite(ClusterHarness.needed(), .timeLimit(.minutes(2)))
 struct ClusterNodeTests {
     @Test func aLiveNodesAddressCannotBeTakenButADeadNodesCan() async throws {
         // A lease long enough that only the lock tells the nodes' liveness here, and short enough

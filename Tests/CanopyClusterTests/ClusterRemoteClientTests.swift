@@ -38,7 +38,7 @@ extension ServeProcess {
 /// `Database(url:)` against three `canopy serve --cluster` nodes whose leader is SIGKILLed: it
 /// follows the redirects to the leader, its awaited writes and transactions all land once, and a
 /// listener on another `Database(url:)` ends with exactly the data.
-@Suite(.enabled(if: ClusterHarness.runnable, ClusterHarness.skipReason), .timeLimit(.minutes(5)))
+@Suite(ClusterHarness.needed(), .timeLimit(.minutes(5)))
 struct ClusterRemoteClientTests {
     static func remote(_ url: String) throws -> Database {
         var configuration = Database.Configuration()

@@ -13,7 +13,7 @@ import Testing
 /// order, windows the embedded database went through, and its child events are the embedded
 /// database's.
 // One test at a time: each starts three nodes, and every node holds PostgreSQL connections.
-@Suite(.enabled(if: ClusterHarness.runnable, ClusterHarness.skipReason), .serialized, .timeLimit(.minutes(5)))
+@Suite(ClusterHarness.needed(), .serialized, .timeLimit(.minutes(5)))
 struct ClusterReplicaDifferentialTests {
     /// The queries listeners pick from.
     static func query(_ n: Int, at reference: DatabaseReference) -> DatabaseQuery {

@@ -12,7 +12,7 @@ import Testing
 /// serve its clients themselves, forwarding writes to the leader (the DocC article *Cluster*,
 /// section *Replicas*). Three real nodes on 127.0.0.1–3 over a real PostgreSQL.
 // One test at a time: each starts three nodes, and every node holds PostgreSQL connections.
-@Suite(.enabled(if: ClusterHarness.runnable, ClusterHarness.skipReason), .serialized, .timeLimit(.minutes(5)))
+@Suite(ClusterHarness.needed(), .serialized, .timeLimit(.minutes(5)))
 struct ClusterReplicaTests {
     /// Waits (a generous hang guard) until `condition` holds.
     static func eventually(_ what: Comment, _ condition: () async throws -> Bool) async throws {

@@ -8,7 +8,7 @@ import Testing
 /// played against a follower (`--replicas`): node 1 leads the scenarios' namespaces, every
 /// frame goes to node 2.
 @Suite(
-    .enabled(if: ClusterHarness.runnable && (PythonScript.python != nil || PythonScript.required), ClusterHarness.skipReason),
+    ClusterHarness.needed(withPython: true),
     .timeLimit(.minutes(10)))
 struct ClusterReplicaWireTests {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()

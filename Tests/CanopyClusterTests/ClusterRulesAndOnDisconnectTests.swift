@@ -3,7 +3,7 @@ import CanopyCore
 import NIOCore
 import Testing
 
-@Suite(.enabled(if: ClusterHarness.runnable, ClusterHarness.skipReason), .timeLimit(.minutes(2)))
+@Suite(ClusterHarness.needed(), .timeLimit(.minutes(2)))
 struct ClusterRulesAndOnDisconnectTests {
     @Test func rulesAreSharedAndOnlyTheLeaderSetsThem() async throws {
         try await TestCluster.with(nodes: 2, port: 9501) { cluster in

@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 /// `canopy serve --cluster` set up wrongly: a one-line error and a non-zero exit, never a crash.
-@Suite(.enabled(if: ClusterHarness.runnable, ClusterHarness.skipReason), .timeLimit(.minutes(2)))
+@Suite(ClusterHarness.needed(), .timeLimit(.minutes(2)))
 struct ClusterServeSetUpTests {
     static func serve(_ arguments: [String]) throws -> ClusterCommandTests.Run {
         try ClusterCommandTests.canopy(["serve", "--port", "0"] + arguments)

@@ -3,7 +3,7 @@ import CanopyCore
 import NIOCore
 import Testing
 
-@Suite(.enabled(if: ClusterHarness.runnable, ClusterHarness.skipReason), .timeLimit(.minutes(2)))
+@Suite(ClusterHarness.needed(), .timeLimit(.minutes(2)))
 struct LogAppenderTests {
     @Test func concurrentAppendsGoInBatchesAndEachReturnsItsCommittedPosition() async throws {
         try await TestCluster.with(nodes: 1, port: 9301) { cluster in

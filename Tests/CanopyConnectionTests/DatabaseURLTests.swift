@@ -1,6 +1,7 @@
-import CanopyConnection
 import CanopyCore
 import Testing
+
+@testable import CanopyConnection
 
 @Suite("Database URLs")
 struct DatabaseURLTests {

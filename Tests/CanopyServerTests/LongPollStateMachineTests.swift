@@ -36,12 +36,7 @@ struct LongPollStateMachineTests {
         }
     }
 
-    static func finish(_ action: Machine.FinishAction) -> String {
-        switch action {
-        case .resume(let drop): "resume(drop: \(drop))"
-        case .wait: "wait"
-        }
-    }
+    static func finish(_ action: Machine.FinishAction) -> String { action.spelled }
 
     /// Idle 90, stall 30: the first check comes at the sooner of the two.
     static func machine() -> Machine { Machine(now: 0, idle: 90, stall: 30) }

@@ -27,12 +27,7 @@ struct WireOutboxStateMachineTests {
         }
     }
 
-    static func finish(_ action: Machine.FinishAction) -> String {
-        switch action {
-        case .resume(let drop): "resume(drop: \(drop))"
-        case .wait: "wait"
-        }
-    }
+    static func finish(_ action: Machine.FinishAction) -> String { action.spelled }
 
     @Test("detached: messages are taken but not written; attaching writes what was queued")
     func detached() {

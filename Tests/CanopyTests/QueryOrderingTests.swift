@@ -278,6 +278,12 @@ struct QueryOrderingTests {
         log.observe(query)
         db.drain()
         func post(_ i: Int, _ stars: Int) -> JSONValue { ["title": .string("t\(i)"), "starCount": .int(Int64(stars))] }
+        /// The events of setting `path` to `value`.
+        func events(setting path: String, to value: JSONValue) throws -> [QueryEvent] {
+            try posts.child(path).queueSetValue(value)
+            db.drain()
+            return log.take()
+        }
         #expect(
             log.take() == [
                 .added("p3", nil, post(3, 40)), .added("p4", "p3", post(4, 50)), .added("p5", "p4", post(5, 60)),
@@ -285,61 +291,48 @@ struct QueryOrderingTests {
             ])
 
         // A star inside the window that reorders it: moved + changed, same previous key.
-        try posts.child("p3/starCount").queueSetValue(55)
-        db.drain()
         #expect(
-            log.take() == [
+            try events(setting: "p3/starCount", to: 55) == [
                 .moved("p3", "p4", post(3, 55)), .changed("p3", "p4", post(3, 55)),
                 .value(["p4": post(4, 50), "p3": post(3, 55), "p5": post(5, 60)]),
             ])
 
         // A change of the indexed value that keeps the position still moves (see *Events*).
-        try posts.child("p5/starCount").queueSetValue(61)
-        db.drain()
         #expect(
-            log.take() == [
+            try events(setting: "p5/starCount", to: 61) == [
                 .moved("p5", "p3", post(5, 61)), .changed("p5", "p3", post(5, 61)),
                 .value(["p4": post(4, 50), "p3": post(3, 55), "p5": post(5, 61)]),
             ])
 
         // A change outside the indexed child: changed only.
-        try posts.child("p4/title").queueSetValue("new")
-        db.drain()
         let p4new: JSONValue = ["title": "new", "starCount": 50]
-        #expect(log.take() == [.changed("p4", nil, p4new), .value(["p4": p4new, "p3": post(3, 55), "p5": post(5, 61)])])
+        #expect(
+            try events(setting: "p4/title", to: "new") == [
+                .changed("p4", nil, p4new), .value(["p4": p4new, "p3": post(3, 55), "p5": post(5, 61)]),
+            ])
 
         // A post outside the window gets stars and enters: the lowest one leaves.
-        try posts.child("p0/starCount").queueSetValue(100)
-        db.drain()
         #expect(
-            log.take() == [
+            try events(setting: "p0/starCount", to: 100) == [
                 .removed("p4", p4new), .added("p0", "p5", post(0, 100)),
                 .value(["p3": post(3, 55), "p5": post(5, 61), "p0": post(0, 100)]),
             ])
 
         // A post inside the window drops below the window: the best one outside comes in.
-        try posts.child("p5/starCount").queueSetValue(1)
-        db.drain()
         #expect(
-            log.take() == [
+            try events(setting: "p5/starCount", to: 1) == [
                 .removed("p5", post(5, 61)), .added("p4", nil, p4new), .value(["p4": p4new, "p3": post(3, 55), "p0": post(0, 100)]),
             ])
 
         // Changes outside the window raise nothing.
         try posts.child("p1/starCount").queueSetValue(21)
-        try posts.child("p2/title").queueSetValue("x")
-        db.drain()
-        #expect(log.take() == [])
+        #expect(try events(setting: "p2/title", to: "x") == [])
 
         // A tie with the lowest window entry: broken by key (p1 < p4), so p1 stays out.
-        try posts.child("p1/starCount").queueSetValue(50)
-        db.drain()
-        #expect(log.take() == [])
+        #expect(try events(setting: "p1/starCount", to: 50) == [])
         // Ties the other way (p9 > p4): enters.
-        try posts.child("p9").queueSetValue(["title": "t9", "starCount": 50] as JSONValue)
-        db.drain()
         #expect(
-            log.take() == [
+            try events(setting: "p9", to: ["title": "t9", "starCount": 50]) == [
                 .removed("p4", p4new), .added("p9", nil, post(9, 50)), .value(["p9": post(9, 50), "p3": post(3, 55), "p0": post(0, 100)]),
             ])
         #expect(log.cancellations.isEmpty)

@@ -1,6 +1,7 @@
 import CanopyCore
-import CanopyWire
 import Testing
+
+@testable import CanopyWire
 
 /// The client's reader, checked against the server's writer and the JS SDK's captured frames.
 @Suite("Reading the server's messages")
