@@ -1,6 +1,6 @@
 package import CanopyCore
 
-/// Who is asking: the value of `auth` in rules (spec §2). `nil` where an `AuthContext?` is taken
+/// Who is asking: the value of `auth` in rules (*The Rules Language*, *Variables*). `nil` where an `AuthContext?` is taken
 /// means unauthenticated (`auth == null`). JWT verification happens before, elsewhere.
 package struct AuthContext: Sendable, Equatable {
     /// The `auth` object exactly as rules see it.

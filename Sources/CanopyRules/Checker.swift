@@ -1,6 +1,6 @@
 import CanopyCore
 
-/// The static checks of spec §3.2, turning a ``Syntax`` tree into a compiled ``Expression``:
+/// The checks made when rules are loaded (the DocC article *The Rules Language*, *Checks when rules are loaded*), turning a ``Syntax`` tree into a compiled ``Expression``:
 /// variables in scope (`newData` and `query` by rule kind, `$wildcards` on the rule's path),
 /// known methods with their arities, argument types where they are known, regular expressions of
 /// the supported subset, and a boolean result.

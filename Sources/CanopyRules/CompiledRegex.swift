@@ -1,6 +1,6 @@
 import Foundation
 
-/// A regular expression of the rules subset (spec §3.6), compiled once at load.
+/// A regular expression of the rules subset (the DocC article *The Rules Language*, *Regular expressions*), compiled once at load.
 final class CompiledRegex: @unchecked Sendable {  // NSRegularExpression is immutable and documented thread-safe
     let source: String
     private let regex: NSRegularExpression
@@ -57,7 +57,7 @@ final class CompiledRegex: @unchecked Sendable {  // NSRegularExpression is immu
     }
 
     /// The pattern in ICU syntax: a `{` or `}` that is not part of a `{n}`, `{n,}` or `{n,m}`
-    /// quantifier is a literal in JavaScript (`/\{foo}/`, spec §3.6) but an error in ICU, so it
+    /// quantifier is a literal in JavaScript (`/\{foo}/`, *The Rules Language*, *Regular expressions*) but an error in ICU, so it
     /// is escaped.
     static func icuPattern(_ pattern: String) -> String {
         let p = Array(pattern.unicodeScalars)

@@ -1,7 +1,7 @@
 import CanopyCore
 import Foundation
 
-/// A runtime error in a rule (spec §3.3): the whole rule is false.
+/// A runtime error in a rule (the DocC article *The Rules Language*, *Types and errors*): the whole rule is false.
 struct EvaluationError: Error {
     var message: String
 }
@@ -49,7 +49,7 @@ final class EvaluationScope {
     }
 }
 
-/// What one evaluation of a rule sees (spec §2): the shared ``EvaluationScope``, the rule's
+/// What one evaluation of a rule sees (*The Rules Language*, *Variables*): the shared ``EvaluationScope``, the rule's
 /// location and the nodes there, and the bound wildcards.
 struct EvaluationContext {
     let scope: EvaluationScope
@@ -73,7 +73,7 @@ struct EvaluationContext {
     }
 }
 
-/// Evaluates compiled expressions with JavaScript-like semantics and the types of spec §3.3.
+/// Evaluates compiled expressions with JavaScript-like semantics and the types of *The Rules Language*, *Types and errors*.
 /// Logical operators and `?:` short-circuit; any runtime error makes the rule false. Methods of
 /// the context itself, so that evaluating borrows it (no copy of its references per rule).
 extension EvaluationContext {
@@ -305,7 +305,7 @@ enum Evaluator {
             case .add: return .number(a + b)
             case .subtract: return .number(a - b)
             case .multiply: return .number(a * b)
-            // Division by zero gives NaN in rules, not Infinity (spec §3.3, prod-T #112).
+            // Division by zero gives NaN in rules, not Infinity (*The Rules Language*, *Types and errors*; an expression vector holds it).
             case .divide: return .number(b == 0 ? .nan : a / b)
             case .remainder: return .number(b == 0 ? .nan : a.truncatingRemainder(dividingBy: b))
             }

@@ -37,12 +37,12 @@ indirect enum Expression: Sendable {
     case conditional(Expression, Expression, Expression)
 }
 
-/// The methods of `RuleDataSnapshot` (spec §3.4).
+/// The methods of `RuleDataSnapshot` (*The Rules Language*, *Snapshots*).
 enum SnapshotMethod: String, Sendable, CaseIterable {
     case child, parent, hasChild, hasChildren, exists, val, getPriority, isNumber, isString, isBoolean
 }
 
-/// The string methods (spec §3.5); `matches` and `length` are handled apart.
+/// The string methods (*The Rules Language*, *Strings*); `matches` and `length` are handled apart.
 enum StringMethod: String, Sendable, CaseIterable {
     case contains, beginsWith, endsWith, replace, toLowerCase, toUpperCase, matches
 
@@ -55,7 +55,7 @@ enum StringMethod: String, Sendable, CaseIterable {
     }
 }
 
-/// The properties of `query` in `.read` rules (spec §2).
+/// The properties of `query` in `.read` rules (*The Rules Language*, *Variables*).
 enum QueryProperty: String, Sendable, CaseIterable {
     case orderByKey, orderByPriority, orderByValue, orderByChild, startAt, endAt, equalTo, limitToFirst, limitToLast
 }
@@ -74,7 +74,7 @@ enum RelationalOperator: String, Sendable {
     case greaterOrEqual = ">="
 }
 
-/// What the static checks know of an expression's type (spec §3.2, §3.3).
+/// What the static checks know of an expression's type (*The Rules Language*, *Checks when rules are loaded* and *Types and errors*).
 enum StaticType: Sendable, Equatable, CustomStringConvertible {
     case boolean, number, string, null, snapshot, query, regex, array
     /// An untyped `auth` value: any JSON, members allowed, checked at run time.

@@ -1,4 +1,4 @@
-/// The lenient JSON of `database.rules.json` (spec §1.2): `//` and `/* */` comments, raw newlines
+/// The lenient JSON of `database.rules.json` (the DocC article *The Rules Language*, *The document*): `//` and `/* */` comments, raw newlines
 /// inside strings, trailing commas in objects and arrays; duplicate keys and newlines inside keys
 /// are errors.
 struct FirebaseJSONParser {

@@ -1,4 +1,4 @@
-/// A token of the rule expression language (a subset of JavaScript, spec §3.1).
+/// A token of the rule expression language (a subset of JavaScript: the DocC article *The Rules Language*, *Syntax*).
 struct Token: Sendable, Equatable {
     enum Kind: Sendable, Equatable {
         case number(Double)

@@ -1,4 +1,4 @@
-/// Parses one rule expression with JavaScript's precedence and associativity (spec §3.1):
+/// Parses one rule expression with JavaScript's precedence and associativity (the DocC article *The Rules Language*, *Syntax*):
 /// `?:` < `||` < `&&` < equality < relational < additive < multiplicative < unary < member/call.
 /// Statements, assignment, `**`, bitwise operators, object and function literals are refused.
 struct Parser {

@@ -1,6 +1,6 @@
 package import CanopyCore
 
-/// The query of a read, as `query.*` shows it to `.read` rules (spec §2): its order, bounds and
+/// The query of a read, as `query.*` shows it to `.read` rules (the DocC article *The Rules Language*, *Variables*): its order, bounds and
 /// limits. A read without a query is ``QueryDescription/none`` (ordered by key, no bounds).
 package struct QueryDescription: Sendable, Equatable {
     package enum Order: Sendable, Equatable {
@@ -31,7 +31,7 @@ package struct QueryDescription: Sendable, Equatable {
         self.limitToLast = limitToLast
     }
 
-    /// A plain read (no query): what production reports to rules (spec §2, prod-T #165–#176).
+    /// A plain read (no query): what production reports to rules (*The Rules Language*, *Variables*; the expression vectors hold it).
     package static let none = QueryDescription(order: .key)
 
     /// The description of an engine query.

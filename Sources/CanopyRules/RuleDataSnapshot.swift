@@ -1,6 +1,6 @@
 import CanopyCore
 
-/// `root`, `data` and `newData` in rules (spec §3.4): a view of one version of the tree at a
+/// `root`, `data` and `newData` in rules (the DocC article *The Rules Language*, *Snapshots*): a view of one version of the tree at a
 /// location. Creating one and moving it (`child`, `parent`) never copies data.
 struct RuleDataSnapshot: Sendable {
     /// Whether this is a view of the tree after the write (`newData`) rather than before.
@@ -17,7 +17,7 @@ struct RuleDataSnapshot: Sendable {
     }
 
     /// The snapshot at a relative path (`/`-separated; empty segments ignored). Keys that are
-    /// not valid database keys simply refer to nothing (spec §3.4, targaryen #136).
+    /// not valid database keys simply refer to nothing (*The Rules Language*, *Snapshots*).
     /// - Complexity: O(*d* log *n*) for *d* segments.
     func child(_ relative: String) -> RuleDataSnapshot { self.child(Self.keys(relative)) }
 

@@ -1,7 +1,7 @@
 import CanopyCore
 
 /// A node of the compiled rule tree: the rules at one location of the rule document, its literal
-/// children and at most one `$wildcard` child (spec §1.1). Immutable once built.
+/// children and at most one `$wildcard` child (the DocC article *The Rules Language*, *The document*). Immutable once built.
 final class RuleNode: Sendable {
     let read: CompiledRule?
     let write: CompiledRule?

@@ -1,6 +1,6 @@
 import CanopyCore
 
-/// A value during evaluation (spec §3.3): JavaScript-like primitives, snapshots, untyped `auth`
+/// A value during evaluation (the DocC article *The Rules Language*, *Types and errors*): JavaScript-like primitives, snapshots, untyped `auth`
 /// objects, and the opaque `val()` of a non-leaf (equal to nothing).
 enum RuleValue: Sendable {
     case null

@@ -23,7 +23,7 @@ package struct RuleEvaluation: Sendable, Equatable {
     package enum Outcome: Sendable, Equatable {
         case `true`
         case `false`
-        /// A runtime error (which denies, spec §3.3), with its explanation.
+        /// A runtime error (which denies: *The Rules Language*, *Types and errors*), with its explanation.
         case error(String)
     }
 

@@ -1,6 +1,6 @@
 extension RulesDocument {
     /// Parses and compiles a rules document in Firebase's lenient JSON (comments, multi-line
-    /// strings, trailing commas; duplicate keys refused), running every static check of spec §3.2.
+    /// strings, trailing commas; duplicate keys refused), running every check of the DocC article *The Rules Language*, *Checks when rules are loaded*.
     ///
     /// - Throws: ``RulesError`` naming the line and column and, for a bad expression, the rule and
     ///   the expression; a document that throws must not replace the rules in force.

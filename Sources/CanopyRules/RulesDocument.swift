@@ -1,4 +1,4 @@
-/// A parsed and compiled `database.rules.json` (spec §1): the source text, kept verbatim for
+/// A parsed and compiled `database.rules.json` (the DocC article *The Rules Language*, *The document*): the source text, kept verbatim for
 /// `GET /.settings/rules.json`, and the rule tree with every expression checked and compiled.
 ///
 /// Build one with ``init(parsing:)`` once per change of rules and share it: it is immutable and

@@ -1,7 +1,7 @@
 package import CanopyCore
 
 extension RulesEngine {
-    /// Whether `auth` may read `path` (a get, a REST GET, or a listen with `query`) — spec §4.
+    /// Whether `auth` may read `path` (a get, a REST GET, or a listen with `query`) (see the DocC article *Security Rules and User Tokens*, *What the rules decide*).
     ///
     /// Walks the rule tree from the root to `path` (never below): the first `.read` that is true
     /// grants the whole subtree; a false or failing one does not stop the walk. No grant: denied.

@@ -2,7 +2,7 @@ package import CanopyCore
 
 extension RulesEngine {
     /// Whether `auth` may make `changes` — a set (one change) or a multi-path update (one per
-    /// key) judged as one operation, all or nothing (spec §5).
+    /// key) judged as one operation, all or nothing (the DocC article *Security Rules and User Tokens*, *What the rules decide*).
     ///
     /// `newData` everywhere is the tree with every change applied; `data` and `root` are the
     /// current tree. For each changed path: the first true `.write` from the root down to the path
@@ -18,7 +18,7 @@ extension RulesEngine {
         var walk = WriteWalk(engine: self, auth: auth, now: now, oldRoot: root, changes: changes)
         var granting: [RuleReference] = []
         for change in changes {
-            // A priority write is a write of the node: its rules apply (spec §5.5).
+            // A priority write is a write of the node: its rules apply (*Security Rules and User Tokens*, *What the rules decide*).
             var keys = change.path.keys
             if keys.last?.isPriorityKey == true { keys.removeLast() }
             switch walk.check(keys) {

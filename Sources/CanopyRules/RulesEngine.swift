@@ -1,6 +1,6 @@
 package import CanopyCore
 
-/// Decides reads and writes under a ``RulesDocument`` with Firebase's semantics (spec §0, §4, §5).
+/// Decides reads and writes under a ``RulesDocument`` with Firebase's semantics (the DocC articles *Security Rules and User Tokens* and *The Rules Language*).
 ///
 /// Pure: no I/O, no threads, no clock (`now` is an argument); `Sendable`, so one engine per rules
 /// version can serve every connection. Admin and `owner` credentials bypass rules: do not call
@@ -16,7 +16,7 @@ package struct RulesEngine: Sendable {
     /// playground, tests); a server that only needs the answer turns it off.
     package let explains: Bool
     /// Whether every write is allowed whoever makes it: `.write` is the literal `true` at the
-    /// root (a grant cascades and cannot be revoked below, spec §5.2) and no `.validate`
+    /// root (a grant cascades and cannot be revoked below) and no `.validate`
     /// exists anywhere. A server asks before judging a write, to skip the walk (a development
     /// server's rules are these).
     package let grantsEveryWrite: Bool
@@ -46,7 +46,7 @@ package struct RulesEngine: Sendable {
     /// `auth` as rules see it: converted once per read or write, not once per rule.
     static func authValue(_ auth: AuthContext?) -> RuleValue { auth.map { RuleValue($0.variable) } ?? .null }
 
-    /// Evaluates one rule; an error is a `false` (spec §3.3). Appends it to `trace` when the
+    /// Evaluates one rule; an error is a `false` (*The Rules Language*, *Types and errors*). Appends it to `trace` when the
     /// engine ``explains``.
     func run(_ rule: CompiledRule, context: EvaluationContext, trace: inout [RuleEvaluation]) -> Bool {
         let outcome: RuleEvaluation.Outcome

@@ -1,5 +1,5 @@
 /// Why a rules document was refused: a syntax error in the Firebase-JSON text, a misplaced rule,
-/// or an expression that fails the static checks (spec §1, §3.2).
+/// or an expression that fails the static checks (the DocC article *The Rules Language*: *The document*, *Checks when rules are loaded*).
 ///
 /// `line` and `column` are 1-based and point into the document text (for an expression, at the
 /// offending token inside its string). ``description`` is Firebase's wire form, `line:column: message`.
@@ -20,7 +20,7 @@ package struct RulesError: Error, Sendable, Equatable, CustomStringConvertible {
         self.expression = expression
     }
 
-    /// `line:column: message`, as Firebase reports rules errors (spec §1.2).
+    /// `line:column: message`, as Firebase reports rules errors (*The Rules Language*, *The document*).
     package var description: String { "\(self.line):\(self.column): \(self.message)" }
 }
 

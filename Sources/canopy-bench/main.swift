@@ -1,4 +1,4 @@
-// canopy-bench: the benchmark suite of Canopy (see /work/shared/perf/anchors-and-suite.md), with
+// canopy-bench: the benchmark suite of Canopy (see the DocC article Performance), with
 // the output schema and driver of the peer benchmark grdb-bench.
 //
 // Usage:

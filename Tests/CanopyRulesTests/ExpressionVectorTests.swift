@@ -2,7 +2,7 @@ import CanopyCore
 import CanopyRules
 import Testing
 
-/// One row of spec §9.2 (Fixtures/expression-vectors.json): an expression as the only `.read`.
+/// One row of the expression vectors (Fixtures/expression-vectors.json): an expression as the only `.read`.
 struct ExpressionVector: CustomTestStringConvertible, Sendable {
     let row: JSONValue
     let users: JSONValue
@@ -45,7 +45,7 @@ struct ExpressionVector: CustomTestStringConvertible, Sendable {
     }
 }
 
-@Suite("Spec §9.2 expression vectors")
+@Suite("Expression vectors")
 struct ExpressionVectorTests {
     @Test("each expression as a .read rule gives the recorded result", arguments: ExpressionVector.all)
     func expression(_ vector: ExpressionVector) throws {

@@ -3,7 +3,7 @@ import CanopyRules
 import Foundation
 import Testing
 
-/// One row of spec §9.1 (Fixtures/operation-vectors.json).
+/// One row of the operation vectors (Fixtures/operation-vectors.json).
 struct OperationVector: CustomTestStringConvertible, Sendable {
     static let uid = "user-7Fq2"
     static let now: Int64 = 1_700_000_000_000
@@ -82,7 +82,7 @@ struct OperationVector: CustomTestStringConvertible, Sendable {
     var expected: Bool { self.row["expect"]?.stringValue == "allow" }
 }
 
-@Suite("Spec §9.1 operation vectors")
+@Suite("Operation vectors")
 struct OperationVectorTests {
     @Test("recorded verdicts (production, bolt, targaryen, firebase-server)", arguments: OperationVector.load(derived: false))
     func recorded(_ vector: OperationVector) throws {
@@ -96,7 +96,7 @@ struct OperationVectorTests {
         #expect(verdict.isAllowed == vector.expected, "\(verdict.reason)\n\(verdict.trace)")
     }
 
-    @Test("the fixture holds every row of §9.1 that is a rules-language verdict")
+    @Test("the fixture holds every operation vector that is a rules-language verdict")
     func coverage() {
         let ids = Set((OperationVector.load(derived: false) + OperationVector.load(derived: true)).map { $0.id.prefix { $0.isNumber } })
         let serverBehaviour: Set<Substring> = ["69", "70", "71", "76"]

@@ -1,4 +1,4 @@
-/// A deliberately naive model of the rules semantics (spec §0), written apart from the engine:
+/// A deliberately naive model of the rules semantics (the DocC articles *Security Rules and User Tokens* and *The Rules Language*), written apart from the engine:
 /// data is a flat map from leaf paths to numbers, rules a flat list of patterns, and every
 /// question is answered by brute force over all prefixes and all locations.
 struct ReferenceModel {

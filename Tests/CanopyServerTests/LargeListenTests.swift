@@ -4,7 +4,7 @@ import Foundation
 import NIOCore
 import Testing
 
-/// Listens and reads of locations far larger than the live-event buffer (issue 40): the initial
+/// Listens and reads of locations far larger than the live-event buffer: the initial
 /// value goes out as the client reads it, whole, and the events after it follow in order; a client
 /// that stops reading half-way is cut off by the no-progress timeout, not by the value's size.
 @Suite("Large listens", .serialized)

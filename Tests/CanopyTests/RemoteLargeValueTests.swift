@@ -4,7 +4,7 @@ import CanopyTestSupport
 import Foundation
 import Testing
 
-/// `Database(url:)` on a location far larger than the server's live-event buffer (issue 40): a
+/// `Database(url:)` on a location far larger than the server's live-event buffer: a
 /// listen gets the value whole, then the writes after it; `getData()` reads it too.
 @Suite("Database(url:): large locations", .serialized)
 struct RemoteLargeValueTests {
