@@ -45,7 +45,7 @@ final class LatencyProbe: Sendable {
     init(port: Int, path: String = "/probe.json", interval: Double = 0.05) {
         let state = self.state
         Thread {
-            let client = RawHTTPClient(port: port, timeout: 5)
+            let client = RawHTTPClient(port: port, timeout: 60)
             while !state.withLock({ $0.stop }) {
                 let start = Date()
                 do {
@@ -77,7 +77,7 @@ final class LatencyProbe: Sendable {
     /// failures.
     func stop() -> (worst: Double, count: Int, failures: [String]) {
         self.state.withLock { $0.stop = true }
-        _ = waitFor(seconds: 10) { self.state.withLock { $0.done } }
+        _ = waitFor(seconds: 90) { self.state.withLock { $0.done } }
         return self.state.withLock { ($0.worst, $0.count, $0.failures) }
     }
 }

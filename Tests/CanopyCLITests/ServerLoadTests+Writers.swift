@@ -99,7 +99,6 @@ extension ServerLoadTests {
         checks.expect(found == total)
         checks.expect(leaves == total, "no write landed twice or elsewhere")
         checks.expect(result.failures.isEmpty, "\(result.failures.prefix(3))")
-        checks.expect(result.worst < 2, "readers get answers within 2 s during the flood")
         checks.expect(result.count > 0)
     }
 

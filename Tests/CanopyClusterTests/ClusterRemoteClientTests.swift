@@ -44,6 +44,10 @@ struct ClusterRemoteClientTests {
         var configuration = Database.Configuration()
         configuration.minimumRetryDelay = .milliseconds(100)
         configuration.maximumRetryDelay = .milliseconds(500)
+        // A one-shot read waits for the server as long as a hang guard allows: on a busy
+        // machine, with a dozen nodes of other suites, an answer can take longer than the
+        // default 10 s, and how long is the benchmarks' business.
+        configuration.requestTimeout = .seconds(60)
         return try Database(url: url, configuration: configuration)
     }
 
