@@ -181,6 +181,40 @@ struct ClusterReplicaTests {
         }
     }
 
+    /// Large writes sent at once to a follower all reach the leader and show at the follower.
+    /// (They are forwarded in batches of at most a few megabytes, a larger write alone; the
+    /// bound itself is walked in `WriteForwarderQueueTests`.)
+    @Test func largeWritesAtAFollowerAllReachTheLeader() async throws {
+        try await ClusterHarness.withDatabase { configuration in
+            try await ServeProcess.withNodes(2, configuration, extra: ["--replicas"]) { _, port in
+                let store = try await ClusterStore.connect(configuration, logger: ClusterHarness.logger)
+                _ = try NodeHTTP.request("PUT", host: "127.0.0.1", port: port, "/.json?ns=big", body: #"{"start":true}"#)
+                let client = try ClusterRemoteClientTests.remote("http://127.0.0.2:\(port)?ns=big")
+                defer { client.close() }
+                // 16 writes of 1 MB each and one of 6 MB, sent at once through one connection.
+                let sizes = Array(repeating: 1 << 20, count: 16) + [6 << 20]
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for (i, size) in sizes.enumerated() {
+                        group.addTask {
+                            let blob = String(repeating: Character(UnicodeScalar(UInt8(97 + i % 26))), count: size)
+                            _ = try await client.reference(withPath: "blobs/b\(i)").setValue(blob)
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+                let root = try await store.load("big").root
+                for (i, size) in sizes.enumerated() {
+                    let blob = root.child(ChildKey("blobs")).child(ChildKey("b\(i)")).exportJSON.stringValue
+                    #expect(blob?.count == size && blob?.first == Character(UnicodeScalar(UInt8(97 + i % 26))), "blob \(i)")
+                }
+                // The follower that forwarded them shows them too.
+                let read = try NodeHTTP.request("GET", host: "127.0.0.2", port: port, "/blobs/b16.json?ns=big")
+                #expect(read.status == 200 && read.body.utf8.count == (6 << 20) + 2)
+                await store.close()
+            }
+        }
+    }
+
     @Test func onDisconnectWritesOfAFollowersClientsRunOnceWhenTheyLeaveOrTheNodeDies() async throws {
         try await ClusterHarness.withDatabase { configuration in
             try await ServeProcess.withNodes(2, configuration, extra: ["--replicas"]) { nodes, port in

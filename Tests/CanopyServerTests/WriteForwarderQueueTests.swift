@@ -22,4 +22,21 @@ struct WriteForwarderQueueTests {
         let again = queue.enqueue(4)
         #expect(again && queue.items == [4])
     }
+
+    @Test func aBatchStopsAtItsByteBoundButAlwaysTakesTheFirstWrite() {
+        var queue = WriteForwarder.Queue<Int>()
+        // Items are their own sizes: 3 + 3 fit in 7, a third does not; 10 goes alone.
+        for item in [3, 3, 3, 10, 1] { _ = queue.enqueue(item) }
+        var batches: [[Int]] = []
+        while true {
+            let batch = queue.nextBatch(limit: 512, maxBytes: 7) { $0 }
+            if batch.isEmpty { break }
+            batches.append(batch)
+        }
+        #expect(batches == [[3, 3], [3], [10], [1]])
+        #expect(!queue.sending && queue.items.isEmpty)
+        // The count bound still holds under the byte bound.
+        for _ in 0..<5 { _ = queue.enqueue(1) }
+        #expect(queue.nextBatch(limit: 2, maxBytes: 7) { $0 } == [1, 1])
+    }
 }

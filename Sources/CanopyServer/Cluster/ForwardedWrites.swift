@@ -28,22 +28,32 @@ enum ForwardedWrites {
         case registered(Int64)
     }
 
-    static func encode(_ requests: [Request], node: Int32) -> [UInt8] {
-        let items: [JSONValue] = requests.map { request in
-            let write = request.write
-            var object: [String: JSONValue] = ["w": .string(self.record(write.write)), "i": self.encode(write.identity)]
-            switch write.condition {
-            case .none: break
-            case .etag(let etag): object["c"] = .object(["etag": .string(etag)])
-            case .hash(let hash): object["c"] = .object(["hash": .string(hash)])
-            }
-            if !write.reads.isEmpty { object["r"] = .array(write.reads.map { .array([.string($0.path.string), .string($0.hash)]) }) }
-            if write.wantsNode { object["n"] = .bool(true) }
-            if let registration = write.registration { object["reg"] = .int(registration) }
-            if let session = request.session { object["session"] = .string(session) }
-            return .object(object)
+    /// One request as it goes in a batch (``body(_:node:)``).
+    static func encode(_ request: Request) -> [UInt8] {
+        let write = request.write
+        var object: [String: JSONValue] = ["w": .string(self.record(write.write)), "i": self.encode(write.identity)]
+        switch write.condition {
+        case .none: break
+        case .etag(let etag): object["c"] = .object(["etag": .string(etag)])
+        case .hash(let hash): object["c"] = .object(["hash": .string(hash)])
         }
-        return JSONWriter.bytes(.object(["node": .int(Int64(node)), "requests": .array(items)]))
+        if !write.reads.isEmpty { object["r"] = .array(write.reads.map { .array([.string($0.path.string), .string($0.hash)]) }) }
+        if write.wantsNode { object["n"] = .bool(true) }
+        if let registration = write.registration { object["reg"] = .int(registration) }
+        if let session = request.session { object["session"] = .string(session) }
+        return JSONWriter.bytes(.object(object))
+    }
+
+    /// A batch's body: `node` and the requests, each as ``encode(_:)`` made it.
+    static func body(_ requests: [[UInt8]], node: Int32) -> [UInt8] {
+        var body = Array(#"{"node":\#(node),"requests":["#.utf8)
+        body.reserveCapacity(body.count + requests.reduce(2) { $0 + $1.count + 1 })
+        for (i, request) in requests.enumerated() {
+            if i > 0 { body.append(UInt8(ascii: ",")) }
+            body += request
+        }
+        body += Array("]}".utf8)
+        return body
     }
 
     /// - Throws: `.invalidJSON` naming what is wrong.

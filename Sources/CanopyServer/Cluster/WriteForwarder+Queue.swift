@@ -19,11 +19,19 @@ extension WriteForwarder {
             return true
         }
 
-        /// The sender's next batch, at most `limit` items in arrival order; empty when none are
+        /// The sender's next batch in arrival order: at most `limit` items whose `size` adds up
+        /// to at most `maxBytes`, and always the first item, however large; empty when none are
         /// left (the sender stops, and the next ``enqueue(_:)`` starts one again).
-        mutating func nextBatch(limit: Int) -> [Item] {
-            let batch = Array(self.items.prefix(limit))
-            self.items.removeFirst(batch.count)
+        mutating func nextBatch(limit: Int, maxBytes: Int = .max, size: (Item) -> Int = { _ in 0 }) -> [Item] {
+            var count = 0
+            var bytes = 0
+            for item in self.items.prefix(limit) {
+                bytes += size(item)
+                if count > 0 && bytes > maxBytes { break }
+                count += 1
+            }
+            let batch = Array(self.items.prefix(count))
+            self.items.removeFirst(count)
             if batch.isEmpty { self.sending = false }
             return batch
         }

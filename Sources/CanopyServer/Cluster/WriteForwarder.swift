@@ -11,6 +11,8 @@ import Synchronization
 final class WriteForwarder: Sendable {
     private struct Pending {
         var request: ForwardedWrites.Request
+        /// The request as it goes in a batch's body.
+        var encoded: [UInt8]
         var done: @Sendable (ForwardedWrites.Outcome) -> Void
     }
 
@@ -31,6 +33,10 @@ final class WriteForwarder: Sendable {
 
     /// The most requests in one batch.
     static let batchLimit = 512
+    /// The most bytes of requests in one batch (a larger write goes alone): a few large writes
+    /// do not make a body the leader refuses (it takes four times a client's body limit) or
+    /// hold both nodes' memory.
+    static let batchBytes = 4 << 20
 
     /// How long a batch waits for the leader's answer: two leases (past one, a leader that does
     /// not answer is replaced; its late answers are refused by the log's fencing anyway), and
@@ -80,14 +86,15 @@ final class WriteForwarder: Sendable {
     private static let confused = DatabaseError(.clusterUnavailable, "The leader applied a write it was asked to register.")
 
     private func enqueue(_ request: ForwardedWrites.Request, done: @escaping @Sendable (ForwardedWrites.Outcome) -> Void) {
-        if self.state.withLock({ $0.queue.enqueue(Pending(request: request, done: done)) }) { Task { await self.send() } }
+        let pending = Pending(request: request, encoded: ForwardedWrites.encode(request), done: done)
+        if self.state.withLock({ $0.queue.enqueue(pending) }) { Task { await self.send() } }
     }
 
     private func send() async {
         while true {
-            let batch = self.state.withLock { $0.queue.nextBatch(limit: Self.batchLimit) }
+            let batch = self.state.withLock { $0.queue.nextBatch(limit: Self.batchLimit, maxBytes: Self.batchBytes) { $0.encoded.count } }
             if batch.isEmpty { return }
-            let (outcomes, committed) = await self.exchange(batch.map(\.request))
+            let (outcomes, committed) = await self.exchange(batch.map(\.encoded))
             // Answered once the follower shows what they wrote (read-your-writes here), and what
             // the leader showed when it refused the others.
             let last =
@@ -108,8 +115,8 @@ final class WriteForwarder: Sendable {
     /// Sends one batch; on a connection refused or a node that no longer leads, looks the leader
     /// up again and retries once. A batch whose answer was lost fails: whether it was applied is
     /// unknown, as with a leader that dies mid-write; the leader is looked up again for the next.
-    private func exchange(_ requests: [ForwardedWrites.Request]) async -> (outcomes: [ForwardedWrites.Outcome], committed: Int64?) {
-        let body = ForwardedWrites.encode(requests, node: self.membership.currentNode.id)
+    private func exchange(_ requests: [[UInt8]]) async -> (outcomes: [ForwardedWrites.Outcome], committed: Int64?) {
+        let body = ForwardedWrites.body(requests, node: self.membership.currentNode.id)
         let headers = [(ClusterWriteRoute.secretHeader, self.membership.secret)]
         var failure = DatabaseError(.clusterUnavailable, "The leader of namespace \(self.name) cannot be reached.")
         for attempt in 0..<2 {
