@@ -13,6 +13,8 @@ public struct ClusterConfiguration: Sendable, CustomStringConvertible {
     public var database: String
     /// How long a node's lease lasts after its last heartbeat; heartbeats go every third of it.
     public var lease: Duration
+    /// How long opening a connection to PostgreSQL may take (the URL's `connect_timeout`).
+    public var connectTimeout: Duration = .seconds(5)
 
     public init(host: String, port: Int = 5432, username: String, password: String?, database: String, lease: Duration = .seconds(3)) {
         self.host = host
@@ -23,7 +25,11 @@ public struct ClusterConfiguration: Sendable, CustomStringConvertible {
         self.lease = lease
     }
 
-    /// Reads `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE` (or `postgresql://`).
+    /// Reads `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?PARAMETERS]` (or `postgresql://`).
+    ///
+    /// Parameters, as libpq reads them: `connect_timeout=SECONDS` (a positive integer; 5 by
+    /// default) and `sslmode=disable`. Connections to PostgreSQL are not encrypted, so any other
+    /// `sslmode` is refused rather than ignored, as is any other parameter.
     ///
     /// - Parameters:
     ///   - url: The cluster's URL.
@@ -56,8 +62,31 @@ public struct ClusterConfiguration: Sendable, CustomStringConvertible {
             host: host, port: components.port ?? 5432, username: user,
             password: password ?? components.password ?? (environment ?? ProcessInfo.processInfo.environment)["PGPASSWORD"],
             database: database)
+        for item in components.queryItems ?? [] {
+            switch (item.name, item.value) {
+            case ("connect_timeout", let value):
+                guard let seconds = value.flatMap({ Int($0) }), seconds > 0, seconds <= 3600 else {
+                    throw DatabaseError(.invalidValue, "The cluster URL's connect_timeout must be a number of seconds from 1 to 3600.")
+                }
+                self.connectTimeout = .seconds(seconds)
+            case ("sslmode", "disable"):
+                break
+            case ("sslmode", let value):
+                throw DatabaseError(
+                    .invalidValue,
+                    "The cluster URL asks for sslmode=\(value ?? ""), but Canopy connects to PostgreSQL without TLS: reach it over a private network or a tunnel, and give sslmode=disable or no sslmode."
+                )
+            default:
+                throw DatabaseError(
+                    .invalidValue, "The cluster URL has a parameter Canopy does not know: \(item.name) (known: connect_timeout, sslmode).")
+            }
+        }
     }
 
-    /// The URL without its password.
-    public var description: String { "postgres://\(self.username)@\(self.host):\(self.port)/\(self.database)" }
+    /// The URL without its password (with `connect_timeout` when it is not the default).
+    public var description: String {
+        let url = "postgres://\(self.username)@\(self.host):\(self.port)/\(self.database)"
+        guard self.connectTimeout != .seconds(5) else { return url }
+        return url + "?connect_timeout=\(self.connectTimeout.components.seconds)"
+    }
 }

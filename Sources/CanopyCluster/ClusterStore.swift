@@ -53,7 +53,7 @@ public final class ClusterStore: Sendable {
         var result = PostgresConnection.Configuration(
             host: configuration.host, port: configuration.port, username: configuration.username, password: configuration.password,
             database: configuration.database, tls: .disable)
-        result.options.connectTimeout = .seconds(5)
+        result.options.connectTimeout = .microseconds(ClusterNode.microseconds(configuration.connectTimeout))
         return result
     }
 
@@ -61,7 +61,7 @@ public final class ClusterStore: Sendable {
         var result = PostgresClient.Configuration(
             host: configuration.host, port: configuration.port, username: configuration.username, password: configuration.password,
             database: configuration.database, tls: .disable)
-        result.options.connectTimeout = .seconds(5)
+        result.options.connectTimeout = .microseconds(ClusterNode.microseconds(configuration.connectTimeout))
         return result
     }
 

@@ -24,6 +24,14 @@ import Testing
         #expect(try ClusterConfiguration(url: "postgres://u@h/d", environment: [:]).port == 5432)
     }
 
+    @Test func readsConnectTimeoutAndADisabledSSLMode() throws {
+        #expect(try ClusterConfiguration(url: "postgres://u@h/d", environment: [:]).connectTimeout == .seconds(5))
+        let configured = try ClusterConfiguration(url: "postgres://u@h/d?connect_timeout=12&sslmode=disable", environment: [:])
+        #expect(configured.connectTimeout == .seconds(12))
+        #expect(configured.database == "d" && configured.description == "postgres://u@h:5432/d?connect_timeout=12")
+        #expect(try ClusterConfiguration(url: configured.description, environment: [:]).connectTimeout == .seconds(12))
+    }
+
     @Test(arguments: [
         ("mysql://u@h/d", "postgres://USER@HOST:PORT/DATABASE"),
         ("postgres://h:5432/d", "names no user"),
@@ -31,6 +39,11 @@ import Testing
         ("postgres://u@h:5432/", "names no database"),
         ("postgres://u@h:70000/d", "port"),
         ("postgres:///d", "names no host"),
+        ("postgres://u@h/d?sslmode=require", "without TLS"),
+        ("postgres://u@h/d?sslmode=verify-full", "without TLS"),
+        ("postgres://u@h/d?connect_timeout=0", "connect_timeout"),
+        ("postgres://u@h/d?connect_timeout=soon", "connect_timeout"),
+        ("postgres://u@h/d?application_name=x", "does not know: application_name"),
     ])
     func badURLsNameTheirWrongPart(url: String, expected: String) {
         #expect {

@@ -33,6 +33,8 @@ enum ClusterHarness {
         var configuration = try ClusterConfiguration(url: url, environment: [:])
         configuration.database = database
         configuration.lease = lease
+        // A guard against a hang, not a bound: on a busy machine connecting can take a while.
+        configuration.connectTimeout = .seconds(30)
         return configuration
     }
 

@@ -24,6 +24,10 @@ struct ClusterServeSetUpTests {
         let directory = TemporaryDirectory()
         let advertise = ["--advertise", "http://127.0.0.1:9501"]
         Self.expectOneLine(try Self.serve(["--cluster", "mysql://nobody@somewhere/db"] + advertise), exit: 64, containing: "postgres://")
+        // TLS is not silently dropped: a URL that asks for it is refused before anything connects.
+        Self.expectOneLine(
+            try Self.serve(["--cluster", "postgres://nobody@somewhere/db?sslmode=require"] + advertise), exit: 64,
+            containing: "without TLS")
         Self.expectOneLine(try Self.serve(["--cluster", configuration.description]), exit: 64, containing: "--advertise")
         Self.expectOneLine(
             try Self.serve(["--cluster", configuration.description, "--advertise", "127.0.0.1:9501"]), exit: 64,
