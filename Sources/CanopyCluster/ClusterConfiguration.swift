@@ -14,7 +14,9 @@ public struct ClusterConfiguration: Sendable, CustomStringConvertible {
     /// How long a node's lease lasts after its last heartbeat; heartbeats go every third of it.
     public var lease: Duration
     /// How long opening a connection to PostgreSQL may take (the URL's `connect_timeout`).
-    public var connectTimeout: Duration = .seconds(5)
+    public var connectTimeout: Duration = Self.defaultConnectTimeout
+    /// 5 s.
+    public static let defaultConnectTimeout: Duration = .seconds(5)
 
     public init(host: String, port: Int = 5432, username: String, password: String?, database: String, lease: Duration = .seconds(3)) {
         self.host = host
@@ -86,7 +88,7 @@ public struct ClusterConfiguration: Sendable, CustomStringConvertible {
     /// The URL without its password (with `connect_timeout` when it is not the default).
     public var description: String {
         let url = "postgres://\(self.username)@\(self.host):\(self.port)/\(self.database)"
-        guard self.connectTimeout != .seconds(5) else { return url }
+        guard self.connectTimeout != Self.defaultConnectTimeout else { return url }
         return url + "?connect_timeout=\(self.connectTimeout.components.seconds)"
     }
 }

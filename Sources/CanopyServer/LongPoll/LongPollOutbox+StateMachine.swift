@@ -1,5 +1,5 @@
 extension LongPollOutbox {
-    /// A long-poll session's polls over the shared lifecycle and byte accounting
+    /// A long-poll connection's polls over the shared lifecycle and byte accounting
     /// (``OutboxCore``), as a state machine whose transitions return what the caller does (answer
     /// a poll, arm a timer, resume ``LongPollOutbox/finish()`` callers, end the session). What is
     /// queued is the caller's; the machine is told whether anything is (`queued`, `drained`).

@@ -2,7 +2,7 @@ import CanopyWire
 import NIOCore
 import Synchronization
 
-/// A long-poll session's outgoing messages, in order, for the client's polls: each poll takes
+/// A long-poll connection's outgoing messages, in order, for the client's polls: each poll takes
 /// what is queued (up to ``batchBytes``, at least one message) as one numbered batch; a poll that
 /// finds nothing is held until a message comes or its hold ends (see ``StateMachine``).
 ///

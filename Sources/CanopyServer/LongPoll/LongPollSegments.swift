@@ -18,7 +18,7 @@ struct LongPollSegments {
         var data: Substring
     }
 
-    /// Why segments cannot be taken: the session's messages are no longer sound.
+    /// Why segments cannot be taken: the long-poll connection's messages are no longer sound.
     enum Failure: Error, Equatable {
         /// Segments of one message disagree on its number of segments.
         case inconsistent(Int)

@@ -16,7 +16,7 @@ import Synchronization
 final class LongPollSession: WireTransport, Sendable {
     /// The transport's session id (`id`), distinct from the hello's `s`.
     let id: String
-    /// The session's password (`pw`): a request must name both.
+    /// The long-poll connection's password (`pw`): a request must name both.
     let password: String
     /// The number of the page's callbacks (`cb` of the start request).
     let callback: String
@@ -57,7 +57,7 @@ final class LongPollSession: WireTransport, Sendable {
     }
 
     /// Starts the SDK connection on namespace `name`: `host` is the one the client used (the
-    /// hello names it); `lastSession` the client's previous session (`ls`). `false` when the
+    /// hello names it); `lastSession` the id of the client's previous connection (`ls`). `false` when the
     /// server is shutting down.
     func start(namespace name: String, host: String, lastSession: String?) -> Bool {
         let session = WireSession(

@@ -1,5 +1,5 @@
 /// What every per-client outbox shares, whatever carries its messages (a WebSocket's
-/// ``WireOutbox``, a long-poll session's ``LongPollOutbox``): the lifecycle, the callers waiting
+/// ``WireOutbox``, a long-poll connection's ``LongPollOutbox``): the lifecycle, the callers waiting
 /// for what is queued to go out, and the byte accounting against the buffer limits. A state
 /// machine whose transitions return what the caller does; the queue itself is the transport's,
 /// and the machine is told whether anything waits (`drained`). Generic over the waiting callers,

@@ -190,7 +190,7 @@ final class WireConnection: Sendable {
         }
     }
 
-    /// Applies a session's onDisconnect writes, in order, as ordinary writes judged by the rules
+    /// Applies a connection's onDisconnect writes, in order, as ordinary writes judged by the rules
     /// in force now (as the identity that asked for them), each awaited until durable.
     static func runCloseWrites(of session: WireSession, logger: Logger) async {
         // Close-time writes exist only once a request opened the namespace.

@@ -4,7 +4,7 @@ import NIOWebSocket
 /// Where an SDK connection's messages go: the seam between the session logic (``WireSession``,
 /// ``WireRequests``, ``WireConnection``), which is the same for every transport, and the transport
 /// that carries the messages. A WebSocket's ``WireOutbox`` writes them as frames; a long-poll
-/// session's ``LongPollOutbox`` hands them to the client's polls.
+/// connection's ``LongPollOutbox`` hands them to the client's polls.
 protocol WireSink: AnyObject, Sendable {
     /// Queues one application message (its JSON text). `push`: a data push, which may wait for
     /// the coalescing interval; otherwise an answer, which goes at once.
